@@ -1,0 +1,288 @@
+package codecs
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+)
+
+// Chain is an array's codec pipeline resolved for one chunk representation:
+// kinds checked, intermediate representations and size bounds computed once.
+// A Chain is immutable and safe for concurrent use.
+type Chain struct {
+	codecs   []Codec
+	a2a      []ArrayToArray
+	a2aReprs []ChunkRepr // a2aReprs[i] is the decoded repr a2a[i] sees
+	a2b      ArrayToBytes
+	a2bRepr  ChunkRepr
+	b2b      []BytesToBytes
+	// limits[i] bounds the size of b2b[i]'s decoded output (the encoded
+	// size of everything before it in the chain).
+	limits []int
+	repr   ChunkRepr
+}
+
+// NewChain builds the codecs that specs name and resolves them for chunks of
+// repr. Errors wrap ErrUnknownCodec or ErrInvalidConfig.
+func NewChain(specs []Spec, repr ChunkRepr) (*Chain, error) {
+	cs := make([]Codec, 0, len(specs))
+	for _, s := range specs {
+		c, err := New(s)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, c)
+	}
+	return ResolveChain(cs, repr)
+}
+
+// ResolveChain resolves already-built codecs for chunks of repr.
+func ResolveChain(cs []Codec, repr ChunkRepr) (*Chain, error) {
+	c := &Chain{repr: repr}
+	if !repr.DType.Valid() {
+		return nil, fmt.Errorf("%w: invalid data type", ErrInvalidConfig)
+	}
+	if len(repr.Fill) != repr.DType.Size() {
+		return nil, fmt.Errorf("%w: fill value has %d bytes, data type %s needs %d",
+			ErrInvalidConfig, len(repr.Fill), repr.DType, repr.DType.Size())
+	}
+	cur := repr
+	for i, codec := range cs {
+		switch k := codec.(type) {
+		case ArrayToArray:
+			if c.a2b != nil {
+				return nil, fmt.Errorf("%w: array->array codec %q after the array->bytes codec", ErrInvalidConfig, codec.Name())
+			}
+			next, err := k.EncodedRepr(cur)
+			if err != nil {
+				return nil, fmt.Errorf("codec %s: %w", codec.Name(), err)
+			}
+			c.a2a = append(c.a2a, k)
+			c.a2aReprs = append(c.a2aReprs, cur)
+			cur = next
+		case ArrayToBytes:
+			if c.a2b != nil {
+				return nil, fmt.Errorf("%w: second array->bytes codec %q (position %d)", ErrInvalidConfig, codec.Name(), i)
+			}
+			c.a2b, c.a2bRepr = k, cur
+		case BytesToBytes:
+			if c.a2b == nil {
+				return nil, fmt.Errorf("%w: bytes->bytes codec %q before the array->bytes codec", ErrInvalidConfig, codec.Name())
+			}
+			if ts, ok := k.(TypeSizer); ok {
+				k = ts.WithTypeSize(c.a2bRepr.DType.Size())
+				codec = k
+			}
+			c.b2b = append(c.b2b, k)
+		default:
+			return nil, fmt.Errorf("%w: codec %q is of no known kind", ErrInvalidConfig, codec.Name())
+		}
+		c.codecs = append(c.codecs, codec)
+	}
+	if c.a2b == nil {
+		return nil, fmt.Errorf("%w: no array->bytes codec (such as \"bytes\")", ErrInvalidConfig)
+	}
+	n := c.a2b.MaxEncodedSize(c.a2bRepr)
+	for _, b := range c.b2b {
+		c.limits = append(c.limits, n)
+		n = b.MaxEncodedSize(n)
+	}
+	return c, nil
+}
+
+// Repr returns the decoded chunk representation the chain was resolved for.
+func (c *Chain) Repr() ChunkRepr { return c.repr }
+
+// Codecs returns the chain's codecs in encoding order.
+func (c *Chain) Codecs() []Codec { return c.codecs }
+
+// ArrayToBytes returns the chain's array->bytes codec.
+func (c *Chain) ArrayToBytes() ArrayToBytes { return c.a2b }
+
+// ArrayToArrayCount returns how many array->array codecs precede it.
+func (c *Chain) ArrayToArrayCount() int { return len(c.a2a) }
+
+// BytesToBytesCount returns how many bytes->bytes codecs follow it.
+func (c *Chain) BytesToBytesCount() int { return len(c.b2b) }
+
+// Specs returns the metadata form of the chain.
+func (c *Chain) Specs() ([]Spec, error) {
+	out := make([]Spec, len(c.codecs))
+	for i, codec := range c.codecs {
+		s, err := SpecOf(codec)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// MaxEncodedSize returns an upper bound on the size of an encoded chunk.
+func (c *Chain) MaxEncodedSize() int {
+	if len(c.b2b) == 0 {
+		return c.a2b.MaxEncodedSize(c.a2bRepr)
+	}
+	return c.b2b[len(c.b2b)-1].MaxEncodedSize(c.limits[len(c.limits)-1])
+}
+
+// Identity reports whether an encoded chunk is byte for byte its decoded
+// form (only "bytes" with little-endian or single-byte elements), so a
+// reader may read it straight into its destination.
+func (c *Chain) Identity() bool {
+	if len(c.a2a) != 0 || len(c.b2b) != 0 {
+		return false
+	}
+	id, ok := c.a2b.(interface{ IsIdentity(ChunkRepr) bool })
+	return ok && id.IsIdentity(c.a2bRepr)
+}
+
+// Decode decodes the encoded chunk src into dst, which must hold exactly
+// Repr().NumBytes() bytes. dst and src must not overlap. Where the chain
+// allows (no array->array codec, an InPlaceDecoder array->bytes codec), the
+// last bytes->bytes decoder writes straight into dst with no extra copy.
+func (c *Chain) Decode(dst, src []byte) error {
+	if len(dst) != c.repr.NumBytes() {
+		return fmt.Errorf("codecs: Decode into %d bytes, chunk has %d", len(dst), c.repr.NumBytes())
+	}
+	data := src
+	var scratch [2]*[]byte
+	defer func() {
+		for _, s := range scratch {
+			if s != nil {
+				putBuf(s)
+			}
+		}
+	}()
+	inPlace, _ := c.a2b.(InPlaceDecoder)
+	direct := inPlace != nil && len(c.a2a) == 0
+	for i := len(c.b2b) - 1; i >= 0; i-- {
+		var out []byte
+		var err error
+		if i == 0 && direct {
+			out, err = c.b2b[i].Decode(dst[:0], data, c.limits[i])
+			if err == nil && len(out) == len(dst) && len(out) > 0 && unsafe.SliceData(out) == unsafe.SliceData(dst) {
+				return inPlace.DecodeInPlace(dst, c.a2bRepr)
+			}
+		} else {
+			s := scratch[i%2]
+			if s == nil {
+				s = getBuf()
+				scratch[i%2] = s
+			}
+			out, err = c.b2b[i].Decode((*s)[:0], data, c.limits[i])
+			*s = out[:0]
+		}
+		if err != nil {
+			return fmt.Errorf("codec %s: %w", c.b2b[i].Name(), err)
+		}
+		data = out
+	}
+	if len(c.a2a) == 0 {
+		return c.a2b.Decode(dst, data, c.a2bRepr)
+	}
+	// Array->array codecs: decode through scratch, the last one into dst.
+	n := c.a2bRepr.NumBytes()
+	bufA := getBuf()
+	defer putBuf(bufA)
+	cur := grow(bufA, n)
+	if err := c.a2b.Decode(cur, data, c.a2bRepr); err != nil {
+		return fmt.Errorf("codec %s: %w", c.a2b.Name(), err)
+	}
+	bufB := getBuf()
+	defer putBuf(bufB)
+	for i := len(c.a2a) - 1; i >= 0; i-- {
+		var out []byte
+		if i == 0 {
+			out = dst
+		} else {
+			out = grow(bufB, c.a2aReprs[i].NumBytes())
+		}
+		if err := c.a2a[i].Decode(out, cur, c.a2aReprs[i]); err != nil {
+			return fmt.Errorf("codec %s: %w", c.a2a[i].Name(), err)
+		}
+		bufA, bufB = bufB, bufA
+		cur = out
+	}
+	return nil
+}
+
+// Encode appends the encoding of the decoded chunk src (Repr().NumBytes()
+// bytes) to dst.
+func (c *Chain) Encode(dst, src []byte) ([]byte, error) {
+	if len(src) != c.repr.NumBytes() {
+		return nil, fmt.Errorf("codecs: Encode of %d bytes, chunk has %d", len(src), c.repr.NumBytes())
+	}
+	cur := src
+	var held []*[]byte
+	defer func() {
+		for _, h := range held {
+			putBuf(h)
+		}
+	}()
+	for i, a := range c.a2a {
+		b := getBuf()
+		held = append(held, b)
+		out := grow(b, c.a2aReprs[i].NumBytes())
+		if err := a.Encode(out, cur, c.a2aReprs[i]); err != nil {
+			return nil, fmt.Errorf("codec %s: %w", a.Name(), err)
+		}
+		cur = out
+	}
+	if len(c.b2b) == 0 {
+		out, err := c.a2b.Encode(dst, cur, c.a2bRepr)
+		if err != nil {
+			return nil, fmt.Errorf("codec %s: %w", c.a2b.Name(), err)
+		}
+		return out, nil
+	}
+	b := getBuf()
+	held = append(held, b)
+	enc, err := c.a2b.Encode((*b)[:0], cur, c.a2bRepr)
+	if err != nil {
+		return nil, fmt.Errorf("codec %s: %w", c.a2b.Name(), err)
+	}
+	*b = enc[:0]
+	cur = enc
+	for i, bb := range c.b2b {
+		var out []byte
+		if i == len(c.b2b)-1 {
+			out, err = bb.Encode(dst, cur)
+		} else {
+			nb := getBuf()
+			held = append(held, nb)
+			out, err = bb.Encode((*nb)[:0], cur)
+			*nb = out[:0]
+		}
+		if err != nil {
+			return nil, fmt.Errorf("codec %s: %w", bb.Name(), err)
+		}
+		cur = out
+	}
+	return cur, nil
+}
+
+// bufPool holds scratch buffers for the chain. Buffers over maxPooled are
+// dropped rather than kept, so one huge chunk does not pin memory.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooled = 64 << 20
+
+func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
+
+func putBuf(b *[]byte) {
+	if cap(*b) > maxPooled {
+		*b = nil
+	}
+	*b = (*b)[:0]
+	bufPool.Put(b)
+}
+
+// grow sets *b to a slice of length n, reusing its memory when large enough.
+func grow(b *[]byte, n int) []byte {
+	if cap(*b) < n {
+		*b = make([]byte, n)
+	}
+	*b = (*b)[:n]
+	return *b
+}

@@ -1,0 +1,162 @@
+// Package dtype describes Zarr data types: their names, sizes, byte-swapping
+// units and NumPy descriptors, and the encoding of fill values.
+//
+// In memory gozarr holds every element little-endian (the representation the
+// `bytes` codec produces with endian "little"), whatever the array's stored
+// byte order; raw-bits types (r8, r16, ...) are opaque bytes.
+package dtype
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ErrUnknown reports a data type name that gozarr does not know.
+var ErrUnknown = errors.New("unknown data type")
+
+// Kind is the family of a data type.
+type Kind uint8
+
+// The kinds of data type.
+const (
+	Bool Kind = iota + 1
+	Int
+	Uint
+	Float
+	Complex
+	Raw
+)
+
+// String returns the kind's name.
+func (k Kind) String() string {
+	switch k {
+	case Bool:
+		return "bool"
+	case Int:
+		return "int"
+	case Uint:
+		return "uint"
+	case Float:
+		return "float"
+	case Complex:
+		return "complex"
+	case Raw:
+		return "raw"
+	}
+	return "invalid"
+}
+
+// DataType is a Zarr v3 core data type. The zero value is invalid. DataType
+// values are comparable.
+type DataType struct {
+	kind Kind
+	size int // bytes per element
+}
+
+// The core data types, by their Zarr v3 names.
+var (
+	TypeBool       = DataType{Bool, 1}
+	TypeInt8       = DataType{Int, 1}
+	TypeInt16      = DataType{Int, 2}
+	TypeInt32      = DataType{Int, 4}
+	TypeInt64      = DataType{Int, 8}
+	TypeUint8      = DataType{Uint, 1}
+	TypeUint16     = DataType{Uint, 2}
+	TypeUint32     = DataType{Uint, 4}
+	TypeUint64     = DataType{Uint, 8}
+	TypeFloat16    = DataType{Float, 2}
+	TypeFloat32    = DataType{Float, 4}
+	TypeFloat64    = DataType{Float, 8}
+	TypeComplex64  = DataType{Complex, 8}
+	TypeComplex128 = DataType{Complex, 16}
+)
+
+// RawBits returns the raw-bits type of the given width in bits ("r8",
+// "r16", ...). bits must be a positive multiple of 8.
+func RawBits(bits int) (DataType, error) {
+	if bits <= 0 || bits%8 != 0 || bits > 1<<20 {
+		return DataType{}, fmt.Errorf("%w: r%d (raw bits must be a positive multiple of 8)", ErrUnknown, bits)
+	}
+	return DataType{Raw, bits / 8}, nil
+}
+
+// Parse returns the data type with the given Zarr v3 name, such as
+// "float32" or "r24".
+func Parse(name string) (DataType, error) {
+	for _, d := range []DataType{TypeBool, TypeInt8, TypeInt16, TypeInt32, TypeInt64,
+		TypeUint8, TypeUint16, TypeUint32, TypeUint64, TypeFloat16, TypeFloat32, TypeFloat64,
+		TypeComplex64, TypeComplex128} {
+		if d.Name() == name {
+			return d, nil
+		}
+	}
+	if rest, ok := strings.CutPrefix(name, "r"); ok {
+		if bits, err := strconv.Atoi(rest); err == nil && strconv.Itoa(bits) == rest {
+			return RawBits(bits)
+		}
+	}
+	return DataType{}, fmt.Errorf("%w: %q", ErrUnknown, name)
+}
+
+// Name returns the Zarr v3 name: "bool", "int16", "complex64", "r8", ...
+func (d DataType) Name() string {
+	switch d.kind {
+	case Bool:
+		return "bool"
+	case Int:
+		return "int" + strconv.Itoa(8*d.size)
+	case Uint:
+		return "uint" + strconv.Itoa(8*d.size)
+	case Float:
+		return "float" + strconv.Itoa(8*d.size)
+	case Complex:
+		return "complex" + strconv.Itoa(8*d.size)
+	case Raw:
+		return "r" + strconv.Itoa(8*d.size)
+	}
+	return "invalid"
+}
+
+// String returns Name.
+func (d DataType) String() string { return d.Name() }
+
+// Kind returns the type's family.
+func (d DataType) Kind() Kind { return d.kind }
+
+// Size returns the size of one element in bytes.
+func (d DataType) Size() int { return d.size }
+
+// Valid reports whether d is a real data type (not the zero value).
+func (d DataType) Valid() bool { return d.kind != 0 && d.size > 0 }
+
+// SwapUnit returns the width in bytes of the units whose byte order an
+// endianness change reverses: the element size for numbers, half of it for
+// complex numbers (each component swaps alone), and 1 for bool and raw bits
+// (nothing to swap).
+func (d DataType) SwapUnit() int {
+	switch d.kind {
+	case Complex:
+		return d.size / 2
+	case Bool, Raw:
+		return 1
+	}
+	return d.size
+}
+
+// NumpyDescr returns the NumPy array-interface descriptor of the in-memory
+// (little-endian) representation: "|b1", "|i1", "<i2", "<f2", "<c8", "|V3".
+func (d DataType) NumpyDescr() string {
+	switch d.kind {
+	case Bool:
+		return "|b1"
+	case Raw:
+		return "|V" + strconv.Itoa(d.size)
+	}
+	code := map[Kind]string{Int: "i", Uint: "u", Float: "f", Complex: "c"}[d.kind]
+	if d.size == 1 {
+		return "|" + code + "1"
+	}
+	return "<" + code + strconv.Itoa(d.size)
+}
