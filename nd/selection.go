@@ -1,0 +1,447 @@
+package nd
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Errors reported by selection parsing and normalisation. Returned errors
+// wrap one of these, so errors.Is works, and name the offending item.
+var (
+	// ErrInvalidSelection reports a selection that is malformed or does not
+	// fit the array's rank: bad syntax, a zero step, two ellipses, more
+	// items than dimensions, a negative dimension length.
+	ErrInvalidSelection = errors.New("invalid selection")
+	// ErrOutOfBounds reports an integer index outside its dimension.
+	ErrOutOfBounds = errors.New("index out of bounds")
+)
+
+type itemKind uint8
+
+const (
+	kindSlice itemKind = iota // the zero Item is a full slice
+	kindIndex
+	kindEllipsis
+)
+
+// Item is one entry of a selection, as written between the brackets of a
+// NumPy subscript: an integer index (which drops its dimension), a slice
+// with optional start, stop and step, or the Ellipsis. Build items with
+// Index, Slice, Range, SliceFrom, SliceTo, All and Every, refine a slice with
+// WithStep, or parse text with ParseSelection. The zero Item is All().
+// Items are small immutable values, safe to share between goroutines.
+type Item struct {
+	kind               itemKind
+	hasStart, hasStop  bool
+	hasStep            bool
+	start, stop, step  int
+	index              int
+}
+
+// Ellipsis stands for as many full slices as needed to give the selection
+// one entry per dimension (NumPy's "..."). A selection holds at most one.
+var Ellipsis = Item{kind: kindEllipsis}
+
+// Index returns an integer index item: i counts from the start of the
+// dimension, or from its end when negative (-1 is the last element). The
+// dimension is dropped from the output shape.
+func Index(i int) Item { return Item{kind: kindIndex, index: i} }
+
+// Slice returns the slice start:stop:step with all three bounds given, with
+// Python's meaning: negative bounds count from the end, bounds beyond the
+// dimension are clamped, and a negative step walks backwards. A zero step is
+// reported by Normalize.
+func Slice(start, stop, step int) Item {
+	return Item{hasStart: true, hasStop: true, hasStep: true, start: start, stop: stop, step: step}
+}
+
+// Range returns the slice start:stop (step 1).
+func Range(start, stop int) Item { return Item{hasStart: true, hasStop: true, start: start, stop: stop} }
+
+// SliceFrom returns the slice start: (to the end of the dimension).
+func SliceFrom(start int) Item { return Item{hasStart: true, start: start} }
+
+// SliceTo returns the slice :stop (from the beginning of the dimension).
+func SliceTo(stop int) Item { return Item{hasStop: true, stop: stop} }
+
+// All returns the full slice ":".
+func All() Item { return Item{} }
+
+// Every returns the slice ::step, e.g. Every(-1) reverses a dimension.
+func Every(step int) Item { return Item{hasStep: true, step: step} }
+
+// WithStep returns the slice it with its step set to step; on an index or
+// the Ellipsis it returns it unchanged. SliceFrom(5).WithStep(-1) is "5::-1".
+func (it Item) WithStep(step int) Item {
+	if it.kind != kindSlice {
+		return it
+	}
+	it.hasStep, it.step = true, step
+	return it
+}
+
+// IsIndex reports whether the item is an integer index, and the index.
+func (it Item) IsIndex() (int, bool) { return it.index, it.kind == kindIndex }
+
+// IsEllipsis reports whether the item is the Ellipsis.
+func (it Item) IsEllipsis() bool { return it.kind == kindEllipsis }
+
+// String returns the item in NumPy syntax ("3", "-1", "2:8:2", "::-1", ":",
+// "...").
+func (it Item) String() string {
+	switch it.kind {
+	case kindIndex:
+		return strconv.Itoa(it.index)
+	case kindEllipsis:
+		return "..."
+	}
+	var b strings.Builder
+	if it.hasStart {
+		b.WriteString(strconv.Itoa(it.start))
+	}
+	b.WriteByte(':')
+	if it.hasStop {
+		b.WriteString(strconv.Itoa(it.stop))
+	}
+	if it.hasStep {
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(it.step))
+	}
+	return b.String()
+}
+
+// Dim is one normalised dimension of a selection: the selected indices are
+// Start + k*Step for k in [0, Count). Drop reports an integer index (Count
+// is then 1 and the output has no such dimension). Step is never zero; it
+// is 1 or -1 whenever Count ≤ 1, and Start is 0 when Count is 0, so equal
+// selections of the same indices compare equal.
+type Dim struct {
+	Start, Count, Step int
+	Drop               bool
+}
+
+// Selection is a normalised selection: one Dim per dimension of the array,
+// every selected index in range. Build one with Normalize (or by hand, with
+// the same invariants). Selections are plain values; methods do not modify
+// them and are safe for concurrent use.
+type Selection []Dim
+
+// Normalize resolves items against an array shape with NumPy's basic
+// indexing rules: negative indices count from the end; an integer index
+// outside its dimension is an error wrapping ErrOutOfBounds; slice bounds
+// are clamped like Python's slice.indices; steps may be negative but not
+// zero; at most one Ellipsis, which expands to full slices; fewer items than
+// dimensions leaves the trailing dimensions whole; more items than
+// dimensions is an error. Other errors wrap ErrInvalidSelection.
+func Normalize(items []Item, shape []int) (Selection, error) {
+	for d, n := range shape {
+		if n < 0 {
+			return nil, fmt.Errorf("%w: dimension %d has negative length %d", ErrInvalidSelection, d, n)
+		}
+	}
+	ellipsis := -1
+	for i, it := range items {
+		if it.kind == kindEllipsis {
+			if ellipsis >= 0 {
+				return nil, fmt.Errorf("%w: more than one ellipsis (items %d and %d)", ErrInvalidSelection, ellipsis, i)
+			}
+			ellipsis = i
+		}
+	}
+	explicit := len(items)
+	if ellipsis >= 0 {
+		explicit--
+	}
+	if explicit > len(shape) {
+		return nil, fmt.Errorf("%w: %d indices for an array of %d dimensions", ErrInvalidSelection, explicit, len(shape))
+	}
+	sel := make(Selection, len(shape))
+	d := 0
+	for i, it := range items {
+		if it.kind == kindEllipsis {
+			for range len(shape) - explicit {
+				sel[d] = fullDim(shape[d])
+				d++
+			}
+			continue
+		}
+		dim, err := it.normalize(shape[d])
+		if err != nil {
+			return nil, fmt.Errorf("item %d (%s) on dimension %d of length %d: %w", i, it, d, shape[d], err)
+		}
+		sel[d] = dim
+		d++
+	}
+	for ; d < len(shape); d++ {
+		sel[d] = fullDim(shape[d])
+	}
+	return sel, nil
+}
+
+// fullDim is the whole of a dimension of length n.
+func fullDim(n int) Dim {
+	if n == 0 {
+		return Dim{Step: 1}
+	}
+	return Dim{Start: 0, Count: n, Step: 1}
+}
+
+// normalize resolves one non-ellipsis item against a dimension of length n.
+func (it Item) normalize(n int) (Dim, error) {
+	if it.kind == kindIndex {
+		i := it.index
+		if i < 0 {
+			i += n
+		}
+		if i < 0 || i >= n {
+			return Dim{}, fmt.Errorf("%w: index %d", ErrOutOfBounds, it.index)
+		}
+		return Dim{Start: i, Count: 1, Step: 1, Drop: true}, nil
+	}
+	step := 1
+	if it.hasStep {
+		step = it.step
+	}
+	if step == 0 {
+		return Dim{}, fmt.Errorf("%w: slice step cannot be zero", ErrInvalidSelection)
+	}
+	lower, upper := 0, n
+	if step < 0 {
+		lower, upper = -1, n-1
+	}
+	clampBound := func(v int) int {
+		if v < 0 {
+			v += n // cannot overflow: n ≥ 0 and v < 0
+			if v < lower {
+				v = lower
+			}
+		} else if v > upper {
+			v = upper
+		}
+		return v
+	}
+	var start, stop int
+	switch {
+	case !it.hasStart && step < 0:
+		start = upper
+	case !it.hasStart:
+		start = lower
+	default:
+		start = clampBound(it.start)
+	}
+	switch {
+	case !it.hasStop && step < 0:
+		stop = lower
+	case !it.hasStop:
+		stop = upper
+	default:
+		stop = clampBound(it.stop)
+	}
+	// start and stop are now in [-1, n], so differences cannot overflow.
+	count := 0
+	if step > 0 && start < stop {
+		count = (stop-start-1)/step + 1
+	} else if step < 0 && stop < start {
+		if step == math.MinInt {
+			count = 1
+		} else {
+			count = (start-stop-1)/(-step) + 1
+		}
+	}
+	switch {
+	case count == 0:
+		start = 0
+		fallthrough
+	case count == 1:
+		if step > 0 {
+			step = 1
+		} else {
+			step = -1
+		}
+	}
+	return Dim{Start: start, Count: count, Step: step}, nil
+}
+
+// Shape returns the output shape of the selection: the counts of the
+// dimensions that are not dropped.
+func (s Selection) Shape() []int {
+	out := make([]int, 0, len(s))
+	for _, d := range s {
+		if !d.Drop {
+			out = append(out, d.Count)
+		}
+	}
+	return out
+}
+
+// FullShape returns the output shape with one entry per array dimension,
+// dropped dimensions as 1. Chunk parts' destination coordinates are in this
+// shape, which has the same elements in the same order as Shape.
+func (s Selection) FullShape() []int {
+	out := make([]int, len(s))
+	for i, d := range s {
+		out[i] = d.Count
+	}
+	return out
+}
+
+// NumElements returns the number of selected elements.
+func (s Selection) NumElements() int {
+	n := 1
+	for _, d := range s {
+		n *= d.Count
+	}
+	return n
+}
+
+// String returns the selection in NumPy syntax, e.g. "[0:10, 3, 9::-2]";
+// ParseSelection and Normalize on the same shape give it back.
+func (s Selection) String() string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, d := range s {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(d.String())
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// String returns the dimension in NumPy syntax: the index for a dropped
+// dimension, else start:stop or start:stop:step (stop left out when a
+// backward slice reaches index 0).
+func (d Dim) String() string {
+	if d.Drop {
+		return strconv.Itoa(d.Start)
+	}
+	stop := d.Start // the tightest stop: one past the last index
+	if d.Count > 0 {
+		stop += (d.Count - 1) * d.Step
+		if d.Step > 0 {
+			stop++
+		} else {
+			stop--
+		}
+	}
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(d.Start))
+	b.WriteByte(':')
+	if stop >= 0 {
+		b.WriteString(strconv.Itoa(stop))
+	}
+	if d.Step != 1 {
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(d.Step))
+	}
+	return b.String()
+}
+
+// ParseSelection parses a selection in NumPy subscript syntax: items
+// separated by commas, each an integer ("5", "-1"), a slice with optional
+// parts ("0:10", ":", "::-1", " 3 : 7 : 2 ", "None:4") or "...". Outer
+// brackets or parentheses are optional and a trailing comma is allowed; ""
+// and "()" select everything. Slice bounds beyond the int range clamp, as
+// they would in Python. Errors wrap ErrInvalidSelection (or ErrOutOfBounds
+// for an integer index beyond the int range).
+func ParseSelection(text string) ([]Item, error) {
+	t := strings.TrimSpace(text)
+	if len(t) >= 2 && (t[0] == '[' && t[len(t)-1] == ']' || t[0] == '(' && t[len(t)-1] == ')') {
+		t = strings.TrimSpace(t[1 : len(t)-1])
+	}
+	if t == "" {
+		return []Item{}, nil
+	}
+	parts := strings.Split(t, ",")
+	if strings.TrimSpace(parts[len(parts)-1]) == "" && len(parts) > 1 {
+		parts = parts[:len(parts)-1] // one trailing comma, as in a Python tuple
+	}
+	items := make([]Item, 0, len(parts))
+	for i, p := range parts {
+		it, err := parseItem(strings.TrimSpace(p))
+		if err != nil {
+			return nil, fmt.Errorf("selection %q, item %d: %w", text, i, err)
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// parseItem parses one trimmed item.
+func parseItem(p string) (Item, error) {
+	if p == "" {
+		return Item{}, fmt.Errorf("%w: empty item", ErrInvalidSelection)
+	}
+	if p == "..." || p == "Ellipsis" {
+		return Ellipsis, nil
+	}
+	if !strings.Contains(p, ":") {
+		v, err := parseInt(p)
+		if errors.Is(err, strconv.ErrRange) {
+			return Item{}, fmt.Errorf("%w: index %s", ErrOutOfBounds, p)
+		}
+		if err != nil {
+			return Item{}, fmt.Errorf("%w: %q is not an integer, slice or ...", ErrInvalidSelection, p)
+		}
+		return Index(v), nil
+	}
+	fields := strings.Split(p, ":")
+	if len(fields) > 3 {
+		return Item{}, fmt.Errorf("%w: %q has more than two colons", ErrInvalidSelection, p)
+	}
+	var it Item
+	for k, f := range fields {
+		f = strings.TrimSpace(f)
+		if f == "" || f == "None" {
+			continue
+		}
+		v, err := parseInt(f)
+		if errors.Is(err, strconv.ErrRange) {
+			// Python ints are unbounded; clamping keeps the slice's meaning.
+			if strings.HasPrefix(f, "-") {
+				v = math.MinInt
+			} else {
+				v = math.MaxInt
+			}
+		} else if err != nil {
+			return Item{}, fmt.Errorf("%w: slice bound %q is not an integer", ErrInvalidSelection, f)
+		}
+		switch k {
+		case 0:
+			it.hasStart, it.start = true, v
+		case 1:
+			it.hasStop, it.stop = true, v
+		case 2:
+			if v == 0 {
+				return Item{}, fmt.Errorf("%w: slice step cannot be zero", ErrInvalidSelection)
+			}
+			it.hasStep, it.step = true, v
+		}
+	}
+	return it, nil
+}
+
+// parseInt parses a decimal integer with an optional sign, allowing spaces
+// between the sign and the digits as Python does ("- 1").
+func parseInt(s string) (int, error) {
+	sign := ""
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		sign, s = s[:1], strings.TrimSpace(s[1:])
+	}
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return 0, strconv.ErrSyntax
+	}
+	v, err := strconv.ParseInt(sign+s, 10, strconv.IntSize)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) {
+			return 0, ne.Err
+		}
+		return 0, err
+	}
+	return int(v), nil
+}
