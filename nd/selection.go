@@ -34,11 +34,11 @@ const (
 // WithStep, or parse text with ParseSelection. The zero Item is All().
 // Items are small immutable values, safe to share between goroutines.
 type Item struct {
-	kind               itemKind
-	hasStart, hasStop  bool
-	hasStep            bool
-	start, stop, step  int
-	index              int
+	kind              itemKind
+	hasStart, hasStop bool
+	hasStep           bool
+	start, stop, step int
+	index             int
 }
 
 // Ellipsis stands for as many full slices as needed to give the selection
@@ -59,7 +59,9 @@ func Slice(start, stop, step int) Item {
 }
 
 // Range returns the slice start:stop (step 1).
-func Range(start, stop int) Item { return Item{hasStart: true, hasStop: true, start: start, stop: stop} }
+func Range(start, stop int) Item {
+	return Item{hasStart: true, hasStop: true, start: start, stop: stop}
+}
 
 // SliceFrom returns the slice start: (to the end of the dimension).
 func SliceFrom(start int) Item { return Item{hasStart: true, start: start} }
