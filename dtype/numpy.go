@@ -1,0 +1,80 @@
+package dtype
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// ParseNumpy parses a NumPy dtype string as found in Zarr v2 metadata
+// ("<f4", ">i8", "|b1", "|u1", "<c16", "|V4", "<f2", ...) and returns the
+// data type and whether its stored byte order is big-endian.
+//
+// Accepted: a byte-order character ('<' little, '>' big, '|' not
+// applicable, '=' native, taken as little-endian; or none) followed by a
+// kind code and a size in bytes: b1 (bool), i1/2/4/8, u1/2/4/8, f2/4/8,
+// c8/16, and V<n> or S<n> (raw bytes, mapped to the raw-bits type r<8n>).
+// '|' is accepted only for one-byte and V/S types. NumPy type names ("bool",
+// "int16", "float64", ...) and Zarr v3 names are accepted as little-endian.
+// Other descriptors (structured, object, strings, datetimes) are refused
+// with an error wrapping ErrUnknown.
+func ParseNumpy(descr string) (DataType, bool, error) {
+	bad := func(why string) (DataType, bool, error) {
+		return DataType{}, false, fmt.Errorf("%w: numpy dtype %q: %s", ErrUnknown, descr, why)
+	}
+	if len(descr) > 32 {
+		return bad("too long")
+	}
+	if d, err := Parse(descr); err == nil && d.kind != Raw {
+		return d, false, nil
+	}
+	s := descr
+	order := byte(0)
+	if len(s) > 0 && (s[0] == '<' || s[0] == '>' || s[0] == '|' || s[0] == '=') {
+		order, s = s[0], s[1:]
+	}
+	if len(s) < 2 {
+		return bad("want a byte order, a kind code and a size")
+	}
+	code, sizeStr := s[0], s[1:]
+	size, err := strconv.Atoi(sizeStr)
+	if err != nil || strconv.Itoa(size) != sizeStr || size <= 0 {
+		return bad("bad size")
+	}
+	var d DataType
+	switch code {
+	case 'b':
+		if size == 1 {
+			d = TypeBool
+		}
+	case 'i', 'u':
+		if size == 1 || size == 2 || size == 4 || size == 8 {
+			d = DataType{Int, size}
+			if code == 'u' {
+				d.kind = Uint
+			}
+		}
+	case 'f':
+		if size == 2 || size == 4 || size == 8 {
+			d = DataType{Float, size}
+		}
+	case 'c':
+		if size == 8 || size == 16 {
+			d = DataType{Complex, size}
+		}
+	case 'V', 'S':
+		r, err := RawBits(8 * size)
+		if err != nil {
+			return bad("raw size out of range")
+		}
+		d = r
+	default:
+		return bad("unsupported kind")
+	}
+	if !d.Valid() {
+		return bad("unsupported size for kind")
+	}
+	if order == '|' && d.SwapUnit() > 1 {
+		return bad("'|' byte order on a multi-byte number")
+	}
+	return d, order == '>' && d.SwapUnit() > 1, nil
+}
