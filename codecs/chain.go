@@ -64,6 +64,11 @@ func ResolveChain(cs []Codec, repr ChunkRepr) (*Chain, error) {
 			if c.a2b != nil {
 				return nil, fmt.Errorf("%w: second array->bytes codec %q (position %d)", ErrInvalidConfig, codec.Name(), i)
 			}
+			if v, ok := k.(interface{ ValidateRepr(ChunkRepr) error }); ok {
+				if err := v.ValidateRepr(cur); err != nil {
+					return nil, fmt.Errorf("codec %s: %w", codec.Name(), err)
+				}
+			}
 			c.a2b, c.a2bRepr = k, cur
 		case BytesToBytes:
 			if c.a2b == nil {

@@ -1,0 +1,219 @@
+package codecs
+
+// The gzip codec (bytes -> bytes).
+//
+// Spec: https://zarr-specs.readthedocs.io/en/latest/v3/codecs/gzip/index.html
+// JSON name: "gzip"
+// Configuration example:
+//
+//	{"name": "gzip", "configuration": {"level": 5}}
+//
+// "level" is 0 (stored) to 9 (best compression).
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// DefaultGzipLevel is the level used when a gzip configuration has none
+// (zarr-python's default).
+const DefaultGzipLevel = 5
+
+// Gzip is the "gzip" codec (RFC 1952 streams). Encoding writes one member
+// with a zero modification time, so equal input gives equal output.
+// Decoding reads every member of a multi-member stream, as gzip does.
+// Readers and writers are pooled. A Gzip is immutable and safe for
+// concurrent use.
+type Gzip struct {
+	level int
+}
+
+// NewGzip returns the gzip codec at the given level, 0 to 9 (else
+// ErrInvalidConfig).
+func NewGzip(level int) (*Gzip, error) {
+	if level < 0 || level > 9 {
+		return nil, fmt.Errorf("%w: gzip: level %d is not in 0..9", ErrInvalidConfig, level)
+	}
+	return &Gzip{level: level}, nil
+}
+
+func init() {
+	Register("gzip", func(configuration json.RawMessage) (Codec, error) {
+		cfg := struct {
+			Level *int `json:"level"`
+		}{}
+		if err := DecodeConfig(configuration, &cfg); err != nil {
+			return nil, err
+		}
+		level := DefaultGzipLevel
+		if cfg.Level != nil {
+			level = *cfg.Level
+		}
+		return NewGzip(level)
+	})
+}
+
+// Name returns "gzip".
+func (g *Gzip) Name() string { return "gzip" }
+
+// Level returns the compression level.
+func (g *Gzip) Level() int { return g.level }
+
+// Configuration returns {"level": n}.
+func (g *Gzip) Configuration() any {
+	return struct {
+		Level int `json:"level"`
+	}{g.level}
+}
+
+// MaxEncodedSize bounds the encoded size of n bytes: the data in deflate
+// stored blocks (5 bytes of overhead per block of at least 16 KiB), the
+// gzip header and trailer, and some slack.
+func (g *Gzip) MaxEncodedSize(n int) int {
+	return n + 5*(n/16383+1) + 18 + 64
+}
+
+// appendWriter is an io.Writer appending to a slice.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+type gzipWriter struct {
+	out appendWriter
+	zw  *gzip.Writer
+}
+
+var gzipWriters [10]sync.Pool
+
+// Encode appends the gzip stream of src to dst.
+func (g *Gzip) Encode(dst, src []byte) ([]byte, error) {
+	w, _ := gzipWriters[g.level].Get().(*gzipWriter)
+	if w == nil {
+		w = &gzipWriter{}
+		zw, err := gzip.NewWriterLevel(&w.out, g.level)
+		if err != nil {
+			return dst, fmt.Errorf("%w: gzip: %v", ErrInvalidConfig, err)
+		}
+		w.zw = zw
+	}
+	w.out.b = dst
+	w.zw.Reset(&w.out)
+	_, err := w.zw.Write(src)
+	if err == nil {
+		err = w.zw.Close()
+	}
+	out := w.out.b
+	w.out.b = nil
+	gzipWriters[g.level].Put(w)
+	if err != nil {
+		return dst, fmt.Errorf("gzip: %w", err)
+	}
+	return out, nil
+}
+
+type gzipReader struct {
+	in bytes.Reader
+	zr gzip.Reader
+}
+
+var gzipReaders sync.Pool
+
+// Decode appends the decompression of the gzip stream src to dst, writing
+// into dst's free capacity when it has room. A malformed or truncated stream
+// is ErrCorrupt, a CRC-32 mismatch ErrChecksum, and output beyond limit
+// bytes ErrCorrupt, found before more than limit bytes are allocated.
+func (g *Gzip) Decode(dst, src []byte, limit int) ([]byte, error) {
+	r, _ := gzipReaders.Get().(*gzipReader)
+	if r == nil {
+		r = &gzipReader{}
+	}
+	defer func() {
+		r.in.Reset(nil)
+		gzipReaders.Put(r)
+	}()
+	r.in.Reset(src)
+	if err := r.zr.Reset(&r.in); err != nil {
+		return dst, gzipError(err)
+	}
+	r.zr.Multistream(true)
+	start := len(dst)
+	// The trailer's ISIZE is the size of the last member mod 2^32: a good
+	// first guess of the output size when dst has no room (never above limit).
+	guess := limit
+	if len(src) >= 4 {
+		guess = min(limit, int(binary.LittleEndian.Uint32(src[len(src)-4:])))
+	}
+	if cap(dst)-start < guess {
+		nd := make([]byte, start, start+guess)
+		copy(nd, dst)
+		dst = nd
+	}
+	buf := dst
+	for {
+		end := min(cap(buf), start+limit)
+		if len(buf) == end {
+			if end-start >= limit {
+				// Full: any further byte is one too many.
+				var one [1]byte
+				n, err := readSome(&r.zr, one[:])
+				if n > 0 {
+					return dst, fmt.Errorf("%w: gzip: decoded data exceeds %d bytes", ErrCorrupt, limit)
+				}
+				if err == io.EOF {
+					return buf, nil
+				}
+				return dst, gzipError(err)
+			}
+			nb := make([]byte, len(buf), min(start+limit, max(2*cap(buf), start+4096)))
+			copy(nb, buf)
+			buf = nb
+			continue
+		}
+		n, err := readSome(&r.zr, buf[len(buf):end])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			// The reader returns io.EOF only at the end of the last member,
+			// its trailer checked; truncation is io.ErrUnexpectedEOF.
+			return buf, nil
+		}
+		if err != nil {
+			return dst, gzipError(err)
+		}
+	}
+}
+
+// readSome reads into p until it is full or r fails (like io.ReadFull, but
+// passing io.EOF through unchanged so a clean end stays distinguishable
+// from a truncated stream).
+func readSome(r io.Reader, p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		m, err := r.Read(p[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// gzipError maps a gzip reader error to the codec sentinels.
+func gzipError(err error) error {
+	switch {
+	case errors.Is(err, gzip.ErrChecksum):
+		return fmt.Errorf("%w: gzip: %v", ErrChecksum, err)
+	case err == io.EOF:
+		return fmt.Errorf("%w: gzip: empty or truncated stream", ErrCorrupt)
+	}
+	return fmt.Errorf("%w: gzip: %v", ErrCorrupt, err)
+}
