@@ -4,7 +4,10 @@
 // runs at a time.
 package nd
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // View is a strided n-dimensional view of fixed-size elements stored in a
 // byte slice. Element (i0, i1, ...) starts at byte
@@ -72,24 +75,46 @@ func (v View) IsContiguous() ([]byte, bool) {
 	return v.Data[v.Offset : v.Offset+n*v.ItemSize], true
 }
 
-// runLength returns how many trailing dimensions of a and b together form
-// contiguous runs in both, and the run size in bytes.
-func runLength(a, b View) (dims, bytes int) {
-	bytes = a.ItemSize
-	dims = 0
-	for d := len(a.Shape) - 1; d >= 0; d-- {
-		if a.Shape[d] != 1 && (a.Strides[d] != bytes || b.Strides[d] != bytes) {
-			break
+// maxStackDims is the rank up to which Copy and Fill keep their scratch
+// on the stack.
+const maxStackDims = 8
+
+// simplify rewrites the loop nest of one or two views of the same shape
+// into an equivalent shorter one: dimensions of length 1 are dropped and a
+// dimension is merged into the next inner one when, in both views, stepping
+// it equals stepping the inner one over its whole length. The result's
+// innermost dimension is the longest run of equally spaced elements. Results
+// go into the given buffers (each at least len(shape) long).
+func simplify(shape, sa, sb []int, outShape, outA, outB []int) (n int) {
+	for d := len(shape) - 1; d >= 0; d-- {
+		if shape[d] == 1 {
+			continue
 		}
-		bytes *= a.Shape[d]
-		dims++
+		if n > 0 {
+			i := n - 1 // the current outermost merged dimension
+			if sa[d] == outA[i]*outShape[i] && sb[d] == outB[i]*outShape[i] {
+				outShape[i] *= shape[d]
+				continue
+			}
+		}
+		outShape[n], outA[n], outB[n] = shape[d], sa[d], sb[d]
+		n++
 	}
-	return dims, bytes
+	// Built innermost first; reverse into C order.
+	for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
+		outShape[i], outShape[j] = outShape[j], outShape[i]
+		outA[i], outA[j] = outA[j], outA[i]
+		outB[i], outB[j] = outB[j], outB[i]
+	}
+	return n
 }
 
 // Copy copies the elements of src into dst, which must have the same shape
-// and item size. It moves the longest runs that are contiguous in both views
-// with one copy each.
+// and item size (else it panics: a programming error). Dimensions that can
+// be merged are merged first; runs that are contiguous in both views move
+// with one copy each, and strided single elements of 1, 2, 4 or 8 bytes
+// move with typed loads and stores. Overlapping views give unspecified
+// results. Copy does not allocate for views of up to 8 dimensions.
 func Copy(dst, src View) {
 	if len(dst.Shape) != len(src.Shape) || dst.ItemSize != src.ItemSize {
 		panic(fmt.Sprintf("nd.Copy: shapes %v and %v", dst.Shape, src.Shape))
@@ -102,23 +127,201 @@ func Copy(dst, src View) {
 			return
 		}
 	}
-	dims, run := runLength(dst, src)
-	outer := len(dst.Shape) - dims
-	walk(dst.Shape[:outer], dst.Strides[:outer], src.Strides[:outer], dst.Offset, src.Offset,
-		func(do, so int) { copy(dst.Data[do:do+run], src.Data[so:so+run]) })
+	var bufs [3 * maxStackDims]int
+	var shape, ds, ss []int
+	if k := len(dst.Shape); k <= maxStackDims {
+		shape, ds, ss = bufs[:k], bufs[maxStackDims:maxStackDims+k], bufs[2*maxStackDims:2*maxStackDims+k]
+	} else {
+		shape, ds, ss = make([]int, k), make([]int, k), make([]int, k)
+	}
+	n := simplify(dst.Shape, dst.Strides, src.Strides, shape, ds, ss)
+	item := dst.ItemSize
+	if n == 0 {
+		copy(dst.Data[dst.Offset:dst.Offset+item], src.Data[src.Offset:src.Offset+item])
+		return
+	}
+	in := n - 1
+	count, dstep, sstep := shape[in], ds[in], ss[in]
+	contiguous := dstep == item && sstep == item
+	run := count * item
+	var idx [maxStackDims]int
+	outer := shape[:in]
+	var pos []int
+	if in <= maxStackDims {
+		pos = idx[:in]
+	} else {
+		pos = make([]int, in)
+	}
+	do, so := dst.Offset, src.Offset
+	d, s := dst.Data, src.Data
+	for {
+		switch {
+		case contiguous:
+			copy(d[do:do+run], s[so:so+run])
+		case item == 4:
+			copy4(d, s, do, so, count, dstep, sstep)
+		case item == 8:
+			copy8(d, s, do, so, count, dstep, sstep)
+		case item == 2:
+			copy2(d, s, do, so, count, dstep, sstep)
+		case item == 1:
+			copy1(d, s, do, so, count, dstep, sstep)
+		default:
+			copyN(d, s, do, so, count, dstep, sstep, item)
+		}
+		// Advance the odometer over the outer dimensions.
+		k := len(outer) - 1
+		for ; k >= 0; k-- {
+			pos[k]++
+			do += ds[k]
+			so += ss[k]
+			if pos[k] < outer[k] {
+				break
+			}
+			do -= ds[k] * outer[k]
+			so -= ss[k] * outer[k]
+			pos[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
 }
 
-// Fill sets every element of dst to elem (ItemSize bytes).
+func copy1(d, s []byte, do, so, n, dstep, sstep int) {
+	for range n {
+		d[do] = s[so]
+		do += dstep
+		so += sstep
+	}
+}
+
+func copy2(d, s []byte, do, so, n, dstep, sstep int) {
+	for range n {
+		binary.LittleEndian.PutUint16(d[do:do+2], binary.LittleEndian.Uint16(s[so:so+2]))
+		do += dstep
+		so += sstep
+	}
+}
+
+func copy4(d, s []byte, do, so, n, dstep, sstep int) {
+	for range n {
+		binary.LittleEndian.PutUint32(d[do:do+4], binary.LittleEndian.Uint32(s[so:so+4]))
+		do += dstep
+		so += sstep
+	}
+}
+
+func copy8(d, s []byte, do, so, n, dstep, sstep int) {
+	for range n {
+		binary.LittleEndian.PutUint64(d[do:do+8], binary.LittleEndian.Uint64(s[so:so+8]))
+		do += dstep
+		so += sstep
+	}
+}
+
+func copyN(d, s []byte, do, so, n, dstep, sstep, item int) {
+	for range n {
+		copy(d[do:do+item], s[so:so+item])
+		do += dstep
+		so += sstep
+	}
+}
+
+// Fill sets every element of dst to elem (ItemSize bytes). Like Copy it
+// merges dimensions, fills contiguous runs by doubling copies (later runs
+// copy the first) and strided elements of 1, 2, 4 or 8 bytes with typed
+// stores. It does not allocate for views of up to 8 dimensions.
 func Fill(dst View, elem []byte) {
 	for d := range dst.Shape {
 		if dst.Shape[d] == 0 {
 			return
 		}
 	}
-	dims, run := runLength(dst, dst)
-	outer := len(dst.Shape) - dims
-	walk(dst.Shape[:outer], dst.Strides[:outer], dst.Strides[:outer], dst.Offset, dst.Offset,
-		func(do, _ int) { fillRun(dst.Data[do:do+run], elem) })
+	item := dst.ItemSize
+	elem = elem[:item]
+	var bufs [3 * maxStackDims]int
+	var shape, ds, tmp []int
+	if k := len(dst.Shape); k <= maxStackDims {
+		shape, ds, tmp = bufs[:k], bufs[maxStackDims:maxStackDims+k], bufs[2*maxStackDims:2*maxStackDims+k]
+	} else {
+		shape, ds, tmp = make([]int, k), make([]int, k), make([]int, k)
+	}
+	n := simplify(dst.Shape, dst.Strides, dst.Strides, shape, ds, tmp)
+	if n == 0 {
+		copy(dst.Data[dst.Offset:dst.Offset+item], elem)
+		return
+	}
+	in := n - 1
+	count, step := shape[in], ds[in]
+	contiguous := step == item
+	run := count * item
+	first := -1 // offset of the first filled run, copied into the others
+	var idx [maxStackDims]int
+	outer := shape[:in]
+	var pos []int
+	if in <= maxStackDims {
+		pos = idx[:in]
+	} else {
+		pos = make([]int, in)
+	}
+	do, d := dst.Offset, dst.Data
+	for {
+		switch {
+		case contiguous && first >= 0:
+			copy(d[do:do+run], d[first:first+run])
+		case contiguous:
+			fillRun(d[do:do+run], elem)
+			first = do
+		case item == 4:
+			v := binary.LittleEndian.Uint32(elem)
+			o := do
+			for range count {
+				binary.LittleEndian.PutUint32(d[o:o+4], v)
+				o += step
+			}
+		case item == 8:
+			v := binary.LittleEndian.Uint64(elem)
+			o := do
+			for range count {
+				binary.LittleEndian.PutUint64(d[o:o+8], v)
+				o += step
+			}
+		case item == 2:
+			v := binary.LittleEndian.Uint16(elem)
+			o := do
+			for range count {
+				binary.LittleEndian.PutUint16(d[o:o+2], v)
+				o += step
+			}
+		case item == 1:
+			v := elem[0]
+			o := do
+			for range count {
+				d[o] = v
+				o += step
+			}
+		default:
+			o := do
+			for range count {
+				copy(d[o:o+item], elem)
+				o += step
+			}
+		}
+		k := len(outer) - 1
+		for ; k >= 0; k-- {
+			pos[k]++
+			do += ds[k]
+			if pos[k] < outer[k] {
+				break
+			}
+			do -= ds[k] * outer[k]
+			pos[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
 }
 
 // fillRun fills b with repetitions of elem by doubling copies.
@@ -129,34 +332,5 @@ func fillRun(b, elem []byte) {
 	n := copy(b, elem)
 	for n < len(b) {
 		n += copy(b[n:], b[:n])
-	}
-}
-
-// walk calls fn with the byte offsets of every index of shape, in C order,
-// in two views with strides da and sa.
-func walk(shape, da, sa []int, doff, soff int, fn func(do, so int)) {
-	if len(shape) == 0 {
-		fn(doff, soff)
-		return
-	}
-	idx := make([]int, len(shape))
-	last := len(shape) - 1
-	for {
-		fn(doff, soff)
-		d := last
-		for ; d >= 0; d-- {
-			idx[d]++
-			doff += da[d]
-			soff += sa[d]
-			if idx[d] < shape[d] {
-				break
-			}
-			doff -= da[d] * shape[d]
-			soff -= sa[d] * shape[d]
-			idx[d] = 0
-		}
-		if d < 0 {
-			return
-		}
 	}
 }
