@@ -36,7 +36,9 @@ func NewChain(specs []Spec, repr ChunkRepr) (*Chain, error) {
 	return ResolveChain(cs, repr)
 }
 
-// ResolveChain resolves already-built codecs for chunks of repr.
+// ResolveChain resolves already-built codecs for chunks of repr. An
+// array->bytes codec with a ValidateRepr(ChunkRepr) error method (bytes) is
+// asked whether it fits the representation it will see.
 func ResolveChain(cs []Codec, repr ChunkRepr) (*Chain, error) {
 	c := &Chain{repr: repr}
 	if !repr.DType.Valid() {

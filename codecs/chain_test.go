@@ -79,9 +79,15 @@ func TestRoundTrip(t *testing.T) {
 	}{
 		{"bytes-little", func(int) string { return `[{"name":"bytes","configuration":{"endian":"little"}}]` }},
 		{"bytes-big", func(int) string { return `[{"name":"bytes","configuration":{"endian":"big"}}]` }},
-		{"gzip-0", func(int) string { return `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"gzip","configuration":{"level":0}}]` }},
-		{"gzip-1", func(int) string { return `[{"name":"bytes","configuration":{"endian":"big"}},{"name":"gzip","configuration":{"level":1}}]` }},
-		{"gzip-9", func(int) string { return `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"gzip","configuration":{"level":9}}]` }},
+		{"gzip-0", func(int) string {
+			return `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"gzip","configuration":{"level":0}}]`
+		}},
+		{"gzip-1", func(int) string {
+			return `[{"name":"bytes","configuration":{"endian":"big"}},{"name":"gzip","configuration":{"level":1}}]`
+		}},
+		{"gzip-9", func(int) string {
+			return `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"gzip","configuration":{"level":9}}]`
+		}},
 		{"zstd-m3", func(int) string {
 			return `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":-3,"checksum":true}}]`
 		}},

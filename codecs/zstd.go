@@ -160,9 +160,11 @@ var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 // Decode appends the decompression of the zstd frames src to dst, writing
 // into dst's free capacity when it has room. Malformed input is ErrCorrupt,
 // a content checksum mismatch ErrChecksum. Output longer than limit is
-// ErrCorrupt: a frame declaring more is refused before decoding, and for
-// frames without a declared size the decoder stops at the limit (it may have
-// allocated up to one zstd block, 128 KiB, beyond it).
+// ErrCorrupt: a frame declaring more is refused before anything is
+// allocated, and frames without a declared size are decoded into a buffer of
+// limit bytes and stopped at the first block past it (the block that
+// crosses the limit may make the decoder grow that buffer once, so at worst
+// about 2.5 × limit bytes are allocated; see TestZstdBombs).
 func (z *Zstd) Decode(dst, src []byte, limit int) ([]byte, error) {
 	d, err := zstdDecoder()
 	if err != nil {
