@@ -1,0 +1,178 @@
+package sharding
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// DefaultIndexCacheBytes is the IndexCache bound NewIndexCache uses for a
+// non-positive size: 64 MiB, the indexes of about 4 million inner chunks.
+const DefaultIndexCacheBytes int64 = 64 << 20
+
+// IndexCache keeps decoded shard indexes, least recently used first out,
+// bounded by the bytes they hold. Entries are keyed by (store identity,
+// key, base offset), so the indexes of shards nested in one object are
+// kept apart. Concurrent misses of one index fetch it once. An IndexCache
+// is safe for concurrent use and may be shared by many arrays and stores.
+//
+// The cache does not know when a shard changes: a writer that replaces or
+// deletes a shard must call Invalidate (the gozarr pipeline does). Missing
+// shards are not cached.
+type IndexCache struct {
+	mu      sync.Mutex
+	max     int64
+	used    int64
+	lru     list.List // of *cacheEntry, most recent at the front
+	entries map[cacheKey]*list.Element
+	byKey   map[objKey]map[int64]struct{} // bases cached per object
+	sf      singleflight.Group
+	hits    int64
+	misses  int64
+}
+
+type objKey struct{ store, key string }
+
+type cacheKey struct {
+	objKey
+	base int64
+}
+
+type cacheEntry struct {
+	k  cacheKey
+	ix *Index
+}
+
+// CacheStats are an IndexCache's counters.
+type CacheStats struct {
+	Hits, Misses int64 // lookups by Read that found / did not find an index
+	Entries      int   // indexes held
+	Bytes        int64 // bytes held (an estimate: 16 per inner chunk plus overhead)
+	MaxBytes     int64 // the bound
+}
+
+// NewIndexCache returns an empty cache holding at most maxBytes of indexes
+// (DefaultIndexCacheBytes when maxBytes ≤ 0).
+func NewIndexCache(maxBytes int64) *IndexCache {
+	if maxBytes <= 0 {
+		maxBytes = DefaultIndexCacheBytes
+	}
+	return &IndexCache{max: maxBytes, entries: map[cacheKey]*list.Element{}, byKey: map[objKey]map[int64]struct{}{}}
+}
+
+// Get returns the cached index of the shard at base in key of the store
+// storeID, counting a hit or a miss.
+func (c *IndexCache) Get(storeID, key string, base int64) (*Index, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[cacheKey{objKey{storeID, key}, base}]; ok {
+		c.hits++
+		c.lru.MoveToFront(e)
+		return e.Value.(*cacheEntry).ix, true
+	}
+	c.misses++
+	return nil, false
+}
+
+// Add puts ix in the cache, evicting the least recently used indexes to
+// stay within the bound. An index larger than the whole bound is not kept.
+func (c *IndexCache) Add(storeID, key string, base int64, ix *Index) {
+	if ix == nil {
+		return
+	}
+	k := cacheKey{objKey{storeID, key}, base}
+	size := ix.memSize()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[k]; ok {
+		c.remove(e)
+	}
+	if size > c.max {
+		return
+	}
+	for c.used+size > c.max {
+		c.remove(c.lru.Back())
+	}
+	c.entries[k] = c.lru.PushFront(&cacheEntry{k: k, ix: ix})
+	c.used += size
+	bases := c.byKey[k.objKey]
+	if bases == nil {
+		bases = map[int64]struct{}{}
+		c.byKey[k.objKey] = bases
+	}
+	bases[base] = struct{}{}
+}
+
+// remove drops e; c.mu is held.
+func (c *IndexCache) remove(e *list.Element) {
+	ce := c.lru.Remove(e).(*cacheEntry)
+	delete(c.entries, ce.k)
+	c.used -= ce.ix.memSize()
+	if bases := c.byKey[ce.k.objKey]; bases != nil {
+		delete(bases, ce.k.base)
+		if len(bases) == 0 {
+			delete(c.byKey, ce.k.objKey)
+		}
+	}
+}
+
+// Invalidate drops every cached index of key in the store storeID (the
+// shard's own and those of shards nested in it). Call it after writing or
+// deleting the shard.
+func (c *IndexCache) Invalidate(storeID, key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ok := objKey{storeID, key}
+	for base := range c.byKey[ok] {
+		if e, found := c.entries[cacheKey{ok, base}]; found {
+			c.remove(e)
+		}
+	}
+}
+
+// Clear drops every index and resets nothing else.
+func (c *IndexCache) Clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lru.Init()
+	clear(c.entries)
+	clear(c.byKey)
+	c.used = 0
+}
+
+// Stats returns the cache's counters.
+func (c *IndexCache) Stats() CacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return CacheStats{Hits: c.hits, Misses: c.misses, Entries: len(c.entries), Bytes: c.used, MaxBytes: c.max}
+}
+
+// load fetches an index not found in the cache, once for all concurrent
+// callers, and caches it (unless the shard is missing, fetch returning nil).
+// A caller whose context is still live retries when the fetch it shared
+// was cancelled by another caller's context.
+func (c *IndexCache) load(ctx context.Context, storeID, key string, base int64, fetch func(context.Context) (*Index, error)) (*Index, error) {
+	sk := strconv.Itoa(len(storeID)) + ":" + storeID + strconv.Itoa(len(key)) + ":" + key + "@" + strconv.FormatInt(base, 10)
+	for attempt := 0; ; attempt++ {
+		v, err, _ := c.sf.Do(sk, func() (any, error) {
+			ix, err := fetch(ctx)
+			if err == nil && ix != nil {
+				c.Add(storeID, key, base, ix)
+			}
+			return ix, err
+		})
+		if err != nil && attempt == 0 && ctx.Err() == nil &&
+			(errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		ix, _ := v.(*Index)
+		return ix, nil
+	}
+}

@@ -1,0 +1,458 @@
+package sharding
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"sync"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store"
+)
+
+// empty is the index value of a missing inner chunk (both halves).
+const empty = math.MaxUint64
+
+// Layout is a Codec resolved for one shard representation: the inner chain
+// (resolved for the inner chunk), the index chain, the number of inner
+// chunks per shard along each dimension, the index size and where it sits.
+// Resolve it once per array with Codec.Layout. A Layout is immutable and
+// safe for concurrent use.
+type Layout struct {
+	codec      *Codec
+	shard      codecs.ChunkRepr
+	chunkShape []int
+	perShard   []int // inner chunks per shard along each dimension
+	cpsStrides []int // C-order strides of the inner chunk grid
+	n          int   // inner chunks per shard
+	inner      *codecs.Chain
+	innerBytes int // decoded size of one inner chunk
+	index      *codecs.Chain
+	indexSize  int     // encoded index size in bytes
+	order      []int32 // write order: linear (C-order) inner chunk indexes in Morton order
+	nested     *Layout // the inner chain's layout when it is sharding_indexed alone
+	identity   bool    // inner chunks are stored as their decoded bytes
+	fill       []byte
+	itemSize   int
+}
+
+// Layout resolves the codec for shards of representation shard. The
+// shard's shape must have one entry per inner chunk dimension, each a
+// multiple of the inner chunk's; the index chain must have a fixed encoded
+// size. Errors wrap codecs.ErrInvalidConfig (or the inner chain's errors).
+func (c *Codec) Layout(shard codecs.ChunkRepr) (*Layout, error) {
+	if len(shard.Shape) != len(c.chunkShape) {
+		return nil, fmt.Errorf("%w: sharding_indexed: chunk_shape %v has %d dimensions, shard shape %v has %d",
+			codecs.ErrInvalidConfig, c.chunkShape, len(c.chunkShape), shard.Shape, len(shard.Shape))
+	}
+	l := &Layout{codec: c, shard: shard, chunkShape: c.chunkShape, fill: shard.Fill, itemSize: shard.DType.Size()}
+	l.shard.Shape = append([]int{}, shard.Shape...)
+	l.perShard = make([]int, len(shard.Shape))
+	l.n = 1
+	for d, s := range shard.Shape {
+		if s%c.chunkShape[d] != 0 {
+			return nil, fmt.Errorf("%w: sharding_indexed: shard shape %v is not a multiple of chunk_shape %v",
+				codecs.ErrInvalidConfig, shard.Shape, c.chunkShape)
+		}
+		l.perShard[d] = s / c.chunkShape[d]
+		if l.perShard[d] != 0 && l.n > math.MaxInt32/l.perShard[d] {
+			return nil, fmt.Errorf("%w: sharding_indexed: %v inner chunks per shard is too many", codecs.ErrInvalidConfig, l.perShard)
+		}
+		l.n *= l.perShard[d]
+	}
+	l.cpsStrides = cStrides(l.perShard, 1)
+	innerRepr := codecs.ChunkRepr{Shape: c.chunkShape, DType: shard.DType, Fill: shard.Fill}
+	var err error
+	if l.inner, err = codecs.ResolveChain(c.inner, innerRepr); err != nil {
+		return nil, fmt.Errorf("sharding_indexed codecs: %w", err)
+	}
+	l.innerBytes = innerRepr.NumBytes()
+	l.identity = l.inner.Identity()
+	if sc, ok := l.inner.ArrayToBytes().(*Codec); ok && l.inner.ArrayToArrayCount() == 0 && l.inner.BytesToBytesCount() == 0 {
+		if l.nested, err = sc.layout(innerRepr); err != nil {
+			return nil, err
+		}
+	}
+	fillIdx := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
+	indexRepr := codecs.ChunkRepr{Shape: append(append([]int{}, l.perShard...), 2), DType: dtype.TypeUint64, Fill: fillIdx}
+	if l.index, err = codecs.ResolveChain(c.index, indexRepr); err != nil {
+		return nil, fmt.Errorf("sharding_indexed index_codecs: %w", err)
+	}
+	// The index size is what an all-empty index encodes to; a chain whose
+	// bound differs cannot promise a fixed size.
+	raw := make([]byte, 16*l.n)
+	for i := range raw {
+		raw[i] = 0xff
+	}
+	enc, err := l.index.Encode(nil, raw)
+	if err != nil {
+		return nil, fmt.Errorf("sharding_indexed index_codecs: %w", err)
+	}
+	if len(enc) != l.index.MaxEncodedSize() {
+		return nil, fmt.Errorf("%w: sharding_indexed: index_codecs must have a fixed encoded size (encoded %d bytes, bound %d)",
+			codecs.ErrInvalidConfig, len(enc), l.index.MaxEncodedSize())
+	}
+	l.indexSize = len(enc)
+	l.order = mortonOrder(l.perShard)
+	return l, nil
+}
+
+// cStrides returns the C-order strides of shape for items of size item.
+func cStrides(shape []int, item int) []int {
+	st := make([]int, len(shape))
+	s := item
+	for d := len(shape) - 1; d >= 0; d-- {
+		st[d] = s
+		s *= shape[d]
+	}
+	return st
+}
+
+// mortonOrder returns the linear (C-order) indexes of a grid of the given
+// shape sorted by their compressed Morton code: bit b of every dimension
+// that still has a bit b, dimension 0 lowest, then bit b+1, ... This is the
+// order zarr-python writes inner chunks in. Grids too large for a 64-bit
+// code keep C order.
+func mortonOrder(shape []int) []int32 {
+	n := nd.NumElements(shape)
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	nbits := make([]int, len(shape))
+	total, maxBits := 0, 0
+	for d, s := range shape {
+		if s > 1 {
+			nbits[d] = bits.Len(uint(s - 1))
+		}
+		total += nbits[d]
+		maxBits = max(maxBits, nbits[d])
+	}
+	if total > 63 || n <= 1 {
+		return order
+	}
+	keys := make([]uint64, n)
+	coords := make([]int, len(shape))
+	for i := range n {
+		var key uint64
+		out := 0
+		for b := range maxBits {
+			for d := range shape {
+				if b < nbits[d] {
+					key |= uint64((coords[d]>>b)&1) << out
+					out++
+				}
+			}
+		}
+		keys[i] = key
+		for d := len(shape) - 1; d >= 0; d-- { // next C-order coordinate
+			coords[d]++
+			if coords[d] < shape[d] {
+				break
+			}
+			coords[d] = 0
+		}
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if keys[a] < keys[b] {
+			return -1
+		}
+		if keys[a] > keys[b] {
+			return 1
+		}
+		return 0
+	})
+	return order
+}
+
+// Codec returns the codec the layout was resolved from.
+func (l *Layout) Codec() *Codec { return l.codec }
+
+// Shard returns the shard representation the layout was resolved for.
+func (l *Layout) Shard() codecs.ChunkRepr { return l.shard }
+
+// ChunkShape returns the inner chunk shape (do not modify).
+func (l *Layout) ChunkShape() []int { return l.chunkShape }
+
+// ChunksPerShard returns the number of inner chunks along each dimension
+// (do not modify).
+func (l *Layout) ChunksPerShard() []int { return l.perShard }
+
+// NumChunks returns the number of inner chunks in a shard.
+func (l *Layout) NumChunks() int { return l.n }
+
+// Inner returns the inner codec chain, resolved for one inner chunk.
+func (l *Layout) Inner() *codecs.Chain { return l.inner }
+
+// Nested returns the layout of the inner shards when the inner chain is
+// sharding_indexed alone, else nil.
+func (l *Layout) Nested() *Layout { return l.nested }
+
+// IndexSize returns the encoded size of the index in bytes.
+func (l *Layout) IndexSize() int { return l.indexSize }
+
+// IndexRange returns the byte range of the index within a shard:
+// store.Suffix(IndexSize()) when at the end, store.Range(0, IndexSize()) at
+// the start.
+func (l *Layout) IndexRange() store.ByteRange {
+	if l.codec.loc == IndexStart {
+		return store.Range(0, int64(l.indexSize))
+	}
+	return store.Suffix(int64(l.indexSize))
+}
+
+// MaxEncodedSize returns the index size plus the inner chain's bound for
+// every inner chunk, saturating at math.MaxInt.
+func (l *Layout) MaxEncodedSize() int {
+	per := l.inner.MaxEncodedSize()
+	if per > 0 && l.n > (math.MaxInt-l.indexSize)/per {
+		return math.MaxInt
+	}
+	return l.indexSize + l.n*per
+}
+
+// Index is a decoded, validated shard index: for every inner chunk (in C
+// order of its coordinates within the shard) either an (offset, nbytes)
+// pair, relative to the start of the shard, or "missing". An Index is
+// immutable and safe for concurrent use.
+type Index struct {
+	e []int64 // offset, nbytes per inner chunk; -1, -1 when missing
+}
+
+// NumChunks returns the number of entries.
+func (ix *Index) NumChunks() int { return len(ix.e) / 2 }
+
+// Entry returns the place of inner chunk i (C-order linear index within the
+// shard), or ok == false when it is missing (reads as the fill value).
+func (ix *Index) Entry(i int) (offset, nbytes int64, ok bool) {
+	off, n := ix.e[2*i], ix.e[2*i+1]
+	return off, n, off >= 0
+}
+
+// IsEmpty reports whether every inner chunk is missing.
+func (ix *Index) IsEmpty() bool {
+	for i := 0; i < len(ix.e); i += 2 {
+		if ix.e[i] >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// memSize is the number of bytes the index holds in memory (for caches).
+func (ix *Index) memSize() int64 { return int64(8*len(ix.e)) + 64 }
+
+// DecodeIndex decodes and validates an encoded index b (exactly
+// IndexSize() bytes). shardSize is the size of the whole shard when known,
+// or -1: entries are then checked for overflow and against the index
+// region as far as possible, and the reader checks the rest when it reads
+// the chunks. Errors: ErrCorruptIndex, codecs.ErrChecksum (from a crc32c
+// index codec), or the index chain's own errors.
+func (l *Layout) DecodeIndex(b []byte, shardSize int64) (*Index, error) {
+	if len(b) != l.indexSize {
+		return nil, fmt.Errorf("%w: index has %d bytes, want %d", ErrCorruptIndex, len(b), l.indexSize)
+	}
+	if shardSize >= 0 && shardSize < int64(l.indexSize) {
+		return nil, fmt.Errorf("%w: shard of %d bytes is shorter than its %d-byte index", ErrCorruptIndex, shardSize, l.indexSize)
+	}
+	bufp := getScratch(16 * l.n)
+	defer putScratch(bufp)
+	raw := *bufp
+	if err := l.index.Decode(raw, b); err != nil {
+		return nil, fmt.Errorf("shard index: %w", err)
+	}
+	// The region chunks may occupy: [lo, hi).
+	lo, hi := int64(0), int64(math.MaxInt64)
+	if l.codec.loc == IndexStart {
+		lo = int64(l.indexSize)
+		if shardSize >= 0 {
+			hi = shardSize
+		}
+	} else if shardSize >= 0 {
+		hi = shardSize - int64(l.indexSize)
+	}
+	ix := &Index{e: make([]int64, 2*l.n)}
+	for i := range l.n {
+		off := binary.LittleEndian.Uint64(raw[16*i:])
+		n := binary.LittleEndian.Uint64(raw[16*i+8:])
+		if off == empty && n == empty {
+			ix.e[2*i], ix.e[2*i+1] = -1, -1
+			continue
+		}
+		if off > math.MaxInt64 || n > math.MaxInt64 || off > math.MaxInt64-n {
+			return nil, fmt.Errorf("%w: inner chunk %v: offset %d + nbytes %d overflows", ErrCorruptIndex, l.coords(i), off, n)
+		}
+		if int64(off) < lo || int64(off+n) > hi {
+			return nil, fmt.Errorf("%w: inner chunk %v: bytes [%d, %d) outside the chunk region [%d, %d) of the shard",
+				ErrCorruptIndex, l.coords(i), off, off+n, lo, hi)
+		}
+		ix.e[2*i], ix.e[2*i+1] = int64(off), int64(n)
+	}
+	return ix, nil
+}
+
+// coords returns the coordinates within the shard of inner chunk i.
+func (l *Layout) coords(i int) []int {
+	c := make([]int, len(l.perShard))
+	for d := range c {
+		c[d] = i / l.cpsStrides[d]
+		i %= l.cpsStrides[d]
+	}
+	return c
+}
+
+// encodeIndex appends the encoded index of entries (2 per chunk, as
+// uint64, empty = math.MaxUint64) to dst.
+func (l *Layout) encodeIndex(dst []byte, entries []uint64) ([]byte, error) {
+	bufp := getScratch(16 * l.n)
+	defer putScratch(bufp)
+	raw := *bufp
+	for i, v := range entries {
+		binary.LittleEndian.PutUint64(raw[8*i:], v)
+	}
+	out, err := l.index.Encode(dst, raw)
+	if err != nil {
+		return nil, fmt.Errorf("shard index: %w", err)
+	}
+	return out, nil
+}
+
+// EncodeShard appends the encoding of the whole shard src (C order,
+// Shard().NumBytes() bytes) to dst: inner chunks that are not byte for byte
+// the fill value, encoded with the inner chain, in Morton order, and the
+// index where the codec puts it. empty reports that every inner chunk was
+// fill; out then holds a valid index-only shard, but zarr-python (and the
+// gozarr pipeline) delete the shard's key instead of storing it. It runs on
+// the calling goroutine, with pooled scratch buffers.
+func (l *Layout) EncodeShard(dst, src []byte) (out []byte, empty bool, err error) {
+	if len(src) != l.shard.NumBytes() {
+		return nil, false, fmt.Errorf("sharding_indexed: Encode of %d bytes, shard has %d", len(src), l.shard.NumBytes())
+	}
+	entries := make([]uint64, 2*l.n)
+	for i := range entries {
+		entries[i] = math.MaxUint64
+	}
+	base := len(dst)
+	if l.codec.loc == IndexStart {
+		dst = append(dst, make([]byte, l.indexSize)...)
+	}
+	shardView := nd.Contiguous(src, l.shard.Shape, l.itemSize)
+	scratch := getScratch(l.innerBytes)
+	defer putScratch(scratch)
+	chunkView := nd.Contiguous(*scratch, l.chunkShape, l.itemSize)
+	ndim := len(l.chunkShape)
+	start := make([]int, ndim)
+	ones := make([]int, ndim)
+	for d := range ones {
+		ones[d] = 1
+	}
+	empty = true
+	for _, lin := range l.order {
+		i := int(lin)
+		rem := i
+		for d := range start {
+			start[d] = rem / l.cpsStrides[d] * l.chunkShape[d]
+			rem %= l.cpsStrides[d]
+		}
+		sub := shardView.Slice(start, l.chunkShape, ones)
+		chunk, ok := sub.IsContiguous()
+		if !ok {
+			nd.Copy(chunkView, sub)
+			chunk = *scratch
+		}
+		if allFill(chunk, l.fill) {
+			continue
+		}
+		empty = false
+		before := len(dst)
+		if dst, err = l.inner.Encode(dst, chunk); err != nil {
+			return nil, false, fmt.Errorf("inner chunk %v: %w", l.coords(i), err)
+		}
+		entries[2*i] = uint64(before - base)
+		entries[2*i+1] = uint64(len(dst) - before)
+	}
+	if l.codec.loc == IndexStart {
+		enc, err := l.encodeIndex(nil, entries)
+		if err != nil {
+			return nil, false, err
+		}
+		copy(dst[base:base+l.indexSize], enc)
+		return dst, empty, nil
+	}
+	dst, err = l.encodeIndex(dst, entries)
+	if err != nil {
+		return nil, false, err
+	}
+	return dst, empty, nil
+}
+
+// allFill reports whether b is fill repeated, byte for byte.
+func allFill(b, fill []byte) bool {
+	n := len(fill)
+	if len(b) < n {
+		return len(b) == 0
+	}
+	for i := 0; i < n; i++ {
+		if b[i] != fill[i] {
+			return false
+		}
+	}
+	// b[:k] is all fill; compare the rest against it in doubling steps.
+	for k := n; k < len(b); {
+		m := min(k, len(b)-k)
+		if string(b[k:k+m]) != string(b[:m]) {
+			return false
+		}
+		k += m
+	}
+	return true
+}
+
+// DecodeShard decodes the whole shard src into dst (Shard().NumBytes()
+// bytes), validating the index against len(src). Missing inner chunks read
+// as the fill value. It runs on the calling goroutine and does no I/O.
+func (l *Layout) DecodeShard(dst, src []byte) error {
+	if len(dst) != l.shard.NumBytes() {
+		return fmt.Errorf("sharding_indexed: Decode into %d bytes, shard has %d", len(dst), l.shard.NumBytes())
+	}
+	if nd.NumElements(l.shard.Shape) == 0 {
+		return nil
+	}
+	return l.read(context.Background(), BytesSource(src), l.fullSelection(), nd.Contiguous(dst, l.shard.Shape, l.itemSize), ReadOptions{})
+}
+
+// fullSelection selects the whole shard.
+func (l *Layout) fullSelection() nd.Selection {
+	sel := make(nd.Selection, len(l.shard.Shape))
+	for d, s := range l.shard.Shape {
+		sel[d] = nd.Dim{Start: 0, Count: s, Step: 1}
+	}
+	return sel
+}
+
+// scratchPool holds scratch buffers; buffers over maxPooled are dropped.
+var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooled = 64 << 20
+
+// getScratch returns a pooled buffer of length n.
+func getScratch(n int) *[]byte {
+	b := scratchPool.Get().(*[]byte)
+	if cap(*b) < n {
+		*b = make([]byte, n)
+	}
+	*b = (*b)[:n]
+	return b
+}
+
+func putScratch(b *[]byte) {
+	if cap(*b) > maxPooled {
+		return
+	}
+	scratchPool.Put(b)
+}

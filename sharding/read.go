@@ -1,0 +1,590 @@
+package sharding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store"
+)
+
+// Source says where a shard's bytes are: a key of a store (StoreSource), a
+// byte range of a key's value (RangeSource: a shard nested in an outer
+// shard), or memory (BytesSource). Sources are small values, safe to copy
+// and share.
+type Source struct {
+	r       store.Reader
+	storeID string
+	key     string
+	base    int64 // offset of the shard within the key's value
+	size    int64 // length of the shard, or 0: to the end of the value
+	inMem   bool
+	mem     []byte
+	index   []byte // encoded index already fetched, or nil
+	ix      *Index // decoded index already known, or nil
+}
+
+// StoreSource is the shard stored as the whole value of key in r. storeID
+// names r for the IndexCache (a URL, a path: anything that tells stores
+// apart); "" keeps this shard's index out of the cache.
+func StoreSource(r store.Reader, storeID, key string) Source {
+	return Source{r: r, storeID: storeID, key: key}
+}
+
+// RangeSource is the shard stored as size bytes at offset base of key's
+// value in r (size 0: up to the end of the value). storeID is as for
+// StoreSource.
+func RangeSource(r store.Reader, storeID, key string, base, size int64) Source {
+	return Source{r: r, storeID: storeID, key: key, base: base, size: size}
+}
+
+// BytesSource is a shard held in memory. Reads from it do no I/O.
+func BytesSource(b []byte) Source {
+	if b == nil {
+		b = []byte{}
+	}
+	return Source{inMem: true, mem: b}
+}
+
+// String names the source in errors.
+func (s Source) String() string {
+	if s.inMem {
+		return fmt.Sprintf("in-memory shard of %d bytes", len(s.mem))
+	}
+	if s.base == 0 && s.size == 0 {
+		return fmt.Sprintf("%q", s.key)
+	}
+	return fmt.Sprintf("%q at [%d, +%d)", s.key, s.base, s.size)
+}
+
+// ReadOptions tune Layout.Read. The zero value is sensible.
+type ReadOptions struct {
+	// Coalesce joins the byte ranges of inner chunks into fewer requests;
+	// the zero value means store.DefaultMaxGap (64 KiB of unwanted bytes
+	// at most between two ranges) and store.DefaultMaxSize (16 MiB per
+	// joined request).
+	Coalesce store.CoalesceOptions
+	// Concurrency is how many goroutines may decode inner chunks of one
+	// shard at once; 0 or 1 decodes on the calling goroutine. The
+	// pipeline splits its budget between shards and this.
+	Concurrency int
+	// Cache, if set, keeps decoded indexes of shards read from stores
+	// (sources with a non-empty storeID).
+	Cache *IndexCache
+}
+
+// maxRuns bounds the byte runs one partially read uncompressed inner chunk
+// is split into; beyond it the reader fetches the runs' bounding range.
+const maxRuns = 1024
+
+// Read decodes the part of one shard that sel names into dst. sel is a
+// selection within the shard (one Dim per dimension, steps may be negative;
+// a Drop flag is ignored, the dimension counting as size 1) and dst a view
+// of shape sel.FullShape() with the array's item size.
+//
+// It reads the index with exactly one range request (none when the
+// IndexCache holds it), then only the inner chunks sel touches, their byte
+// ranges coalesced (opt.Coalesce) and fetched with one store.GetRanges
+// call. When sel touches every inner chunk of a shard whose index is not
+// cached it reads the whole shard with one request instead. Inner chunks
+// whose destination is one contiguous run decode straight into dst;
+// others decode into pooled scratch and are copied. Uncompressed inner
+// chunks (inner chain "bytes" with in-memory byte order) that sel covers
+// only in part are read as the byte runs sel needs. Inner shards (nested
+// sharding) are read the same way, by range requests into the outer shard:
+// whole when sel covers every inner chunk of theirs, else index first.
+//
+// Missing inner chunks are written as the fill value into their part of
+// dst; a missing shard (store.ErrNotFound) fills all of dst and is not an
+// error. Read is safe for concurrent use with distinct (or disjoint) dst;
+// it leaves no goroutine behind and stops early when ctx is cancelled.
+func (l *Layout) Read(ctx context.Context, src Source, sel nd.Selection, dst nd.View, opt ReadOptions) error {
+	if err := l.checkSelection(sel, dst); err != nil {
+		return err
+	}
+	if sel.NumElements() == 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := l.read(ctx, src, sel, dst, opt); err != nil {
+		return fmt.Errorf("shard %v: %w", src, err)
+	}
+	return nil
+}
+
+// checkSelection reports ErrSelection when sel or dst do not fit.
+func (l *Layout) checkSelection(sel nd.Selection, dst nd.View) error {
+	shape := l.shard.Shape
+	if len(sel) != len(shape) || len(dst.Shape) != len(shape) {
+		return fmt.Errorf("%w: %d-d selection into a %d-d view, shard is %d-d", ErrSelection, len(sel), len(dst.Shape), len(shape))
+	}
+	if dst.ItemSize != l.itemSize {
+		return fmt.Errorf("%w: view of %d-byte items, shard has %d-byte items", ErrSelection, dst.ItemSize, l.itemSize)
+	}
+	for d, s := range sel {
+		if s.Count < 0 || s.Step == 0 || dst.Shape[d] != s.Count || len(dst.Strides) != len(shape) {
+			return fmt.Errorf("%w: dimension %d: %+v into a view of shape %v", ErrSelection, d, s, dst.Shape)
+		}
+		if s.Count == 0 {
+			continue
+		}
+		last := s.Start + (s.Count-1)*s.Step
+		if s.Start < 0 || s.Start >= shape[d] || last < 0 || last >= shape[d] {
+			return fmt.Errorf("%w: dimension %d: %+v outside 0..%d", ErrSelection, d, s, shape[d]-1)
+		}
+	}
+	return nil
+}
+
+// cacheable reports whether src's index may live in opt.Cache.
+func cacheable(src Source, opt ReadOptions) bool {
+	return opt.Cache != nil && !src.inMem && src.storeID != ""
+}
+
+// read is Read without the argument checks and error context.
+func (l *Layout) read(ctx context.Context, src Source, sel nd.Selection, dst nd.View, opt ReadOptions) error {
+	ix := src.ix
+	var err error
+	switch {
+	case ix != nil:
+	case src.inMem:
+		if ix, err = l.memIndex(src.mem); err != nil {
+			return err
+		}
+	case src.index != nil:
+		if ix, err = l.DecodeIndex(src.index, sizeOrUnknown(src)); err != nil {
+			return err
+		}
+		if cacheable(src, opt) {
+			opt.Cache.Add(src.storeID, src.key, src.base, ix)
+		}
+	default:
+		if cacheable(src, opt) {
+			ix, _ = opt.Cache.Get(src.storeID, src.key, src.base)
+		}
+		if ix == nil && sel.NumChunks(l.chunkShape) == l.n {
+			return l.readWhole(ctx, src, sel, dst, opt)
+		}
+		if ix == nil {
+			if ix, err = l.loadIndex(ctx, src, opt); err != nil {
+				return err
+			}
+			if ix == nil { // no such shard
+				nd.Fill(dst, l.fill)
+				return nil
+			}
+		}
+	}
+	return l.readChunks(ctx, src, ix, sel, dst, opt)
+}
+
+// sizeOrUnknown returns the shard's size when the source knows it, else -1.
+func sizeOrUnknown(src Source) int64 {
+	if src.inMem {
+		return int64(len(src.mem))
+	}
+	if src.size > 0 {
+		return src.size
+	}
+	return -1
+}
+
+// memIndex decodes the index of an in-memory shard.
+func (l *Layout) memIndex(b []byte) (*Index, error) {
+	if len(b) < l.indexSize {
+		return nil, fmt.Errorf("%w: shard of %d bytes is shorter than its %d-byte index", ErrCorruptIndex, len(b), l.indexSize)
+	}
+	if l.codec.loc == IndexStart {
+		return l.DecodeIndex(b[:l.indexSize], int64(len(b)))
+	}
+	return l.DecodeIndex(b[len(b)-l.indexSize:], int64(len(b)))
+}
+
+// indexRange returns the store range of src's index.
+func (l *Layout) indexRange(src Source) (store.ByteRange, error) {
+	n := int64(l.indexSize)
+	if src.size > 0 && src.size < n {
+		return store.ByteRange{}, fmt.Errorf("%w: shard of %d bytes is shorter than its %d-byte index", ErrCorruptIndex, src.size, n)
+	}
+	switch {
+	case l.codec.loc == IndexStart:
+		return store.Range(src.base, n), nil
+	case src.size > 0:
+		return store.Range(src.base+src.size-n, n), nil
+	default:
+		return store.Suffix(n), nil
+	}
+}
+
+// loadIndex fetches and decodes src's index with one request, through the
+// cache (and its single-flight) when there is one. It returns nil, nil for a
+// missing shard.
+func (l *Layout) loadIndex(ctx context.Context, src Source, opt ReadOptions) (*Index, error) {
+	fetch := func(ctx context.Context) (*Index, error) {
+		br, err := l.indexRange(src)
+		if err != nil {
+			return nil, err
+		}
+		b, err := src.r.Get(ctx, src.key, br)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(b) != l.indexSize {
+			return nil, fmt.Errorf("%w: read %d bytes of the %d-byte index (the shard is shorter than its index)", ErrCorruptIndex, len(b), l.indexSize)
+		}
+		return l.DecodeIndex(b, sizeOrUnknown(src))
+	}
+	if !cacheable(src, opt) {
+		return fetch(ctx)
+	}
+	return opt.Cache.load(ctx, src.storeID, src.key, src.base, fetch)
+}
+
+// readWhole reads all of src with one request and decodes sel from memory.
+func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, dst nd.View, opt ReadOptions) error {
+	br := store.Full()
+	switch {
+	case src.size > 0:
+		br = store.Range(src.base, src.size)
+	case src.base > 0:
+		br = store.From(src.base)
+	}
+	b, err := src.r.Get(ctx, src.key, br)
+	if errors.Is(err, store.ErrNotFound) {
+		nd.Fill(dst, l.fill)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if src.size > 0 && int64(len(b)) != src.size {
+		return fmt.Errorf("%w: read %d bytes of a %d-byte shard", ErrCorruptIndex, len(b), src.size)
+	}
+	ix, err := l.memIndex(b)
+	if err != nil {
+		return err
+	}
+	if cacheable(src, opt) {
+		opt.Cache.Add(src.storeID, src.key, src.base, ix)
+	}
+	mem := BytesSource(b)
+	mem.ix = ix
+	return l.readChunks(ctx, mem, ix, sel, dst, opt)
+}
+
+// Kinds of work on one inner chunk once its bytes are in.
+const (
+	jobWhole  uint8 = iota // decode the whole encoded chunk (or inner shard)
+	jobRuns                // assemble byte runs of an uncompressed chunk
+	jobNested              // read an inner shard whose index is in span
+)
+
+// job is the work on one inner chunk that is stored.
+type job struct {
+	kind     uint8
+	part     nd.ChunkPart
+	lin      int   // C-order index of the inner chunk within the shard
+	off, n   int64 // the chunk's bytes within the shard
+	s0, s1   int   // its spans: spans[s0:s1]
+	lo       int64 // jobRuns: first byte of the runs, relative to the chunk
+	runLen   int64 // jobRuns: length of every run
+	nestedIx *Index
+}
+
+// readChunks reads sel from the shard src whose index is ix.
+func (l *Layout) readChunks(ctx context.Context, src Source, ix *Index, sel nd.Selection, dst nd.View, opt ReadOptions) error {
+	var jobs []job
+	var spans []store.Span
+	for p := range sel.Chunks(l.chunkShape) {
+		lin := 0
+		for d, c := range p.Coords {
+			lin += c * l.cpsStrides[d]
+		}
+		off, n, ok := ix.Entry(lin)
+		if !ok {
+			nd.Fill(p.DstView(dst), l.fill)
+			continue
+		}
+		j := job{kind: jobWhole, part: p, lin: lin, off: off, n: n, s0: len(spans)}
+		whole := l.coversChunk(p)
+		switch {
+		case src.inMem || whole:
+			spans = append(spans, store.Span{Offset: off, Length: n})
+		case l.nested != nil:
+			if l.nested.coversAll(p) {
+				spans = append(spans, store.Span{Offset: off, Length: n})
+				break
+			}
+			j.kind = jobNested
+			sub := RangeSource(src.r, src.storeID, src.key, src.base+off, n)
+			if cacheable(sub, opt) {
+				j.nestedIx, _ = opt.Cache.Get(sub.storeID, sub.key, sub.base)
+			}
+			if j.nestedIx == nil {
+				br, err := l.nested.indexRange(sub)
+				if err != nil {
+					return fmt.Errorf("inner shard %v: %w", p.Coords, err)
+				}
+				o, k, _ := br.Bounded()
+				spans = append(spans, store.Span{Offset: o - src.base, Length: k})
+			}
+		case l.identity:
+			if n != int64(l.innerBytes) {
+				return fmt.Errorf("%w: inner chunk %v has %d bytes, uncompressed chunks have %d",
+					ErrCorruptIndex, p.Coords, n, l.innerBytes)
+			}
+			j.kind = jobRuns
+			spans, j.lo, j.runLen = l.appendRuns(spans, p, off)
+		default:
+			spans = append(spans, store.Span{Offset: off, Length: n})
+		}
+		j.s1 = len(spans)
+		jobs = append(jobs, j)
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	data, err := l.fetch(ctx, src, spans, opt)
+	if err != nil {
+		return err
+	}
+	for i, s := range spans {
+		if int64(len(data[i])) != s.Length {
+			return fmt.Errorf("%w: bytes [%d, %d) lie past the end of the shard", ErrCorruptIndex, s.Offset, s.End())
+		}
+	}
+	run := func(ctx context.Context, j *job) error {
+		if err := l.runJob(ctx, src, j, spans, data, dst, opt); err != nil {
+			return fmt.Errorf("inner chunk %v: %w", j.part.Coords, err)
+		}
+		return nil
+	}
+	if opt.Concurrency <= 1 || len(jobs) == 1 {
+		for i := range jobs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := run(ctx, &jobs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opt.Concurrency)
+	for i := range jobs {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error { return run(gctx, &jobs[i]) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// coversChunk reports whether p is its whole inner chunk, in order.
+func (l *Layout) coversChunk(p nd.ChunkPart) bool {
+	for d, c := range p.Count {
+		if c != l.chunkShape[d] || (c > 1 && p.SrcStep[d] != 1) || (c == 1 && p.SrcStart[d] != 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// coversAll reports whether p, a part of one of l's shards, touches every
+// inner chunk of it.
+func (l *Layout) coversAll(p nd.ChunkPart) bool {
+	sel := make(nd.Selection, len(p.Count))
+	for d := range sel {
+		sel[d] = nd.Dim{Start: p.SrcStart[d], Count: p.Count[d], Step: p.SrcStep[d]}
+		if p.Count[d] == 1 {
+			sel[d].Step = 1
+		}
+	}
+	return sel.NumChunks(l.chunkShape) == l.n
+}
+
+// appendRuns appends to spans the byte runs of the uncompressed inner
+// chunk at off that part p needs, C order, and returns the first run's
+// offset relative to the chunk and the run length. Too many runs become
+// their one bounding span.
+func (l *Layout) appendRuns(spans []store.Span, p nd.ChunkPart, off int64) ([]store.Span, int64, int64) {
+	nd_ := len(p.Count)
+	strides := cStrides(l.chunkShape, l.itemSize)
+	lo := make([]int, nd_) // normalised (ascending) box
+	step := make([]int, nd_)
+	for d := range nd_ {
+		lo[d], step[d] = p.SrcStart[d], p.SrcStep[d]
+		if step[d] < 0 {
+			lo[d] += (p.Count[d] - 1) * step[d]
+			step[d] = -step[d]
+		}
+		if p.Count[d] == 1 {
+			step[d] = 1
+		}
+	}
+	// Trailing dimensions the part covers whole, then one it covers with
+	// step 1, form contiguous runs; dimensions [0, outer) are walked.
+	outer := nd_
+	for d := nd_ - 1; d >= 0; d-- {
+		if p.Count[d] == l.chunkShape[d] {
+			outer = d
+			continue
+		}
+		if step[d] == 1 {
+			outer = d
+		}
+		break
+	}
+	runLen := int64(l.itemSize)
+	base := int64(0)
+	for d := outer; d < nd_; d++ {
+		runLen *= int64(p.Count[d])
+		base += int64(lo[d] * strides[d])
+	}
+	nruns := 1
+	for d := range outer {
+		nruns *= p.Count[d]
+	}
+	first := base
+	for d := range outer {
+		first += int64(lo[d] * strides[d])
+	}
+	if nruns > maxRuns {
+		last := first
+		for d := range outer {
+			last += int64((p.Count[d] - 1) * step[d] * strides[d])
+		}
+		return append(spans, store.Span{Offset: off + first, Length: last + runLen - first}), first, last + runLen - first
+	}
+	idx := make([]int, outer)
+	for {
+		o := base
+		for d := range outer {
+			o += int64((lo[d] + idx[d]*step[d]) * strides[d])
+		}
+		spans = append(spans, store.Span{Offset: off + o, Length: runLen})
+		d := outer - 1
+		for ; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < p.Count[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d < 0 {
+			break
+		}
+	}
+	return spans, first, runLen
+}
+
+// fetch returns the bytes of spans (offsets relative to the shard start),
+// from memory or with one batched store call of coalesced ranges. Results
+// may be short where the shard ends first.
+func (l *Layout) fetch(ctx context.Context, src Source, spans []store.Span, opt ReadOptions) ([][]byte, error) {
+	out := make([][]byte, len(spans))
+	if src.inMem {
+		size := int64(len(src.mem))
+		for i, s := range spans {
+			lo, hi := min(s.Offset, size), min(s.End(), size)
+			out[i] = src.mem[lo:hi:hi]
+		}
+		return out, nil
+	}
+	if len(spans) == 0 {
+		return out, nil
+	}
+	groups, err := store.Coalesce(spans, opt.Coalesce)
+	if err != nil {
+		return nil, err
+	}
+	ranges := make([]store.ByteRange, len(groups))
+	for i, g := range groups {
+		ranges[i] = store.Range(src.base+g.Span.Offset, g.Span.Length)
+	}
+	data, err := store.GetRanges(ctx, src.r, src.key, ranges)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) != len(groups) {
+		return nil, fmt.Errorf("sharding: store returned %d ranges for %d requested", len(data), len(groups))
+	}
+	for i, g := range groups {
+		for _, m := range g.Members {
+			out[m] = g.Extract(data[i], spans[m])
+		}
+	}
+	return out, nil
+}
+
+// runJob decodes one inner chunk's share into dst.
+func (l *Layout) runJob(ctx context.Context, src Source, j *job, spans []store.Span, data [][]byte, dst nd.View, opt ReadOptions) error {
+	p := j.part
+	out := p.DstView(dst)
+	switch j.kind {
+	case jobNested:
+		sub := RangeSource(src.r, src.storeID, src.key, src.base+j.off, j.n)
+		if j.nestedIx != nil {
+			sub.ix = j.nestedIx
+		} else {
+			sub.index = data[j.s0]
+		}
+		nopt := opt
+		nopt.Concurrency = 1
+		return l.nested.read(ctx, sub, partSelection(p), out, nopt)
+	case jobRuns:
+		bufp := getScratch(int(spans[j.s1-1].End() - j.off - j.lo))
+		defer putScratch(bufp)
+		buf := *bufp
+		for s := j.s0; s < j.s1; s++ {
+			copy(buf[spans[s].Offset-j.off-j.lo:], data[s])
+		}
+		v := nd.View{Data: buf, Offset: -int(j.lo), Shape: l.chunkShape, Strides: cStrides(l.chunkShape, l.itemSize), ItemSize: l.itemSize}
+		nd.Copy(out, p.SrcView(v))
+		return nil
+	}
+	enc := data[j.s0]
+	if l.nested != nil {
+		mem := BytesSource(enc)
+		nopt := opt
+		nopt.Concurrency = 1
+		return l.nested.read(ctx, mem, partSelection(p), out, nopt)
+	}
+	if l.identity && len(enc) == l.innerBytes {
+		nd.Copy(out, p.SrcView(nd.Contiguous(enc, l.chunkShape, l.itemSize)))
+		return nil
+	}
+	if l.coversChunk(p) {
+		if b, ok := out.IsContiguous(); ok {
+			return l.inner.Decode(b, enc)
+		}
+	}
+	bufp := getScratch(l.innerBytes)
+	defer putScratch(bufp)
+	if err := l.inner.Decode(*bufp, enc); err != nil {
+		return err
+	}
+	nd.Copy(out, p.SrcView(nd.Contiguous(*bufp, l.chunkShape, l.itemSize)))
+	return nil
+}
+
+// partSelection turns a chunk part into a selection within its chunk.
+func partSelection(p nd.ChunkPart) nd.Selection {
+	sel := make(nd.Selection, len(p.Count))
+	for d := range sel {
+		sel[d] = nd.Dim{Start: p.SrcStart[d], Count: p.Count[d], Step: p.SrcStep[d]}
+	}
+	return sel
+}
