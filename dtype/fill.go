@@ -237,7 +237,7 @@ func putInteger(d DataType, n *big.Int, out []byte) error {
 		}
 		u = n.Uint64()
 	} else {
-		lo := new(big.Int).Lsh(big.NewInt(-1), bits-1)                   // -2^(bits-1)
+		lo := new(big.Int).Lsh(big.NewInt(-1), bits-1)                                 // -2^(bits-1)
 		hi := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), bits-1), big.NewInt(1)) // 2^(bits-1)-1
 		if n.Cmp(lo) < 0 || n.Cmp(hi) > 0 {
 			return fmt.Errorf("%s out of range for %s", n, d.Name())
