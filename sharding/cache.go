@@ -16,7 +16,7 @@ const DefaultIndexCacheBytes int64 = 64 << 20
 
 // IndexCache keeps decoded shard indexes, least recently used first out,
 // bounded by the bytes they hold. Entries are keyed by (store identity,
-// key, base offset), so the indexes of shards nested in one object are
+// key, byte range), so the indexes of shards nested in one object are
 // kept apart. Concurrent misses of one index fetch it once. An IndexCache
 // is safe for concurrent use and may be shared by many arrays and stores.
 //
@@ -29,7 +29,7 @@ type IndexCache struct {
 	used    int64
 	lru     list.List // of *cacheEntry, most recent at the front
 	entries map[cacheKey]*list.Element
-	byKey   map[objKey]map[int64]struct{} // bases cached per object
+	byKey   map[objKey]map[cacheKey]struct{} // entries per object
 	sf      singleflight.Group
 	hits    int64
 	misses  int64
@@ -37,9 +37,12 @@ type IndexCache struct {
 
 type objKey struct{ store, key string }
 
+// cacheKey names one shard: the byte range [base, base+size) of an object
+// (size 0: to its end), so a shard nested at offset 0 of an outer shard is
+// not the outer shard.
 type cacheKey struct {
 	objKey
-	base int64
+	base, size int64
 }
 
 type cacheEntry struct {
@@ -61,15 +64,16 @@ func NewIndexCache(maxBytes int64) *IndexCache {
 	if maxBytes <= 0 {
 		maxBytes = DefaultIndexCacheBytes
 	}
-	return &IndexCache{max: maxBytes, entries: map[cacheKey]*list.Element{}, byKey: map[objKey]map[int64]struct{}{}}
+	return &IndexCache{max: maxBytes, entries: map[cacheKey]*list.Element{}, byKey: map[objKey]map[cacheKey]struct{}{}}
 }
 
-// Get returns the cached index of the shard at base in key of the store
-// storeID, counting a hit or a miss.
-func (c *IndexCache) Get(storeID, key string, base int64) (*Index, bool) {
+// Get returns the cached index of the shard of size bytes at base in key
+// of the store storeID (size 0: up to the end of the value, as in
+// RangeSource), counting a hit or a miss.
+func (c *IndexCache) Get(storeID, key string, base, size int64) (*Index, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.entries[cacheKey{objKey{storeID, key}, base}]; ok {
+	if e, ok := c.entries[cacheKey{objKey{storeID, key}, base, size}]; ok {
 		c.hits++
 		c.lru.MoveToFront(e)
 		return e.Value.(*cacheEntry).ix, true
@@ -80,31 +84,31 @@ func (c *IndexCache) Get(storeID, key string, base int64) (*Index, bool) {
 
 // Add puts ix in the cache, evicting the least recently used indexes to
 // stay within the bound. An index larger than the whole bound is not kept.
-func (c *IndexCache) Add(storeID, key string, base int64, ix *Index) {
+func (c *IndexCache) Add(storeID, key string, base, size int64, ix *Index) {
 	if ix == nil {
 		return
 	}
-	k := cacheKey{objKey{storeID, key}, base}
-	size := ix.memSize()
+	k := cacheKey{objKey{storeID, key}, base, size}
+	need := ix.memSize()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.entries[k]; ok {
 		c.remove(e)
 	}
-	if size > c.max {
+	if need > c.max {
 		return
 	}
-	for c.used+size > c.max {
+	for c.used+need > c.max {
 		c.remove(c.lru.Back())
 	}
 	c.entries[k] = c.lru.PushFront(&cacheEntry{k: k, ix: ix})
-	c.used += size
-	bases := c.byKey[k.objKey]
-	if bases == nil {
-		bases = map[int64]struct{}{}
-		c.byKey[k.objKey] = bases
+	c.used += need
+	keys := c.byKey[k.objKey]
+	if keys == nil {
+		keys = map[cacheKey]struct{}{}
+		c.byKey[k.objKey] = keys
 	}
-	bases[base] = struct{}{}
+	keys[k] = struct{}{}
 }
 
 // remove drops e; c.mu is held.
@@ -112,9 +116,9 @@ func (c *IndexCache) remove(e *list.Element) {
 	ce := c.lru.Remove(e).(*cacheEntry)
 	delete(c.entries, ce.k)
 	c.used -= ce.ix.memSize()
-	if bases := c.byKey[ce.k.objKey]; bases != nil {
-		delete(bases, ce.k.base)
-		if len(bases) == 0 {
+	if keys := c.byKey[ce.k.objKey]; keys != nil {
+		delete(keys, ce.k)
+		if len(keys) == 0 {
 			delete(c.byKey, ce.k.objKey)
 		}
 	}
@@ -126,9 +130,8 @@ func (c *IndexCache) remove(e *list.Element) {
 func (c *IndexCache) Invalidate(storeID, key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ok := objKey{storeID, key}
-	for base := range c.byKey[ok] {
-		if e, found := c.entries[cacheKey{ok, base}]; found {
+	for k := range c.byKey[objKey{storeID, key}] {
+		if e, found := c.entries[k]; found {
 			c.remove(e)
 		}
 	}
@@ -155,13 +158,13 @@ func (c *IndexCache) Stats() CacheStats {
 // callers, and caches it (unless the shard is missing, fetch returning nil).
 // A caller whose context is still live retries when the fetch it shared
 // was cancelled by another caller's context.
-func (c *IndexCache) load(ctx context.Context, storeID, key string, base int64, fetch func(context.Context) (*Index, error)) (*Index, error) {
-	sk := strconv.Itoa(len(storeID)) + ":" + storeID + strconv.Itoa(len(key)) + ":" + key + "@" + strconv.FormatInt(base, 10)
+func (c *IndexCache) load(ctx context.Context, storeID, key string, base, size int64, fetch func(context.Context) (*Index, error)) (*Index, error) {
+	sk := strconv.Itoa(len(storeID)) + ":" + storeID + strconv.Itoa(len(key)) + ":" + key + "@" + strconv.FormatInt(base, 10) + "+" + strconv.FormatInt(size, 10)
 	for attempt := 0; ; attempt++ {
 		v, err, _ := c.sf.Do(sk, func() (any, error) {
 			ix, err := fetch(ctx)
 			if err == nil && ix != nil {
-				c.Add(storeID, key, base, ix)
+				c.Add(storeID, key, base, size, ix)
 			}
 			return ix, err
 		})

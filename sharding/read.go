@@ -161,11 +161,11 @@ func (l *Layout) read(ctx context.Context, src Source, sel nd.Selection, dst nd.
 			return err
 		}
 		if cacheable(src, opt) {
-			opt.Cache.Add(src.storeID, src.key, src.base, ix)
+			opt.Cache.Add(src.storeID, src.key, src.base, src.size, ix)
 		}
 	default:
 		if cacheable(src, opt) {
-			ix, _ = opt.Cache.Get(src.storeID, src.key, src.base)
+			ix, _ = opt.Cache.Get(src.storeID, src.key, src.base, src.size)
 		}
 		if ix == nil && sel.NumChunks(l.chunkShape) == l.n {
 			return l.readWhole(ctx, src, sel, dst, opt)
@@ -245,7 +245,7 @@ func (l *Layout) loadIndex(ctx context.Context, src Source, opt ReadOptions) (*I
 	if !cacheable(src, opt) {
 		return fetch(ctx)
 	}
-	return opt.Cache.load(ctx, src.storeID, src.key, src.base, fetch)
+	return opt.Cache.load(ctx, src.storeID, src.key, src.base, src.size, fetch)
 }
 
 // readWhole reads all of src with one request and decodes sel from memory.
@@ -273,7 +273,7 @@ func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, ds
 		return err
 	}
 	if cacheable(src, opt) {
-		opt.Cache.Add(src.storeID, src.key, src.base, ix)
+		opt.Cache.Add(src.storeID, src.key, src.base, src.size, ix)
 	}
 	mem := BytesSource(b)
 	mem.ix = ix
@@ -326,7 +326,7 @@ func (l *Layout) readChunks(ctx context.Context, src Source, ix *Index, sel nd.S
 			j.kind = jobNested
 			sub := RangeSource(src.r, src.storeID, src.key, src.base+off, n)
 			if cacheable(sub, opt) {
-				j.nestedIx, _ = opt.Cache.Get(sub.storeID, sub.key, sub.base)
+				j.nestedIx, _ = opt.Cache.Get(sub.storeID, sub.key, sub.base, sub.size)
 			}
 			if j.nestedIx == nil {
 				br, err := l.nested.indexRange(sub)
