@@ -161,6 +161,16 @@ func ParseNodeType(doc []byte) (NodeType, error) {
 	return parseNodeType(top)
 }
 
+// compact returns a compact copy of valid JSON (so parsed values compare
+// equal whatever the document's layout).
+func compact(raw json.RawMessage) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return append(json.RawMessage(nil), raw...)
+	}
+	return buf.Bytes()
+}
+
 // parseInt parses a JSON integer (no fraction or exponent) exactly.
 func parseInt(raw json.RawMessage) (int64, error) {
 	s := string(bytes.TrimSpace(raw))
@@ -373,7 +383,7 @@ func ParseArrayMetadata(doc []byte) (*ArrayMetadata, error) {
 		if m.Extensions == nil {
 			m.Extensions = map[string]json.RawMessage{}
 		}
-		m.Extensions[k] = append(json.RawMessage(nil), top[k]...)
+		m.Extensions[k] = compact(top[k])
 	}
 	for _, f := range []string{"shape", "data_type", "chunk_grid", "chunk_key_encoding", "fill_value", "codecs"} {
 		if _, ok := top[f]; !ok {
@@ -449,6 +459,8 @@ func parseCodecList(raw json.RawMessage) ([]codecs.Spec, error) {
 				out[i].Configuration = nil
 			} else if t[0] != '{' {
 				return nil, metaErr("codecs", "codec %d (%s): configuration is not an object", i, out[i].Name)
+			} else {
+				out[i].Configuration = compact(t)
 			}
 		}
 	}
@@ -679,7 +691,7 @@ func ParseGroupMetadata(doc []byte) (*GroupMetadata, error) {
 		if g.Extensions == nil {
 			g.Extensions = map[string]json.RawMessage{}
 		}
-		g.Extensions[k] = append(json.RawMessage(nil), top[k]...)
+		g.Extensions[k] = compact(top[k])
 	}
 	if g.Attributes, err = parseAttributes("attributes", top["attributes"]); err != nil {
 		return nil, err
