@@ -1,0 +1,663 @@
+// Package s3 is a gozarr store over an Amazon S3 bucket, or any S3-compatible
+// server (MinIO, Versity's gateway, Ceph, ...), built on aws-sdk-go-v2.
+//
+// A Store maps the key "a/b" to the object "<prefix>/a/b" of its bucket. It
+// implements store.Store (Get, Set, Delete, List, ListDir), store.RangesReader
+// (the ranges of one key fetched concurrently) and store.SizeReader
+// (HeadObject).
+//
+// # Ranges
+//
+// Every range form of store.ByteRange maps to one GetObject with an HTTP
+// Range header: Range(off, n) is "bytes=off-(off+n-1)", From(off) is
+// "bytes=off-", Suffix(n) is "bytes=-n" (a suffix longer than the object
+// yields the whole object). S3 answers 416 InvalidRange for a range that
+// starts at or past the end of the object: the store returns an empty,
+// non-nil slice for it, as store.ByteRange documents. A zero-length range
+// (Range(off, 0) or Suffix(0)) sends no GET but one HeadObject, so that a
+// missing key is still store.ErrNotFound whatever the range. Should a server
+// answer a suffix request with 416 although the object is not empty (some
+// S3 emulators do when the suffix is longer than the object) the store
+// fetches the whole object once instead.
+//
+// # Requests, retries and deadlines
+//
+// Every request a Store makes (GET, HEAD, PUT, DELETE, LIST page) holds one
+// slot of a per-store limit, 64 by default (WithConcurrency), so a Store
+// keeps many ranged reads in flight without opening unbounded connections.
+// Throttling (503 SlowDown), 5xx answers and broken connections are retried
+// with exponential backoff by the SDK retryer (Open configures 5 attempts; a
+// client given to New keeps its own settings); a body that breaks off while
+// being read is fetched again, up to the same number of attempts. Every call
+// honours its context's deadline and cancellation.
+package s3
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/gozarr/gozarr/store"
+)
+
+// DefaultConcurrency is the default per-store limit of requests in flight.
+const DefaultConcurrency = 64
+
+// DefaultMaxAttempts is the number of attempts Open configures for each
+// request (the first try and up to four retries).
+const DefaultMaxAttempts = 5
+
+// DefaultMaxBackoff is the longest pause between two attempts that Open
+// configures.
+const DefaultMaxBackoff = 5 * time.Second
+
+// ErrBucket reports a bucket that does not exist or cannot be reached with
+// the configured credentials: a configuration error, never ErrNotFound.
+var ErrBucket = errors.New("s3: bucket not accessible")
+
+// Store is a store.Store over one bucket and key prefix. It is safe for
+// concurrent use.
+type Store struct {
+	client      *awss3.Client
+	bucket      string
+	prefix      string // "" or ending in "/"
+	sem         chan struct{}
+	maxAttempts int // attempts at reading a body that breaks off
+	coalesce    store.CoalesceOptions
+}
+
+var (
+	_ store.Store        = (*Store)(nil)
+	_ store.RangesReader = (*Store)(nil)
+	_ store.SizeReader   = (*Store)(nil)
+)
+
+// Option configures New or Open.
+type Option func(*options)
+
+type options struct {
+	endpoint     string
+	region       string
+	accessKey    string
+	secretKey    string
+	sessionToken string
+	static       bool
+	anonymous    bool
+	concurrency  int
+	httpClient   aws.HTTPClient
+	maxAttempts  int
+	maxBackoff   time.Duration
+	coalesce     store.CoalesceOptions
+}
+
+// WithEndpoint makes Open talk to an S3-compatible server at url (for
+// instance "http://127.0.0.1:7070") with path-style addressing
+// ("<endpoint>/<bucket>/<key>"). Without it Open takes the endpoint from
+// AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL or the shared config file, and an
+// endpoint found there implies path-style addressing too. Ignored by New.
+func WithEndpoint(url string) Option { return func(o *options) { o.endpoint = url } }
+
+// WithRegion sets the region Open signs requests for. Without it the region
+// comes from AWS_REGION, AWS_DEFAULT_REGION or the shared config profile, and
+// is "us-east-1" when none of them names one. Ignored by New.
+func WithRegion(region string) Option { return func(o *options) { o.region = region } }
+
+// WithStaticCredentials makes Open sign with these keys instead of the SDK's
+// default credential chain. sessionToken may be empty. Ignored by New.
+func WithStaticCredentials(accessKey, secretKey, sessionToken string) Option {
+	return func(o *options) {
+		o.accessKey, o.secretKey, o.sessionToken = accessKey, secretKey, sessionToken
+		o.static = true
+	}
+}
+
+// WithAnonymous makes Open send unsigned requests, for public buckets. Open
+// also falls back to anonymous access by itself when the default credential
+// chain finds no credentials. Ignored by New.
+func WithAnonymous() Option { return func(o *options) { o.anonymous = true } }
+
+// WithConcurrency sets the per-store limit of requests in flight (default
+// DefaultConcurrency, 64). Values below 1 mean 1.
+func WithConcurrency(n int) Option { return func(o *options) { o.concurrency = n } }
+
+// WithHTTPClient makes Open send S3 requests through c (credential providers
+// keep the SDK's client; AWS_CA_BUNDLE does not apply to c). By default Open
+// uses the SDK's client with an idle-connection pool as large as the
+// concurrency limit, so connections are reused. Ignored by New (configure
+// the *s3.Client instead).
+func WithHTTPClient(c aws.HTTPClient) Option { return func(o *options) { o.httpClient = c } }
+
+// WithRetry sets the attempts per request (first try included; default
+// DefaultMaxAttempts) and the longest pause between attempts (default
+// DefaultMaxBackoff) of the retryer Open builds. With New only maxAttempts
+// is used, and only for re-reading bodies that break off.
+func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
+	return func(o *options) { o.maxAttempts, o.maxBackoff = maxAttempts, maxBackoff }
+}
+
+// DefaultCoalesce are the coalescing knobs GetRanges uses by default: ranges
+// less than 1 MiB apart are read with one request (a request to an object
+// store costs tens of milliseconds, more than transferring 1 MiB), up to
+// store.DefaultMaxSize per request.
+var DefaultCoalesce = store.CoalesceOptions{MaxGap: 1 << 20, MaxSize: store.DefaultMaxSize}
+
+// WithCoalesce sets how GetRanges joins nearby bounded ranges into one
+// request (default DefaultCoalesce; see store.Coalesce).
+func WithCoalesce(opt store.CoalesceOptions) Option { return func(o *options) { o.coalesce = opt } }
+
+func buildOptions(opts []Option) options {
+	o := options{concurrency: DefaultConcurrency, maxAttempts: DefaultMaxAttempts, maxBackoff: DefaultMaxBackoff, coalesce: DefaultCoalesce}
+	for _, fn := range opts {
+		if fn != nil {
+			fn(&o)
+		}
+	}
+	o.concurrency = max(o.concurrency, 1)
+	o.maxAttempts = max(o.maxAttempts, 1)
+	if o.maxBackoff <= 0 {
+		o.maxBackoff = DefaultMaxBackoff
+	}
+	return o
+}
+
+// New returns a Store over bucket with the given key prefix ("" for the whole
+// bucket; a trailing "/" is optional), sending requests through client. Of
+// the options only WithConcurrency, WithCoalesce and WithRetry apply. It makes no request.
+func New(client *awss3.Client, bucket, prefix string, opts ...Option) (*Store, error) {
+	if client == nil {
+		return nil, fmt.Errorf("s3: nil client")
+	}
+	if bucket == "" || strings.ContainsAny(bucket, "/\\") {
+		return nil, fmt.Errorf("%w: invalid bucket name %q", ErrBucket, bucket)
+	}
+	p, err := normPrefix(prefix)
+	if err != nil {
+		return nil, err
+	}
+	o := buildOptions(opts)
+	return &Store{
+		client:      client,
+		bucket:      bucket,
+		prefix:      p,
+		sem:         make(chan struct{}, o.concurrency),
+		maxAttempts: o.maxAttempts,
+		coalesce:    o.coalesce,
+	}, nil
+}
+
+func normPrefix(prefix string) (string, error) {
+	p := strings.Trim(prefix, "/")
+	if p == "" {
+		return "", nil
+	}
+	if err := store.ValidateKey(p); err != nil {
+		return "", fmt.Errorf("s3: prefix: %w", err)
+	}
+	return p + "/", nil
+}
+
+// Open builds an S3 client from the SDK's default configuration chain
+// (environment: AWS_REGION, AWS_PROFILE, AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_ENDPOINT_URL_S3,
+// AWS_ENDPOINT_URL; the shared config and credentials files; SSO and instance
+// roles) as modified by opts, and returns a Store over bucket and prefix.
+//
+// When no credentials are found anywhere, Open uses anonymous (unsigned)
+// access, which public buckets accept. Finding that out may query the EC2
+// instance metadata service, as the SDK does; set
+// AWS_EC2_METADATA_DISABLED=true where there is none. A custom endpoint
+// (WithEndpoint or from the environment) implies path-style addressing.
+// Open makes no request to S3 itself.
+func Open(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, error) {
+	o := buildOptions(opts)
+	var lo []func(*config.LoadOptions) error
+	if o.region != "" {
+		lo = append(lo, config.WithRegion(o.region))
+	}
+	switch {
+	case o.anonymous:
+		lo = append(lo, config.WithCredentialsProvider(aws.AnonymousCredentials{}))
+	case o.static:
+		lo = append(lo, config.WithCredentialsProvider(
+			credentials.NewStaticCredentialsProvider(o.accessKey, o.secretKey, o.sessionToken)))
+	}
+	if o.httpClient == nil {
+		// The SDK's client (which honours AWS_CA_BUNDLE), keeping as many
+		// idle connections as requests may be in flight.
+		lo = append(lo, config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+			t.MaxIdleConns = max(t.MaxIdleConns, 2*o.concurrency)
+			t.MaxIdleConnsPerHost = o.concurrency
+		})))
+	}
+	lo = append(lo, config.WithRetryer(func() aws.Retryer {
+		return retry.NewStandard(func(so *retry.StandardOptions) {
+			so.MaxAttempts = o.maxAttempts
+			so.MaxBackoff = o.maxBackoff
+			// The per-store concurrency limit already bounds the load;
+			// a client-side retry quota would turn a burst of SlowDown
+			// answers into hard errors.
+			so.RateLimiter = ratelimit.None
+		})
+	}))
+	cfg, err := config.LoadDefaultConfig(ctx, lo...)
+	if err != nil {
+		return nil, fmt.Errorf("s3: loading AWS configuration: %w", err)
+	}
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	if !o.anonymous && !o.static {
+		if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			cfg.Credentials = aws.AnonymousCredentials{}
+		}
+	}
+	client := awss3.NewFromConfig(cfg, func(so *awss3.Options) {
+		if o.endpoint != "" {
+			so.BaseEndpoint = aws.String(o.endpoint)
+		}
+		if o.httpClient != nil {
+			so.HTTPClient = o.httpClient
+		}
+		if so.BaseEndpoint != nil {
+			so.UsePathStyle = true
+		}
+		// Checksums only where S3 requires them: a ranged read cannot be
+		// checked anyway, and S3-compatible servers differ in support.
+		so.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+	})
+	return New(client, bucket, prefix, opts...)
+}
+
+// Client returns the S3 client the store sends requests through.
+func (s *Store) Client() *awss3.Client { return s.client }
+
+// Bucket returns the store's bucket.
+func (s *Store) Bucket() string { return s.bucket }
+
+// Prefix returns the store's key prefix: "" or a prefix ending in "/".
+func (s *Store) Prefix() string { return s.prefix }
+
+// String describes the store as an s3:// URL.
+func (s *Store) String() string { return "s3://" + s.bucket + "/" + s.prefix }
+
+func (s *Store) acquire(ctx context.Context) error {
+	select {
+	case s.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Store) release() { <-s.sem }
+
+// Get reads the range r of key. A missing key is store.ErrNotFound; see the
+// package doc for how ranges map onto requests.
+func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	if err := r.Validate(); err != nil {
+		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
+	}
+	return s.get(ctx, key, r)
+}
+
+func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	_, n, bounded := r.Bounded()
+	sn, suffix := r.IsSuffix()
+	if (bounded && n == 0) || (suffix && sn == 0) {
+		// Nothing to read, but a missing key must still be reported.
+		if _, err := s.Size(ctx, key); err != nil {
+			return nil, err
+		}
+		return []byte{}, nil
+	}
+	if off, ok := r.IsFrom(); ok && off == 0 {
+		r = store.Full()
+	}
+	var lastErr error
+	for attempt := 0; attempt < s.maxAttempts; attempt++ {
+		b, retryable, err := s.getOnce(ctx, key, r)
+		if err == nil {
+			return b, nil
+		}
+		if err == errSuffixUnsatisfiable {
+			// A non-empty suffix of a non-empty object is always
+			// satisfiable: the server is wrong, or the object is empty.
+			// Either way the whole object is the answer.
+			r = store.Full()
+			attempt--
+			continue
+		}
+		if !retryable || ctx.Err() != nil {
+			return nil, err
+		}
+		lastErr = err
+	}
+	return nil, lastErr
+}
+
+// errSuffixUnsatisfiable is getOnce's signal that a suffix request got 416.
+var errSuffixUnsatisfiable = errors.New("suffix range not satisfiable")
+
+// getOnce performs one GetObject (with the SDK's own retries) and reads its
+// body. retryable reports a body that broke off while being read.
+func (s *Store) getOnce(ctx context.Context, key string, r store.ByteRange) (b []byte, retryable bool, err error) {
+	in := &awss3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.prefix + key)}
+	if !r.IsFull() {
+		in.Range = aws.String(r.String())
+	}
+	if err := s.acquire(ctx); err != nil {
+		return nil, false, &store.KeyError{Op: "get", Key: key, Err: err}
+	}
+	defer s.release()
+	out, err := s.client.GetObject(ctx, in)
+	if err != nil {
+		if isInvalidRange(err) {
+			if _, ok := r.IsSuffix(); ok {
+				return nil, false, errSuffixUnsatisfiable
+			}
+			return []byte{}, false, nil
+		}
+		return nil, false, s.wrap("get", key, err)
+	}
+	defer out.Body.Close()
+	b, err = readBody(out.Body, aws.ToInt64(out.ContentLength))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, &store.KeyError{Op: "get", Key: key, Err: ctx.Err()}
+		}
+		return nil, true, &store.KeyError{Op: "get", Key: key, Err: fmt.Errorf("reading body: %w", err)}
+	}
+	if !r.IsFull() && out.ContentRange == nil {
+		// The server ignored the Range header and sent the whole object.
+		start, end, err := r.Resolve(int64(len(b)))
+		if err != nil {
+			return nil, false, &store.KeyError{Op: "get", Key: key, Err: err}
+		}
+		b = b[start:end:end]
+	} else if out.ContentRange != nil {
+		if err := checkContentRange(*out.ContentRange, r, len(b)); err != nil {
+			return nil, false, &store.KeyError{Op: "get", Key: key, Err: err}
+		}
+	}
+	return b, false, nil
+}
+
+// checkContentRange verifies that a 206 answer covers what was asked:
+// "bytes first-last/total" must start where r starts and hold n bytes.
+func checkContentRange(cr string, r store.ByteRange, n int) error {
+	spec, ok := strings.CutPrefix(cr, "bytes ")
+	if !ok {
+		return nil // unknown unit: nothing to check
+	}
+	rng, totalStr, ok := strings.Cut(spec, "/")
+	firstStr, lastStr, ok2 := strings.Cut(rng, "-")
+	if !ok || !ok2 {
+		return fmt.Errorf("malformed Content-Range %q", cr)
+	}
+	first, err1 := strconv.ParseInt(firstStr, 10, 64)
+	last, err2 := strconv.ParseInt(lastStr, 10, 64)
+	if err1 != nil || err2 != nil || last < first {
+		return fmt.Errorf("malformed Content-Range %q", cr)
+	}
+	if last-first+1 != int64(n) {
+		return fmt.Errorf("Content-Range %q but %d bytes received", cr, n)
+	}
+	if total, err := strconv.ParseInt(totalStr, 10, 64); err == nil {
+		start, _, _ := r.Resolve(total)
+		if start != first {
+			return fmt.Errorf("Content-Range %q does not match %v", cr, r)
+		}
+	}
+	return nil
+}
+
+// readBody reads all of body. An announced length (which net/http enforces:
+// a shorter body is io.ErrUnexpectedEOF) sizes the buffer exactly, up to a
+// cap so that a lying server cannot make us allocate without sending.
+func readBody(body io.Reader, n int64) ([]byte, error) {
+	if n >= 0 && n <= 64<<20 {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(body, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	b, err := io.ReadAll(body)
+	if b == nil && err == nil {
+		b = []byte{}
+	}
+	return b, err
+}
+
+// GetRanges reads several ranges of key and returns them in the order of
+// ranges. Nearby bounded ranges are coalesced into one request (see
+// WithCoalesce); the requests run concurrently, each under the store's
+// concurrency limit. Results of overlapping ranges may share memory. It
+// fails with the first error; a missing key is store.ErrNotFound.
+func (s *Store) GetRanges(ctx context.Context, key string, ranges []store.ByteRange) ([][]byte, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	for _, r := range ranges {
+		if err := r.Validate(); err != nil {
+			return nil, &store.KeyError{Op: "get", Key: key, Err: err}
+		}
+	}
+	return getRanges(ctx, key, ranges, s.coalesce, s.get)
+}
+
+// Size returns the size of key's value with one HeadObject.
+func (s *Store) Size(ctx context.Context, key string) (int64, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return 0, err
+	}
+	if err := s.acquire(ctx); err != nil {
+		return 0, &store.KeyError{Op: "size", Key: key, Err: err}
+	}
+	defer s.release()
+	out, err := s.client.HeadObject(ctx, &awss3.HeadObjectInput{
+		Bucket: aws.String(s.bucket), Key: aws.String(s.prefix + key),
+	})
+	if err != nil {
+		return 0, s.wrap("size", key, err)
+	}
+	return aws.ToInt64(out.ContentLength), nil
+}
+
+// Set stores value under key with one PutObject. S3 replaces objects
+// atomically.
+func (s *Store) Set(ctx context.Context, key string, value []byte) error {
+	if err := store.ValidateKey(key); err != nil {
+		return err
+	}
+	if err := s.acquire(ctx); err != nil {
+		return &store.KeyError{Op: "set", Key: key, Err: err}
+	}
+	defer s.release()
+	_, err := s.client.PutObject(ctx, &awss3.PutObjectInput{
+		Bucket:        aws.String(s.bucket),
+		Key:           aws.String(s.prefix + key),
+		Body:          bytes.NewReader(value),
+		ContentLength: aws.Int64(int64(len(value))),
+	})
+	if err != nil {
+		return s.wrap("set", key, err)
+	}
+	return nil
+}
+
+// Delete removes key with one DeleteObject. Deleting a missing key is not an
+// error.
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := store.ValidateKey(key); err != nil {
+		return err
+	}
+	if err := s.acquire(ctx); err != nil {
+		return &store.KeyError{Op: "delete", Key: key, Err: err}
+	}
+	defer s.release()
+	_, err := s.client.DeleteObject(ctx, &awss3.DeleteObjectInput{
+		Bucket: aws.String(s.bucket), Key: aws.String(s.prefix + key),
+	})
+	if err != nil && !errors.Is(s.wrap("delete", key, err), store.ErrNotFound) {
+		return s.wrap("delete", key, err)
+	}
+	return nil
+}
+
+// List yields every key starting with prefix, in lexical (byte) order, one
+// ListObjectsV2 page (up to 1000 keys) at a time. Stopping the iteration
+// stops the paging.
+func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		if err := validateListPrefix(prefix); err != nil {
+			yield("", err)
+			return
+		}
+		in := &awss3.ListObjectsV2Input{Bucket: aws.String(s.bucket), Prefix: aws.String(s.prefix + prefix)}
+		for {
+			out, err := s.listPage(ctx, in)
+			if err != nil {
+				yield("", s.wrap("list", prefix, err))
+				return
+			}
+			for _, obj := range out.Contents {
+				k, ok := strings.CutPrefix(aws.ToString(obj.Key), s.prefix)
+				if !ok || k == "" {
+					continue
+				}
+				if !yield(k, nil) {
+					return
+				}
+			}
+			if !aws.ToBool(out.IsTruncated) || out.NextContinuationToken == nil {
+				return
+			}
+			in.ContinuationToken = out.NextContinuationToken
+		}
+	}
+}
+
+func validateListPrefix(prefix string) error {
+	if prefix == "" {
+		return nil
+	}
+	if err := store.ValidatePrefix(prefix); err != nil {
+		return err
+	}
+	return nil
+}
+
+func (s *Store) listPage(ctx context.Context, in *awss3.ListObjectsV2Input) (*awss3.ListObjectsV2Output, error) {
+	if err := s.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.release()
+	return s.client.ListObjectsV2(ctx, in)
+}
+
+// ListDir lists one level below dir ("" or a prefix ending in "/"; a missing
+// trailing "/" is added) with ListObjectsV2 and the delimiter "/": keys
+// directly in dir and sub-directory names ending in "/", both relative to
+// dir and sorted.
+func (s *Store) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
+	if err := validateListPrefix(dir); err != nil {
+		return nil, nil, err
+	}
+	if dir != "" && !strings.HasSuffix(dir, "/") {
+		dir += "/"
+	}
+	full := s.prefix + dir
+	in := &awss3.ListObjectsV2Input{
+		Bucket: aws.String(s.bucket), Prefix: aws.String(full), Delimiter: aws.String("/"),
+	}
+	for {
+		out, err := s.listPage(ctx, in)
+		if err != nil {
+			return nil, nil, s.wrap("list", dir, err)
+		}
+		for _, obj := range out.Contents {
+			if k, ok := strings.CutPrefix(aws.ToString(obj.Key), full); ok && k != "" {
+				keys = append(keys, k)
+			}
+		}
+		for _, cp := range out.CommonPrefixes {
+			if d, ok := strings.CutPrefix(aws.ToString(cp.Prefix), full); ok && d != "" && d != "/" {
+				dirs = append(dirs, d)
+			}
+		}
+		if !aws.ToBool(out.IsTruncated) || out.NextContinuationToken == nil {
+			break
+		}
+		in.ContinuationToken = out.NextContinuationToken
+	}
+	return keys, dirs, nil
+}
+
+// wrap turns an SDK error into a *store.KeyError, mapping a missing object
+// to store.ErrNotFound and a missing bucket to ErrBucket.
+func (s *Store) wrap(op, key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var nsk *types.NoSuchKey
+	var nf *types.NotFound
+	var nsb *types.NoSuchBucket
+	var api smithy.APIError
+	code := ""
+	if errors.As(err, &api) {
+		code = api.ErrorCode()
+	}
+	switch {
+	case errors.As(err, &nsb) || code == "NoSuchBucket":
+		return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: %q: %w", ErrBucket, s.bucket, err)}
+	case errors.As(err, &nsk) || errors.As(err, &nf) || code == "NoSuchKey" || code == "NotFound" || httpStatus(err) == http.StatusNotFound:
+		return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w (s3://%s/%s%s)", store.ErrNotFound, s.bucket, s.prefix, key)}
+	}
+	// Surface context errors as themselves so callers can test for them.
+	var ce *smithy.CanceledError
+	if errors.As(err, &ce) && ce.Err != nil {
+		return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: %w", ce.Err, err)}
+	}
+	return &store.KeyError{Op: op, Key: key, Err: err}
+}
+
+func isInvalidRange(err error) bool {
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "InvalidRange" {
+		return true
+	}
+	return httpStatus(err) == http.StatusRequestedRangeNotSatisfiable
+}
+
+func httpStatus(err error) int {
+	var re interface{ HTTPStatusCode() int }
+	if errors.As(err, &re) {
+		return re.HTTPStatusCode()
+	}
+	return 0
+}

@@ -1,0 +1,179 @@
+// Package s3test holds helpers for testing code that reads and writes
+// through store/s3: an in-process fake S3 server (gofakes3), the connection
+// settings of a real S3 server taken from the environment, and Recorder, an
+// http.RoundTripper that records every request so tests can assert how many
+// GETs a read costs and which byte ranges they asked for.
+//
+// Typical use:
+//
+//	srv := s3test.NewFake(t, "bucket")
+//	rec := s3test.NewRecorder(nil)
+//	st := srv.Store(t, "prefix", s3.WithHTTPClient(rec.Client()))
+//	... read through st ...
+//	gets := rec.Requests("GET") // method, key, Range header, status
+package s3test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/gozarr/gozarr/store/s3"
+)
+
+// Environment variables naming a real S3 server for tests (see .ci/s3server.sh).
+const (
+	EnvEndpoint  = "GOZARR_S3_ENDPOINT"   // e.g. http://127.0.0.1:7070
+	EnvAccessKey = "GOZARR_S3_ACCESS_KEY" // static access key id
+	EnvSecretKey = "GOZARR_S3_SECRET_KEY" // static secret key
+	EnvBucket    = "GOZARR_S3_BUCKET"     // an existing bucket the tests may write to
+	EnvRegion    = "GOZARR_S3_REGION"     // optional, default us-east-1
+)
+
+// Server is an S3 endpoint for tests: the in-process fake, or a real server.
+type Server struct {
+	Endpoint  string // base URL, path-style
+	AccessKey string
+	SecretKey string
+	Bucket    string
+	Region    string
+	// Handler is the fake's http.Handler (nil for a real server), so tests
+	// can put fault-injecting handlers in front of it.
+	Handler http.Handler
+}
+
+// NewFake starts gofakes3 (in memory) on a loopback httptest server, creates
+// bucket in it, and stops the server when t ends.
+func NewFake(t testing.TB, bucket string) *Server {
+	t.Helper()
+	backend := s3mem.New()
+	if err := backend.CreateBucket(bucket); err != nil {
+		t.Fatalf("s3test: creating bucket %q: %v", bucket, err)
+	}
+	h := gofakes3.New(backend).Server()
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return &Server{
+		Endpoint: ts.URL, AccessKey: "test", SecretKey: "testsecret",
+		Bucket: bucket, Region: "us-east-1", Handler: h,
+	}
+}
+
+// FromEnv returns the real S3 server named by the GOZARR_S3_* variables, or
+// skips t with a message saying how to provide one when they are unset.
+func FromEnv(t testing.TB) *Server {
+	t.Helper()
+	s := &Server{
+		Endpoint:  os.Getenv(EnvEndpoint),
+		AccessKey: os.Getenv(EnvAccessKey),
+		SecretKey: os.Getenv(EnvSecretKey),
+		Bucket:    os.Getenv(EnvBucket),
+		Region:    os.Getenv(EnvRegion),
+	}
+	if s.Endpoint == "" || s.Bucket == "" {
+		t.Skipf("s3test: no real S3 server: set %s, %s, %s and %s (eval \"$(bash .ci/s3server.sh start)\" starts one)",
+			EnvEndpoint, EnvAccessKey, EnvSecretKey, EnvBucket)
+	}
+	if s.Region == "" {
+		s.Region = "us-east-1"
+	}
+	return s
+}
+
+// Options returns the s3.Open options that reach the server (endpoint,
+// region, static credentials, fast retries), followed by extra.
+func (s *Server) Options(extra ...s3.Option) []s3.Option {
+	o := []s3.Option{
+		s3.WithEndpoint(s.Endpoint),
+		s3.WithRegion(s.Region),
+		s3.WithStaticCredentials(s.AccessKey, s.SecretKey, ""),
+		s3.WithRetry(s3.DefaultMaxAttempts, 20*time.Millisecond),
+	}
+	return append(o, extra...)
+}
+
+// Store opens a store on the server's bucket under prefix, failing t on error.
+func (s *Server) Store(t testing.TB, prefix string, extra ...s3.Option) *s3.Store {
+	t.Helper()
+	st, err := s3.Open(context.Background(), s.Bucket, prefix, s.Options(extra...)...)
+	if err != nil {
+		t.Fatalf("s3test: opening s3://%s/%s at %s: %v", s.Bucket, prefix, s.Endpoint, err)
+	}
+	return st
+}
+
+// Request is one HTTP request seen by a Recorder.
+type Request struct {
+	Method string
+	Path   string // URL path, e.g. "/bucket/prefix/key" with path-style addressing
+	Query  string // raw query ("list-type=2&prefix=..." for a listing)
+	Range  string // the Range header, "" when absent
+	Status int    // response status, 0 when the round trip failed
+}
+
+// Recorder is an http.RoundTripper that records every request it forwards.
+// It is safe for concurrent use.
+type Recorder struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	reqs []Request
+}
+
+// NewRecorder returns a Recorder forwarding to next (http.DefaultTransport
+// when nil).
+func NewRecorder(next http.RoundTripper) *Recorder {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return &Recorder{next: next}
+}
+
+// RoundTrip implements http.RoundTripper.
+func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	rq := Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Range: req.Header.Get("Range")}
+	resp, err := r.next.RoundTrip(req)
+	if resp != nil {
+		rq.Status = resp.StatusCode
+	}
+	r.mu.Lock()
+	r.reqs = append(r.reqs, rq)
+	r.mu.Unlock()
+	return resp, err
+}
+
+// Client returns an *http.Client sending through r, for s3.WithHTTPClient
+// or the HTTP store's WithClient.
+func (r *Recorder) Client() *http.Client { return &http.Client{Transport: r} }
+
+// Requests returns the recorded requests with the given method ("" for all),
+// in the order they completed.
+func (r *Recorder) Requests(method string) []Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Request
+	for _, q := range r.reqs {
+		if method == "" || strings.EqualFold(q.Method, method) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// Count returns how many requests with the given method ("" for all) were
+// recorded.
+func (r *Recorder) Count(method string) int { return len(r.Requests(method)) }
+
+// Reset forgets every recorded request.
+func (r *Recorder) Reset() {
+	r.mu.Lock()
+	r.reqs = nil
+	r.mu.Unlock()
+}
