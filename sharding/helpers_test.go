@@ -399,3 +399,13 @@ func (a *refArray) paddedShard(coords []int) []byte {
 	nd.Copy(v.Slice(zero, extent, ones), nd.Contiguous(a.data, a.shape, a.dt.Size()).Slice(origin, extent, ones))
 	return out
 }
+
+// memWith returns an in-memory store holding value under key.
+func memWith(t testing.TB, key string, value []byte) *mem.Store {
+	t.Helper()
+	s := mem.New()
+	if err := s.Set(context.Background(), key, value); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
