@@ -1,0 +1,99 @@
+// Package pipeline owns all concurrency of gozarr's reads and writes.
+//
+// A read is one straight path: the selection is planned into chunk parts
+// (nd.Selection.Chunks), chunks are fetched by a pool of I/O goroutines with
+// a cap on the bytes in flight, each chunk is decoded by a pool of decode
+// workers as soon as its bytes arrive, and decoded data is placed straight
+// into the caller's output: the last codec writes into the output itself
+// when the chunk's destination is one contiguous run, and otherwise the chunk
+// is decoded into a per-worker scratch buffer and moved with a strided copy.
+// The output is filled with the fill value only where chunks are missing.
+//
+// Sharded arrays are read shard by shard: each shard part is handed to the
+// sharding package's partial reader, which fetches the shard index (cached)
+// and only the inner chunks the part needs, coalesced; the decode budget is
+// split between shards and the inner chunks of one shard.
+//
+// Writes run through the same machinery in reverse: chunks are assembled
+// (read-modify-write only for chunks a selection covers in part), encoded on
+// the worker pool and stored concurrently; chunks that end equal to the fill
+// value are deleted instead of stored.
+package pipeline
+
+import (
+	"runtime"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/sharding"
+	"github.com/gozarr/gozarr/store"
+)
+
+// Default option values.
+const (
+	// DefaultMaxBytesInFlight caps encoded plus scratch bytes held by one
+	// read or write beyond its output: 256 MiB.
+	DefaultMaxBytesInFlight = 256 << 20
+)
+
+// Options tune one read or write. The zero value means every default.
+type Options struct {
+	// IOConcurrency is how many chunk or shard fetches run at once.
+	// Default: 4 × GOMAXPROCS, at least 8 (enough to keep a local disk busy;
+	// remote stores set their own request limits as well).
+	IOConcurrency int
+	// DecodeConcurrency is how many goroutines decode and encode chunks.
+	// Default: GOMAXPROCS. 1 makes the whole read sequential in decoding.
+	DecodeConcurrency int
+	// MaxBytesInFlight caps the encoded bytes plus scratch buffers held at
+	// once. Default DefaultMaxBytesInFlight. A single chunk larger than
+	// the cap is still read, alone.
+	MaxBytesInFlight int64
+	// Coalesce tunes how nearby byte ranges of one shard are merged into
+	// one request. The zero value means store's documented defaults.
+	Coalesce store.CoalesceOptions
+	// WriteEmptyChunks stores chunks that are all fill value instead of
+	// deleting them (zarr-python's write_empty_chunks). Default false.
+	WriteEmptyChunks bool
+}
+
+// WithDefaults returns o with every zero field set to its default.
+func (o Options) WithDefaults() Options {
+	if o.DecodeConcurrency <= 0 {
+		o.DecodeConcurrency = runtime.GOMAXPROCS(0)
+	}
+	if o.IOConcurrency <= 0 {
+		o.IOConcurrency = max(8, 4*runtime.GOMAXPROCS(0))
+	}
+	if o.MaxBytesInFlight <= 0 {
+		o.MaxBytesInFlight = DefaultMaxBytesInFlight
+	}
+	return o
+}
+
+// Grid is what the pipeline knows of an array: its shape, its regular chunk
+// grid, how chunk coordinates become store keys, and how chunks are encoded.
+// A Grid is immutable once built and safe for concurrent use.
+type Grid struct {
+	Shape      []int
+	ChunkShape []int
+	// Key returns the store key of the chunk at the given grid coordinates.
+	Key func(coords []int) string
+	// Chain encodes and decodes one whole chunk (or shard).
+	Chain *codecs.Chain
+	// Shard is set when the chain is sharding_indexed alone (no other
+	// codec around it), enabling partial shard reads.
+	Shard *sharding.Layout
+	// IndexCache, if set, keeps decoded shard indexes between reads.
+	IndexCache *sharding.IndexCache
+	// StoreID tells stores apart in shared caches.
+	StoreID string
+}
+
+// itemSize returns the element size of the array.
+func (g *Grid) itemSize() int { return g.Chain.Repr().DType.Size() }
+
+// fill returns one element of the fill value.
+func (g *Grid) fill() []byte { return g.Chain.Repr().Fill }
+
+// chunkBytes returns the decoded size of one chunk.
+func (g *Grid) chunkBytes() int { return g.Chain.Repr().NumBytes() }

@@ -1,0 +1,244 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/sharding"
+	"github.com/gozarr/gozarr/store"
+)
+
+// fetched is one chunk's encoded bytes on their way from an I/O goroutine to
+// a decode worker.
+type fetched struct {
+	part    nd.ChunkPart
+	data    []byte
+	missing bool  // the chunk is not stored: its part reads as fill value
+	placed  bool  // the fetcher already read it straight into the output
+	cost    int64 // bytes reserved against the in-flight cap
+}
+
+// Read reads the elements sel selects into out, in C order of sel's output
+// shape. out must hold exactly that many elements (len(out) ==
+// NumElements(sel.Shape()) × item size). Chunks that are not stored read as
+// the fill value. Read returns the first error any chunk met, with the
+// chunk's key; on error or cancellation every goroutine it started has
+// returned before it does.
+func Read(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, out []byte, opt Options) error {
+	opt = opt.WithDefaults()
+	fullShape := sel.FullShape()
+	item := g.itemSize()
+	if want := nd.NumElements(fullShape) * item; len(out) != want {
+		return fmt.Errorf("pipeline: output holds %d bytes, selection needs %d", len(out), want)
+	}
+	if len(out) == 0 {
+		return ctx.Err()
+	}
+	outView := nd.Contiguous(out, fullShape, item)
+	if g.Shard != nil {
+		return readSharded(ctx, r, g, sel, outView, opt)
+	}
+	return readChunks(ctx, r, g, sel, outView, opt)
+}
+
+// readChunks reads an unsharded array: producer → I/O pool → decode pool.
+func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, outView nd.View, opt Options) error {
+	eg, ctx := errgroup.WithContext(ctx)
+	chunkBytes := int64(g.chunkBytes())
+	cost := min(chunkBytes+int64(g.Chain.MaxEncodedSize()), opt.MaxBytesInFlight)
+	inflight := semaphore.NewWeighted(opt.MaxBytesInFlight)
+	into, canReadInto := r.(store.IntoReader)
+	sizer, _ := r.(store.SizeReader)
+	identity := g.Chain.Identity() && canReadInto
+
+	parts := make(chan nd.ChunkPart)
+	ready := make(chan fetched, opt.DecodeConcurrency)
+	eg.Go(func() error {
+		defer close(parts)
+		for p := range sel.Chunks(g.ChunkShape) {
+			select {
+			case parts <- p:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
+	var fetchers sync.WaitGroup
+	for range min(opt.IOConcurrency, sel.NumChunks(g.ChunkShape)) {
+		fetchers.Add(1)
+		eg.Go(func() error {
+			defer fetchers.Done()
+			for p := range parts {
+				key := g.Key(p.Coords)
+				f := fetched{part: p}
+				if identity && wholeForward(p, g.ChunkShape) {
+					if dst, ok := p.DstView(outView).IsContiguous(); ok {
+						missing, err := readInto(ctx, into, sizer, key, dst)
+						if err != nil {
+							return err
+						}
+						if !missing {
+							continue
+						}
+						f.missing = true
+					}
+				}
+				if !f.missing {
+					if err := inflight.Acquire(ctx, cost); err != nil {
+						return err
+					}
+					f.cost = cost
+					data, err := r.Get(ctx, key, store.Full())
+					switch {
+					case errors.Is(err, store.ErrNotFound):
+						f.missing = true
+					case err != nil:
+						inflight.Release(cost)
+						return err
+					}
+					f.data = data
+				}
+				select {
+				case ready <- f:
+				case <-ctx.Done():
+					inflight.Release(f.cost)
+					return ctx.Err()
+				}
+			}
+			return nil
+		})
+	}
+	eg.Go(func() error { fetchers.Wait(); close(ready); return nil })
+	for range opt.DecodeConcurrency {
+		eg.Go(func() error {
+			w := worker{g: g}
+			for f := range ready {
+				err := w.place(f, outView)
+				inflight.Release(f.cost)
+				if err != nil {
+					return err
+				}
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+			}
+			return nil
+		})
+	}
+	return eg.Wait()
+}
+
+// readInto reads an identity-encoded chunk straight into dst. It reports a
+// missing chunk, and a stored chunk of the wrong size as ErrCorrupt.
+func readInto(ctx context.Context, into store.IntoReader, sizer store.SizeReader, key string, dst []byte) (missing bool, err error) {
+	if sizer != nil {
+		n, err := sizer.Size(ctx, key)
+		if errors.Is(err, store.ErrNotFound) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if n != int64(len(dst)) {
+			return false, fmt.Errorf("chunk %q: %w: %d bytes stored, %d expected", key, codecs.ErrCorrupt, n, len(dst))
+		}
+	}
+	n, err := into.ReadInto(ctx, key, 0, dst)
+	if errors.Is(err, store.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if n != len(dst) {
+		return false, fmt.Errorf("chunk %q: %w: %d bytes stored, %d expected", key, codecs.ErrCorrupt, n, len(dst))
+	}
+	return false, nil
+}
+
+// wholeForward reports whether a part takes every element of its chunk, in
+// order: then a contiguous destination receives the chunk exactly as it
+// decodes, and the chunk may be decoded (or read) straight into it.
+func wholeForward(p nd.ChunkPart, chunkShape []int) bool {
+	for d, n := range chunkShape {
+		if p.SrcStart[d] != 0 || p.Count[d] != n || (n > 1 && p.SrcStep[d] != 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// worker is one decode goroutine's private state: its scratch buffer is its
+// own allocation, so workers never share cache lines.
+type worker struct {
+	g       *Grid
+	scratch []byte
+}
+
+// place decodes one fetched chunk into its part of the output.
+func (w *worker) place(f fetched, outView nd.View) error {
+	dst := f.part.DstView(outView)
+	if f.missing {
+		nd.Fill(dst, w.g.fill())
+		return nil
+	}
+	if wholeForward(f.part, w.g.ChunkShape) {
+		if run, ok := dst.IsContiguous(); ok {
+			if err := w.g.Chain.Decode(run, f.data); err != nil {
+				return fmt.Errorf("chunk %q: %w", w.g.Key(f.part.Coords), err)
+			}
+			return nil
+		}
+	}
+	n := w.g.chunkBytes()
+	if cap(w.scratch) < n {
+		w.scratch = make([]byte, n)
+	}
+	w.scratch = w.scratch[:n]
+	if err := w.g.Chain.Decode(w.scratch, f.data); err != nil {
+		return fmt.Errorf("chunk %q: %w", w.g.Key(f.part.Coords), err)
+	}
+	nd.Copy(dst, f.part.SrcView(nd.Contiguous(w.scratch, w.g.ChunkShape, w.g.itemSize())))
+	return nil
+}
+
+// readSharded reads a sharded array: shard parts run concurrently, each
+// through the sharding partial reader, with the decode budget split between
+// shards and the inner chunks of each.
+func readSharded(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, outView nd.View, opt Options) error {
+	nShards := sel.NumChunks(g.ChunkShape)
+	parallel := max(1, min(nShards, max(opt.IOConcurrency, opt.DecodeConcurrency)))
+	inner := max(1, opt.DecodeConcurrency/min(nShards, opt.DecodeConcurrency))
+	eg, gctx := errgroup.WithContext(ctx)
+	eg.SetLimit(parallel)
+	ropt := sharding.ReadOptions{Coalesce: opt.Coalesce, Concurrency: inner, Cache: g.IndexCache}
+	for p := range sel.Chunks(g.ChunkShape) {
+		if gctx.Err() != nil {
+			break
+		}
+		eg.Go(func() error {
+			sub := make(nd.Selection, len(p.Count))
+			for d := range sub {
+				sub[d] = nd.Dim{Start: p.SrcStart[d], Count: p.Count[d], Step: p.SrcStep[d]}
+			}
+			key := g.Key(p.Coords)
+			src := sharding.StoreSource(r, g.StoreID, key)
+			if err := g.Shard.Read(gctx, src, sub, p.DstView(outView), ropt); err != nil {
+				return fmt.Errorf("shard %q: %w", key, err)
+			}
+			return nil
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return err
+	}
+	return ctx.Err()
+}

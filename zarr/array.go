@@ -1,0 +1,326 @@
+package zarr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/pipeline"
+	"github.com/gozarr/gozarr/sharding"
+	"github.com/gozarr/gozarr/store"
+)
+
+// Metadata document names.
+const (
+	// MetadataKey is the name of a v3 node's metadata document.
+	MetadataKey = "zarr.json"
+	// V2ArrayKey, V2GroupKey and V2AttrsKey name the v2 documents.
+	V2ArrayKey = ".zarray"
+	V2GroupKey = ".zgroup"
+	V2AttrsKey = ".zattrs"
+)
+
+// Further sentinel errors of the Array and Group API.
+var (
+	// ErrNodeNotFound reports that no array or group exists at a path.
+	ErrNodeNotFound = errors.New("zarr node not found")
+	// ErrNodeType reports an array where a group was expected or the
+	// other way round.
+	ErrNodeType = errors.New("wrong zarr node type")
+	// ErrTypeMismatch reports a typed read or write whose Go element type
+	// does not match the array's data type.
+	ErrTypeMismatch = errors.New("element type does not match the array's data type")
+)
+
+// Option configures an opened or created array.
+type Option func(*options)
+
+type options struct {
+	pipe       pipeline.Options
+	indexCache *sharding.IndexCache
+	storeID    string
+}
+
+// WithPipeline sets the concurrency, in-flight memory and coalescing
+// options of every read and write on the array. The zero value of each
+// field keeps pipeline's documented default.
+func WithPipeline(o pipeline.Options) Option { return func(c *options) { c.pipe = o } }
+
+// WithConcurrency sets the I/O and decode concurrency (0 keeps a default:
+// see pipeline.Options).
+func WithConcurrency(io, decode int) Option {
+	return func(c *options) { c.pipe.IOConcurrency, c.pipe.DecodeConcurrency = io, decode }
+}
+
+// WithIndexCache shares a shard-index cache, for instance between the
+// arrays of a group. By default each sharded array has its own cache of
+// DefaultIndexCacheBytes.
+func WithIndexCache(c *sharding.IndexCache) Option { return func(o *options) { o.indexCache = c } }
+
+// WithStoreID names the store in shared caches; arrays of different stores
+// sharing one cache must have different IDs. Default: the store's address.
+func WithStoreID(id string) Option { return func(o *options) { o.storeID = id } }
+
+// DefaultIndexCacheBytes is the size of an array's own shard-index cache.
+const DefaultIndexCacheBytes = 16 << 20
+
+// Array is an open Zarr array (v3, or v2 seen through its v3 equivalent).
+// It is safe for concurrent use; reads and writes of overlapping regions
+// from several goroutines are not ordered against each other.
+type Array struct {
+	st     store.Reader
+	path   string
+	meta   *ArrayMetadata
+	format int
+	grid   *pipeline.Grid
+	opts   options
+}
+
+// nodeKey joins a node path and a document or chunk name into a store key.
+func nodeKey(nodePath, name string) string {
+	if nodePath == "" {
+		return name
+	}
+	return nodePath + "/" + name
+}
+
+// cleanPath validates a node path: "" or "/" is the root.
+func cleanPath(p string) (string, error) {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return "", nil
+	}
+	if err := store.ValidateKey(p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// OpenArray opens the array at path in s (v3 zarr.json first, then v2
+// .zarray). A missing array is ErrNodeNotFound; a group there is ErrNodeType.
+func OpenArray(ctx context.Context, s store.Reader, nodePath string, opts ...Option) (*Array, error) {
+	p, err := cleanPath(nodePath)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := s.Get(ctx, nodeKey(p, MetadataKey), store.Full())
+	switch {
+	case err == nil:
+		nt, err := ParseNodeType(doc)
+		if err != nil {
+			return nil, fmt.Errorf("open %q: %w", p, err)
+		}
+		if nt != NodeArray {
+			return nil, fmt.Errorf("open %q: %w: found a %s, not an array", p, ErrNodeType, nt)
+		}
+		meta, err := ParseArrayMetadata(doc)
+		if err != nil {
+			return nil, fmt.Errorf("open %q: %w", p, err)
+		}
+		return newArray(s, p, meta, 3, opts)
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	zarray, err := s.Get(ctx, nodeKey(p, V2ArrayKey), store.Full())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("open %q: %w (no %s or %s)", p, ErrNodeNotFound, MetadataKey, V2ArrayKey)
+	}
+	if err != nil {
+		return nil, err
+	}
+	zattrs, err := s.Get(ctx, nodeKey(p, V2AttrsKey), store.Full())
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	v2, err := ParseArrayMetadataV2(zarray, zattrs)
+	if err != nil {
+		return nil, fmt.Errorf("open %q: %w", p, err)
+	}
+	meta, err := v2.ToV3()
+	if err != nil {
+		return nil, fmt.Errorf("open %q: %w", p, err)
+	}
+	return newArray(s, p, meta, 2, opts)
+}
+
+// CreateArray writes meta as a new v3 array at path (replacing any
+// metadata there) and returns it opened. Chunks already stored under path
+// are left alone.
+func CreateArray(ctx context.Context, s store.Store, nodePath string, meta *ArrayMetadata, opts ...Option) (*Array, error) {
+	p, err := cleanPath(nodePath)
+	if err != nil {
+		return nil, err
+	}
+	if err := meta.Validate(); err != nil {
+		return nil, err
+	}
+	a, err := newArray(s, p, meta, 3, opts)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := meta.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Set(ctx, nodeKey(p, MetadataKey), doc); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// newArray resolves the codec chain and builds the pipeline grid.
+func newArray(s store.Reader, p string, meta *ArrayMetadata, format int, opts []Option) (*Array, error) {
+	a := &Array{st: s, path: p, meta: meta, format: format}
+	for _, o := range opts {
+		o(&a.opts)
+	}
+	chain, err := codecs.NewChain(meta.Codecs, meta.ChunkRepr())
+	if err != nil {
+		return nil, fmt.Errorf("open %q: %w", p, err)
+	}
+	enc := meta.ChunkKeyEncoding
+	g := &pipeline.Grid{
+		Shape:      slices.Clone(meta.Shape),
+		ChunkShape: slices.Clone(meta.ChunkShape),
+		Chain:      chain,
+		Key: func(coords []int) string {
+			if format == 2 && len(coords) == 0 {
+				return nodeKey(p, "0")
+			}
+			return nodeKey(p, enc.Key(coords))
+		},
+		StoreID: a.opts.storeID,
+	}
+	if g.StoreID == "" {
+		g.StoreID = fmt.Sprintf("%p", s)
+	}
+	if sc, ok := chain.ArrayToBytes().(*sharding.Codec); ok && chain.ArrayToArrayCount() == 0 && chain.BytesToBytesCount() == 0 {
+		l, err := sc.Layout(chain.Repr())
+		if err != nil {
+			return nil, fmt.Errorf("open %q: %w", p, err)
+		}
+		g.Shard = l
+		g.IndexCache = a.opts.indexCache
+		if g.IndexCache == nil {
+			g.IndexCache = sharding.NewIndexCache(DefaultIndexCacheBytes)
+		}
+	}
+	a.grid = g
+	return a, nil
+}
+
+// Path returns the array's node path in its store ("" for the root).
+func (a *Array) Path() string { return a.path }
+
+// ZarrFormat returns 3, or 2 for an array read from v2 metadata.
+func (a *Array) ZarrFormat() int { return a.format }
+
+// Metadata returns the array's (v3) metadata. Treat it as read-only.
+func (a *Array) Metadata() *ArrayMetadata { return a.meta }
+
+// Shape returns the array's shape.
+func (a *Array) Shape() []int { return slices.Clone(a.meta.Shape) }
+
+// ChunkShape returns the shape of the chunk grid's chunks (shards, for a
+// sharded array).
+func (a *Array) ChunkShape() []int { return slices.Clone(a.meta.ChunkShape) }
+
+// Chain returns the array's resolved codec chain.
+func (a *Array) Chain() *codecs.Chain { return a.grid.Chain }
+
+// Sharding returns the resolved shard layout, or nil if the array is not
+// sharded (its codecs are not sharding_indexed alone).
+func (a *Array) Sharding() *sharding.Layout { return a.grid.Shard }
+
+// ChunkKey returns the store key of the chunk at grid coordinates coords.
+func (a *Array) ChunkKey(coords []int) string { return a.grid.Key(coords) }
+
+// Selection normalises a selection against the array's shape. No items
+// select the whole array.
+func (a *Array) Selection(items ...nd.Item) (nd.Selection, error) {
+	return nd.Normalize(items, a.meta.Shape)
+}
+
+// ReadBytes reads the selected elements into out in C order, in memory
+// representation (little-endian). out must hold exactly the selection's
+// size; SelectionShape tells its shape. Chunks not stored read as the fill
+// value.
+func (a *Array) ReadBytes(ctx context.Context, out []byte, items ...nd.Item) error {
+	sel, err := a.Selection(items...)
+	if err != nil {
+		return err
+	}
+	return a.ReadSelection(ctx, sel, out)
+}
+
+// ReadSelection is ReadBytes with an already normalised selection.
+func (a *Array) ReadSelection(ctx context.Context, sel nd.Selection, out []byte) error {
+	if err := pipeline.Read(ctx, a.st, a.grid, sel, out, a.opts.pipe); err != nil {
+		return fmt.Errorf("read %q: %w", a.path, err)
+	}
+	return nil
+}
+
+// ReadAllBytes reads the selected elements into a new buffer and returns it
+// with the selection's shape.
+func (a *Array) ReadAllBytes(ctx context.Context, items ...nd.Item) ([]byte, []int, error) {
+	sel, err := a.Selection(items...)
+	if err != nil {
+		return nil, nil, err
+	}
+	shape := sel.Shape()
+	out := make([]byte, nd.NumElements(shape)*a.meta.DataType.Size())
+	if err := a.ReadSelection(ctx, sel, out); err != nil {
+		return nil, nil, err
+	}
+	return out, shape, nil
+}
+
+// WriteBytes writes data (C order, the selection's shape, memory
+// representation) into the selected elements. The array's store must be a
+// store.Writer.
+func (a *Array) WriteBytes(ctx context.Context, data []byte, items ...nd.Item) error {
+	sel, err := a.Selection(items...)
+	if err != nil {
+		return err
+	}
+	return a.WriteSelection(ctx, sel, data)
+}
+
+// WriteSelection is WriteBytes with an already normalised selection.
+func (a *Array) WriteSelection(ctx context.Context, sel nd.Selection, data []byte) error {
+	rw, ok := a.st.(pipeline.ReadWriter)
+	if !ok {
+		return fmt.Errorf("write %q: %w", a.path, store.ErrReadOnly)
+	}
+	if a.grid.IndexCache != nil && a.grid.Shard != nil {
+		defer a.invalidateShards(sel)
+	}
+	if err := pipeline.Write(ctx, rw, a.grid, sel, data, a.opts.pipe); err != nil {
+		return fmt.Errorf("write %q: %w", a.path, err)
+	}
+	return nil
+}
+
+// invalidateShards drops the cached indexes of the shards sel touches.
+func (a *Array) invalidateShards(sel nd.Selection) {
+	for p := range sel.Chunks(a.meta.ChunkShape) {
+		a.grid.IndexCache.Invalidate(a.grid.StoreID, a.grid.Key(p.Coords))
+	}
+}
+
+// Attributes returns the array's user attributes (numbers as json.Number).
+func (a *Array) Attributes() map[string]any { return a.meta.Attributes }
+
+// Name returns the last element of the array's path ("/" for the root).
+func (a *Array) Name() string {
+	if a.path == "" {
+		return "/"
+	}
+	return path.Base(a.path)
+}

@@ -1,0 +1,118 @@
+package zarr
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"reflect"
+	"unsafe"
+
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/nd"
+)
+
+// Element is the set of Go types the typed API reads and writes. Float16
+// arrays are read as dtype.Float16 (IEEE half-precision bits); raw-bits types are read
+// with the byte-level API.
+type Element interface {
+	~bool | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 |
+		~float32 | ~float64 | ~complex64 | ~complex128
+}
+
+// kindOf returns the data type that matches T: by its underlying kind, and
+// float16 for dtype.Float16 (whose underlying type is uint16).
+func kindOf[T Element]() dtype.DataType {
+	t := reflect.TypeFor[T]()
+	if t == reflect.TypeFor[dtype.Float16]() {
+		return dtype.TypeFloat16
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return dtype.TypeBool
+	case reflect.Int8:
+		return dtype.TypeInt8
+	case reflect.Int16:
+		return dtype.TypeInt16
+	case reflect.Int32:
+		return dtype.TypeInt32
+	case reflect.Int64:
+		return dtype.TypeInt64
+	case reflect.Uint8:
+		return dtype.TypeUint8
+	case reflect.Uint16:
+		return dtype.TypeUint16
+	case reflect.Uint32:
+		return dtype.TypeUint32
+	case reflect.Uint64:
+		return dtype.TypeUint64
+	case reflect.Float32:
+		return dtype.TypeFloat32
+	case reflect.Float64:
+		return dtype.TypeFloat64
+	case reflect.Complex64:
+		return dtype.TypeComplex64
+	case reflect.Complex128:
+		return dtype.TypeComplex128
+	}
+	return dtype.DataType{}
+}
+
+// hostLittle reports whether this machine stores numbers little-endian, as
+// gozarr's memory representation does.
+var hostLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// asBytes views a slice of elements as its bytes, after checking that T
+// matches the array's data type.
+func asBytes[T Element](a *Array, s []T) ([]byte, error) {
+	want := a.meta.DataType
+	if got := kindOf[T](); got != want {
+		return nil, fmt.Errorf("%w: Go type %T is %s, array %q is %s", ErrTypeMismatch, *new(T), got, a.path, want)
+	}
+	if !hostLittle && want.Size() > 1 {
+		return nil, fmt.Errorf("%w: typed access needs a little-endian host; use ReadBytes", ErrUnsupported)
+	}
+	if len(s) == 0 {
+		return []byte{}, nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*want.Size()), nil
+}
+
+// Read reads the selected elements of a into a new slice and returns it
+// with the selection's shape. T must match the array's data type (float16
+// arrays read as dtype.Float16). No items select the whole array.
+func Read[T Element](ctx context.Context, a *Array, items ...nd.Item) ([]T, []int, error) {
+	sel, err := a.Selection(items...)
+	if err != nil {
+		return nil, nil, err
+	}
+	shape := sel.Shape()
+	out := make([]T, nd.NumElements(shape))
+	b, err := asBytes(a, out)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := a.ReadSelection(ctx, sel, b); err != nil {
+		return nil, nil, err
+	}
+	return out, shape, nil
+}
+
+// ReadInto reads the selected elements of a into out, which must have
+// exactly the selection's number of elements.
+func ReadInto[T Element](ctx context.Context, a *Array, out []T, items ...nd.Item) error {
+	b, err := asBytes(a, out)
+	if err != nil {
+		return err
+	}
+	return a.ReadBytes(ctx, b, items...)
+}
+
+// Write writes data (C order, the selection's shape) into the selected
+// elements of a.
+func Write[T Element](ctx context.Context, a *Array, data []T, items ...nd.Item) error {
+	b, err := asBytes(a, data)
+	if err != nil {
+		return err
+	}
+	return a.WriteBytes(ctx, b, items...)
+}
