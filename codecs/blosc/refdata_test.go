@@ -389,3 +389,8 @@ func testV2(t *testing.T, c refCase, fortran bool) {
 		t.Fatal("no chunks")
 	}
 }
+
+// readChunk reads the v3 chunk at grid index idx.
+func readChunk(c refCase, idx []int) ([]byte, error) {
+	return os.ReadFile(filepath.Join(refdataDir, c.Path, filepath.FromSlash(v3Key(c, idx))))
+}
