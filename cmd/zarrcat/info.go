@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/sharding"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// cmdInfo prints an array's or a group's metadata.
+func cmdInfo(ctx context.Context, args []string, w io.Writer) error {
+	_, pos, err := splitArgs(args, nil)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: info takes one TARGET", errUsage)
+	}
+	st, nodePath, err := openTarget(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	nt, err := zarr.NodeTypeAt(ctx, st, nodePath)
+	if err != nil {
+		return err
+	}
+	if nt == zarr.NodeGroup {
+		g, err := zarr.OpenGroup(ctx, st, nodePath)
+		if err != nil {
+			return err
+		}
+		return printGroup(ctx, w, pos[0], g)
+	}
+	a, err := zarr.OpenArray(ctx, st, nodePath)
+	if err != nil {
+		return err
+	}
+	return printArray(w, pos[0], a)
+}
+
+// printArray writes an array's description, one "name: value" per line.
+func printArray(w io.Writer, target string, a *zarr.Array) error {
+	m := a.Metadata()
+	line := func(k, format string, v ...any) {
+		fmt.Fprintf(w, "%-20s "+format+"\n", append([]any{k + ":"}, v...)...)
+	}
+	line("target", "%s", target)
+	line("node_type", "array (zarr_format %d)", a.ZarrFormat())
+	line("shape", "%s", dims(m.Shape))
+	line("data_type", "%s", m.DataType)
+	fill, _ := dtype.FormatFill(m.DataType, m.FillValue)
+	line("fill_value", "%s", fill)
+	if l := a.Sharding(); l != nil {
+		line("shard_shape", "%s", dims(m.ChunkShape))
+		line("inner_chunk_shape", "%s", dims(l.ChunkShape()))
+		line("chunks_per_shard", "%s", dims(l.ChunksPerShard()))
+		line("shards", "%d (grid %s)", count(m.GridShape()), dims(m.GridShape()))
+		c := l.Codec()
+		line("inner_codecs", "%s", specsString(c.InnerSpecs()))
+		line("index_codecs", "%s", specsString(c.IndexSpecs()))
+		line("index_location", "%s (%d bytes)", c.IndexLocation(), l.IndexSize())
+	} else {
+		line("chunk_shape", "%s", dims(m.ChunkShape))
+		line("chunks", "%d (grid %s)", count(m.GridShape()), dims(m.GridShape()))
+		line("codecs", "%s", specsString(m.Codecs))
+	}
+	enc, _ := json.Marshal(m.ChunkKeyEncoding)
+	line("chunk_key_encoding", "%s (first key %q)", enc, a.ChunkKey(make([]int, len(m.Shape))))
+	if m.DimensionNames != nil {
+		names := make([]string, len(m.DimensionNames))
+		for i, n := range m.DimensionNames {
+			names[i] = "null"
+			if n != nil {
+				names[i] = fmt.Sprintf("%q", *n)
+			}
+		}
+		line("dimension_names", "[%s]", strings.Join(names, ", "))
+	}
+	attrs, err := json.Marshal(a.Attributes())
+	if err != nil {
+		return err
+	}
+	line("attributes", "%s", attrs)
+	return nil
+}
+
+// printGroup writes a group's attributes and children.
+func printGroup(ctx context.Context, w io.Writer, target string, g *zarr.Group) error {
+	fmt.Fprintf(w, "%-20s %s\n", "target:", target)
+	fmt.Fprintf(w, "%-20s group (zarr_format %d)\n", "node_type:", g.ZarrFormat())
+	attrs, err := json.Marshal(g.Attributes())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%-20s %s\n", "attributes:", attrs)
+	children, err := g.Children(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%-20s %d\n", "children:", len(children))
+	for _, c := range children {
+		fmt.Fprintf(w, "  %-6s %s\n", c.Type, c.Name)
+	}
+	return nil
+}
+
+// dims formats a shape as "[3 4 5]", or "[]" for 0-d.
+func dims(s []int) string { return strings.ReplaceAll(fmt.Sprint(s), " ", " × ") }
+
+// count returns the product of a grid shape.
+func count(s []int) int {
+	n := 1
+	for _, v := range s {
+		n *= v
+	}
+	return n
+}
+
+// specsString formats a codec list as "bytes{"endian":"little"} → zstd{...}".
+func specsString(specs []codecs.Spec) string {
+	parts := make([]string, len(specs))
+	for i, s := range specs {
+		parts[i] = s.Name
+		if len(s.Configuration) > 0 && s.Name != sharding.Name {
+			parts[i] += compactJSON(s.Configuration)
+		}
+	}
+	return strings.Join(parts, " → ")
+}
+
+// compactJSON strips insignificant space from a JSON document.
+func compactJSON(b []byte) string {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return string(b)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}

@@ -1,0 +1,100 @@
+// Command zarrcat inspects Zarr arrays and groups and writes selections of
+// arrays as NumPy .npy files or text.
+//
+//	zarrcat info TARGET
+//	zarrcat get [--format npy|text] [-o FILE] TARGET [SELECTION]
+//
+// TARGET is an array's or group's directory, or a URL (file://, s3://,
+// http(s)://). SELECTION uses NumPy syntax: "0:10,:,5", "[..., ::2]", "-1".
+// Errors are one line on stderr and a non-zero exit status.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+)
+
+// errUsage marks a command-line mistake (exit status 2).
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if errors.Is(err, errUsage) {
+			fmt.Fprintln(os.Stderr, "zarrcat:", strings.TrimPrefix(err.Error(), "usage: "))
+			fmt.Fprint(os.Stderr, usage)
+			os.Exit(2)
+		}
+		fmt.Fprintln(os.Stderr, "zarrcat:", oneLine(err.Error()))
+		os.Exit(1)
+	}
+}
+
+const usage = `usage:
+  zarrcat info TARGET
+  zarrcat get [--format npy|text] [-o FILE] TARGET [SELECTION]
+TARGET is an array or group directory, or a file://, s3://, http(s):// URL.
+SELECTION uses NumPy syntax, e.g. "0:10,:,5" or "[..., ::2]".
+`
+
+// oneLine folds an error message onto one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// run executes one zarrcat command line.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return fmt.Errorf("%w: no command", errUsage)
+	}
+	switch args[0] {
+	case "info":
+		return cmdInfo(ctx, args[1:], stdout)
+	case "get":
+		return cmdGet(ctx, args[1:], stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+}
+
+// splitArgs separates flags from positional arguments, allowing them in any
+// order. valued names the flags that take a value ("-o FILE", "--o=FILE").
+// An argument that looks like a selection ("-1", "-3:", ":-2") is
+// positional, and so is everything after "--".
+func splitArgs(args []string, valued map[string]bool) (flags map[string]string, pos []string, err error) {
+	flags = map[string]string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return flags, append(pos, args[i+1:]...), nil
+		}
+		if len(a) < 2 || a[0] != '-' || strings.ContainsAny(a[1:2], "0123456789:.") {
+			pos = append(pos, a)
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		val, hasVal := "", false
+		if k, v, ok := strings.Cut(name, "="); ok {
+			name, val, hasVal = k, v, true
+		}
+		if !valued[name] {
+			return nil, nil, fmt.Errorf("%w: unknown flag %s", errUsage, a)
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return nil, nil, fmt.Errorf("%w: flag %s needs a value", errUsage, a)
+			}
+			i++
+			val = args[i]
+		}
+		flags[name] = val
+	}
+	return flags, pos, nil
+}
