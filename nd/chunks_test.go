@@ -2,7 +2,6 @@ package nd
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -50,7 +49,7 @@ func randomSelection(r *rand.Rand) (shape, chunk []int, items []Item) {
 
 // element is one selected element: its chunk, its place in the chunk, and
 // its place in the output (FullShape coordinates).
-type element struct{ chunk, local, dst string }
+type element struct{ chunk, local, dst [4]int }
 
 // bruteForce enumerates every selected element.
 func bruteForce(sel Selection, chunk []int) []element {
@@ -61,12 +60,12 @@ func bruteForce(sel Selection, chunk []int) []element {
 	}
 	j := make([]int, len(sel))
 	for {
-		c, l := make([]int, len(sel)), make([]int, len(sel))
+		var e element
 		for d, dim := range sel {
 			a := dim.Start + j[d]*dim.Step
-			c[d], l[d] = a/chunk[d], a%chunk[d]
+			e.chunk[d], e.local[d], e.dst[d] = a/chunk[d], a%chunk[d], j[d]
 		}
-		out = append(out, element{fmt.Sprint(c), fmt.Sprint(l), fmt.Sprint(j)})
+		out = append(out, e)
 		d := len(j) - 1
 		for ; d >= 0; d-- {
 			j[d]++
@@ -99,15 +98,16 @@ func fromParts(t *testing.T, sel Selection, chunk []int) ([]element, int) {
 		n := len(sel)
 		j := make([]int, n)
 		for {
-			l, dst := make([]int, n), make([]int, n)
+			var e element
 			for d := range n {
-				l[d] = p.SrcStart[d] + j[d]*p.SrcStep[d]
-				dst[d] = p.DstStart[d] + j[d]
-				if l[d] < 0 || l[d] >= chunk[d] {
-					t.Fatalf("%s chunks %v: part %+v reaches local index %v", sel, chunk, p, l)
+				e.chunk[d] = p.Coords[d]
+				e.local[d] = p.SrcStart[d] + j[d]*p.SrcStep[d]
+				e.dst[d] = p.DstStart[d] + j[d]
+				if e.local[d] < 0 || e.local[d] >= chunk[d] {
+					t.Fatalf("%s chunks %v: part %+v reaches local index %v", sel, chunk, p, e.local)
 				}
 			}
-			out = append(out, element{fmt.Sprint(p.Coords), fmt.Sprint(l), fmt.Sprint(dst)})
+			out = append(out, e)
 			d := n - 1
 			for ; d >= 0; d-- {
 				j[d]++
@@ -125,15 +125,7 @@ func fromParts(t *testing.T, sel Selection, chunk []int) ([]element, int) {
 }
 
 func sortElements(e []element) {
-	slices.SortFunc(e, func(a, b element) int {
-		if a.dst != b.dst {
-			if a.dst < b.dst {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(e, func(a, b element) int { return slices.Compare(a.dst[:], b.dst[:]) })
 }
 
 // TestChunksBruteForce compares Chunks with an element-by-element
