@@ -1,0 +1,310 @@
+package zarr
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/gozarr/gozarr/dtype"
+)
+
+func TestRefdataV2Arrays(t *testing.T) {
+	cases, _ := loadManifest(t)
+	n := 0
+	for _, c := range cases {
+		if c.ZarrFormat != 2 {
+			continue
+		}
+		n++
+		t.Run(c.Name, func(t *testing.T) {
+			dir := filepath.Join(refdata, c.Path)
+			zarray := readFile(t, dir, ".zarray")
+			zattrs, _ := os.ReadFile(filepath.Join(dir, ".zattrs"))
+			m, err := ParseArrayMetadataV2(zarray, zattrs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(m.Shape, c.Shape) && !(len(m.Shape) == 0 && len(c.Shape) == 0) {
+				t.Errorf("shape %v, manifest %v", m.Shape, c.Shape)
+			}
+			if !reflect.DeepEqual(m.Chunks, c.ChunkShape) && !(len(m.Chunks) == 0 && len(c.ChunkShape) == 0) {
+				t.Errorf("chunks %v, manifest %v", m.Chunks, c.ChunkShape)
+			}
+			if m.DType != c.DType {
+				t.Errorf("dtype %s, manifest %s", m.DType, c.DType)
+			}
+			if m.BigEndian != (strings.HasPrefix(c.DType, ">") && m.DataType.SwapUnit() > 1) {
+				t.Errorf("big endian %v for %s", m.BigEndian, c.DType)
+			}
+			if m.DimensionSeparator != c.DimensionSeparator {
+				t.Errorf("separator %q, manifest %q", m.DimensionSeparator, c.DimensionSeparator)
+			}
+			wantFill, ok, err := dtype.ParseFillV2(m.DataType, c.FillValue)
+			if err != nil {
+				t.Fatalf("manifest fill %s: %v", c.FillValue, err)
+			}
+			if ok != (m.FillValue != nil) || !bytes.Equal(m.FillValue, wantFill) {
+				t.Errorf("fill %x, manifest %s", m.FillValue, c.FillValue)
+			}
+			var mc struct {
+				Filters    json.RawMessage `json:"filters"`
+				Compressor json.RawMessage `json:"compressor"`
+				Order      string          `json:"order"`
+			}
+			if err := json.Unmarshal(c.Codecs, &mc); err != nil {
+				t.Fatal(err)
+			}
+			if m.Order != mc.Order {
+				t.Errorf("order %s, manifest %s", m.Order, mc.Order)
+			}
+			if m.Compressor == nil {
+				if string(mc.Compressor) != "null" {
+					t.Errorf("no compressor, manifest %s", mc.Compressor)
+				}
+			} else if !jsonEqual(t, m.Compressor.Object, mc.Compressor) {
+				t.Errorf("compressor %s, manifest %s", m.Compressor.Object, mc.Compressor)
+			}
+			if string(mc.Filters) == "null" {
+				if m.Filters != nil {
+					t.Errorf("filters %v, manifest null", m.Filters)
+				}
+			} else {
+				var fs []json.RawMessage
+				_ = json.Unmarshal(mc.Filters, &fs)
+				if len(fs) != len(m.Filters) {
+					t.Fatalf("%d filters, manifest %s", len(m.Filters), mc.Filters)
+				}
+				for i := range fs {
+					if !jsonEqual(t, fs[i], m.Filters[i].Object) {
+						t.Errorf("filter %d %s, manifest %s", i, m.Filters[i].Object, fs[i])
+					}
+				}
+			}
+			attrs, _ := json.Marshal(m.Attributes)
+			if !jsonEqual(t, attrs, c.Attributes) {
+				t.Errorf("attributes %s, manifest %s", attrs, c.Attributes)
+			}
+			// Round trip.
+			out, err := m.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !jsonEqual(t, out, zarray) {
+				t.Errorf("Marshal:\n%s\nzarr-python:\n%s", out, zarray)
+			}
+			m2, err := ParseArrayMetadataV2(out, zattrs)
+			if err != nil || !reflect.DeepEqual(m, m2) {
+				t.Errorf("re-parse: %v\n%+v\n%+v", err, m, m2)
+			}
+			// The v3 view is valid and marshals.
+			v3, err := m.ToV3()
+			if err != nil {
+				t.Fatalf("ToV3: %v", err)
+			}
+			if v3.ChunkKeyEncoding != V2KeyEncoding(c.DimensionSeparator) {
+				t.Errorf("v3 key encoding %+v", v3.ChunkKeyEncoding)
+			}
+			if _, err := v3.Marshal(); err != nil {
+				t.Errorf("v3 Marshal: %v", err)
+			}
+		})
+	}
+	if n < 50 {
+		t.Errorf("only %d v2 cases", n)
+	}
+}
+
+// TestToV3Codecs pins the v2 -> v3 codec mapping on reference arrays.
+func TestToV3Codecs(t *testing.T) {
+	cases := []struct {
+		name   string
+		codecs string
+		key    string // key of chunk (1, 2, ...) or of the 0-d chunk
+		fill   string
+	}{
+		{"v2_order_F_2d", `[{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":1,"checksum":false}}]`, "1.2", "0.0"},
+		{"v2_order_F_3d_blosc", `[{"name":"transpose","configuration":{"order":[2,1,0]}},{"name":"bytes","configuration":{"endian":"little"}},{"name":"blosc","configuration":{"typesize":4,"cname":"lz4","clevel":5,"shuffle":"shuffle","blocksize":0}}]`, "1.2.3", "0"},
+		{"v2_bigendian_int16", `[{"name":"bytes","configuration":{"endian":"big"}}]`, "1.2", "0"},
+		{"v2_bigendian_complex64", `[{"name":"bytes","configuration":{"endian":"big"}}]`, "1.2", "[0.0, 0.0]"},
+		{"v2_dtype_bool", `[{"name":"bytes"},{"name":"numcodecs.zlib","configuration":{"level":1}}]`, "1.2", "false"},
+		{"v2_blosc_lz4hc_autoshuffle", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"blosc","configuration":{"typesize":4,"cname":"lz4hc","clevel":5,"shuffle":"shuffle","blocksize":0}}]`, "1.2", "0"},
+		{"v2_blosc_zstd_bitshuffle", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"blosc","configuration":{"typesize":2,"cname":"zstd","clevel":3,"shuffle":"bitshuffle","blocksize":0}}]`, "1.2", "0"},
+		{"v2_blosc_blosclz_noshuffle", `[{"name":"bytes"},{"name":"blosc","configuration":{"typesize":1,"cname":"blosclz","clevel":9,"shuffle":"noshuffle","blocksize":0}}]`, "1.2", "0"},
+		{"v2_gzip", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"gzip","configuration":{"level":5}}]`, "1.2", "0.0"},
+		{"v2_zstd_checksum", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":1,"checksum":true}}]`, "1.2", "0.0"},
+		{"v2_lz4", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"numcodecs.lz4","configuration":{"acceleration":1}}]`, "1.2", "0.0"},
+		{"v2_filter_delta_astype", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"numcodecs.delta","configuration":{"astype":"<i2","dtype":"<i8"}},{"name":"zstd","configuration":{"level":1,"checksum":false}}]`, "1", "0"},
+		{"v2_filter_shuffle", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"numcodecs.shuffle","configuration":{"elementsize":4}},{"name":"numcodecs.zlib","configuration":{"level":5}}]`, "1.2", "0.0"},
+		{"v2_scalar", `[{"name":"bytes","configuration":{"endian":"little"}}]`, "0", "0.0"},
+		{"v2_sep_slash", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"numcodecs.zlib","configuration":{"level":1}}]`, "1/2/3", "0.0"},
+		{"v2_fill_null", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"numcodecs.zlib","configuration":{"level":1}}]`, "1.2", "0"},
+		{"v2_fill_nan", `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":1,"checksum":false}}]`, "1.2", `"NaN"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(refdata, c.name+".zarr")
+			zattrs, _ := os.ReadFile(filepath.Join(dir, ".zattrs"))
+			m, err := ParseArrayMetadataV2(readFile(t, dir, ".zarray"), zattrs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v3, err := m.ToV3()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := json.Marshal(v3.Codecs)
+			if !jsonEqual(t, got, []byte(c.codecs)) {
+				t.Errorf("codecs\n%s\nwant\n%s", got, c.codecs)
+			}
+			coords := []int{1, 2, 3}[:len(m.Shape)]
+			if k := v3.ChunkKeyEncoding.Key(coords); k != c.key {
+				t.Errorf("key of %v = %q, want %q", coords, k, c.key)
+			}
+			if fj, _ := dtype.FormatFill(v3.DataType, v3.FillValue); string(fj) != c.fill {
+				t.Errorf("v3 fill %s, want %s", fj, c.fill)
+			}
+		})
+	}
+}
+
+const validV2 = `{"zarr_format": 2, "shape": [10, 20], "chunks": [5, 5], "dtype": "<i4",
+ "fill_value": 0, "order": "C", "filters": null, "compressor": {"id": "zlib", "level": 1},
+ "dimension_separator": "."}`
+
+func editV2(t testing.TB, kv ...string) []byte {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(validV2), &m); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			delete(m, kv[i])
+		} else {
+			m[kv[i]] = json.RawMessage(kv[i+1])
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestParseV2Variants(t *testing.T) {
+	// Optional fields take their defaults.
+	m, err := ParseArrayMetadataV2(editV2(t, "order", "", "dimension_separator", "", "compressor", "",
+		"filters", "", "fill_value", "", "extra", `"ignored"`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Order != "C" || m.DimensionSeparator != "." || m.Compressor != nil || m.Filters != nil || m.FillValue != nil {
+		t.Errorf("defaults: %+v", m)
+	}
+	// Auto-shuffle of one-byte items is bitshuffle; typesize follows astype.
+	m, err = ParseArrayMetadataV2(editV2(t, "dtype", `"|u1"`,
+		"compressor", `{"id": "blosc", "cname": "zstd", "clevel": 1, "shuffle": -1}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3, err := m.ToV3()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(v3.Codecs[1].Configuration); got != `{"typesize":1,"cname":"zstd","clevel":1,"shuffle":"bitshuffle","blocksize":0}` {
+		t.Errorf("blosc config %s", got)
+	}
+	m, err = ParseArrayMetadataV2(editV2(t, "dtype", `"<i8"`,
+		"filters", `[{"id": "delta", "dtype": "<i8", "astype": "<i2"}]`,
+		"compressor", `{"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v3, err = m.ToV3(); err != nil || !strings.Contains(string(v3.Codecs[2].Configuration), `"typesize":2`) {
+		t.Errorf("typesize after astype: %s, %v", v3.Codecs[2].Configuration, err)
+	}
+	// A known compressor with fields gozarr does not know stays numcodecs.
+	m, _ = ParseArrayMetadataV2(editV2(t, "compressor", `{"id": "zstd", "level": 3, "future": true}`), nil)
+	if v3, err = m.ToV3(); err != nil || v3.Codecs[1].Name != "numcodecs.zstd" {
+		t.Errorf("zstd with unknown field: %+v, %v", v3.Codecs, err)
+	}
+	// xarray dimension names.
+	m, err = ParseArrayMetadataV2([]byte(validV2), []byte(`{"_ARRAY_DIMENSIONS": ["y", "x"], "units": "m"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v3, err = m.ToV3(); err != nil || len(v3.DimensionNames) != 2 || *v3.DimensionNames[1] != "x" {
+		t.Errorf("dimension names from _ARRAY_DIMENSIONS: %v, %v", v3.DimensionNames, err)
+	}
+	// Big-endian fill values are read in memory (little-endian) order.
+	m, err = ParseArrayMetadataV2(editV2(t, "dtype", `">i4"`, "fill_value", `-2`), nil)
+	if err != nil || !m.BigEndian || !bytes.Equal(m.FillValue, []byte{0xfe, 0xff, 0xff, 0xff}) {
+		t.Errorf("big-endian fill: %+v, %v", m, err)
+	}
+	// Attributes: v2 groups.
+	g, err := ParseGroupMetadataV2([]byte(`{"zarr_format": 2}`), []byte(`{"a": 18446744073709551615}`))
+	if err != nil || g.Attributes["a"] != json.Number("18446744073709551615") {
+		t.Errorf("v2 group: %+v, %v", g, err)
+	}
+	out, err := MarshalAttributes(g.Attributes)
+	if err != nil || !jsonEqual(t, out, []byte(`{"a": 18446744073709551615}`)) {
+		t.Errorf("MarshalAttributes = %s, %v", out, err)
+	}
+}
+
+func TestParseV2Errors(t *testing.T) {
+	cases := []struct {
+		name   string
+		zarray []byte
+		zattrs string
+		want   error
+	}{
+		{"truncated", []byte(validV2[:40]), "", ErrInvalidMetadata},
+		{"zarr_format 3", editV2(t, "zarr_format", `3`), "", ErrInvalidMetadata},
+		{"zarr_format missing", editV2(t, "zarr_format", ``), "", ErrInvalidMetadata},
+		{"shape missing", editV2(t, "shape", ``), "", ErrInvalidMetadata},
+		{"chunks missing", editV2(t, "chunks", ``), "", ErrInvalidMetadata},
+		{"dtype missing", editV2(t, "dtype", ``), "", ErrInvalidMetadata},
+		{"negative shape", editV2(t, "shape", `[-10, 20]`), "", ErrInvalidMetadata},
+		{"zero chunk", editV2(t, "chunks", `[0, 5]`), "", ErrInvalidMetadata},
+		{"chunk rank mismatch", editV2(t, "chunks", `[5]`), "", ErrInvalidMetadata},
+		{"absurd chunk", editV2(t, "chunks", `[1073741824, 1073741824]`), "", ErrInvalidMetadata},
+		{"structured dtype", editV2(t, "dtype", `[["a", "<i4"], ["b", "<f8"]]`), "", ErrUnsupported},
+		{"unicode dtype", editV2(t, "dtype", `"<U8"`), "", ErrUnsupported},
+		{"object dtype", editV2(t, "dtype", `"|O"`), "", ErrUnsupported},
+		{"datetime dtype", editV2(t, "dtype", `"<M8[ns]"`), "", ErrUnsupported},
+		{"bad order", editV2(t, "order", `"K"`), "", ErrInvalidMetadata},
+		{"order not string", editV2(t, "order", `1`), "", ErrInvalidMetadata},
+		{"bad separator", editV2(t, "dimension_separator", `"-"`), "", ErrInvalidMetadata},
+		{"compressor without id", editV2(t, "compressor", `{"level": 1}`), "", ErrInvalidMetadata},
+		{"compressor not object", editV2(t, "compressor", `"zlib"`), "", ErrInvalidMetadata},
+		{"filters not array", editV2(t, "filters", `{"id": "delta"}`), "", ErrInvalidMetadata},
+		{"filter without id", editV2(t, "filters", `[{"dtype": "<i4"}]`), "", ErrInvalidMetadata},
+		{"fill out of range", editV2(t, "fill_value", `4294967296`), "", ErrInvalidMetadata},
+		{"fill wrong type", editV2(t, "fill_value", `"abc"`), "", ErrInvalidMetadata},
+		{"zattrs not object", []byte(validV2), `[1]`, ErrInvalidMetadata},
+		{"zattrs truncated", []byte(validV2), `{"a":`, ErrInvalidMetadata},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var zattrs []byte
+			if c.zattrs != "" {
+				zattrs = []byte(c.zattrs)
+			}
+			m, err := ParseArrayMetadataV2(c.zarray, zattrs)
+			if !errors.Is(err, c.want) || m != nil {
+				t.Fatalf("ParseArrayMetadataV2 = %+v, %v; want %v", m, err, c.want)
+			}
+		})
+	}
+	for _, doc := range []string{`{"zarr_format": 3}`, `{}`, `[`, `{"zarr_format": "2"}`} {
+		if _, err := ParseGroupMetadataV2([]byte(doc), nil); !errors.Is(err, ErrInvalidMetadata) {
+			t.Errorf("ParseGroupMetadataV2(%s) error %v", doc, err)
+		}
+	}
+}
