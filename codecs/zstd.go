@@ -163,8 +163,8 @@ var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 // ErrCorrupt: a frame declaring more is refused before anything is
 // allocated, and frames without a declared size are decoded into a buffer of
 // limit bytes and stopped at the first block past it (the block that
-// crosses the limit may make the decoder grow that buffer once, so at worst
-// about 2.5 × limit bytes are allocated; see TestZstdBombs).
+// crosses the limit may make the decoder grow that buffer once: at worst
+// about twice the limit plus the decoder's block buffers; see TestZstdBombs).
 func (z *Zstd) Decode(dst, src []byte, limit int) ([]byte, error) {
 	d, err := zstdDecoder()
 	if err != nil {
