@@ -2,6 +2,7 @@ package nd
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -318,4 +319,34 @@ func BenchmarkChunks(b *testing.B) {
 			b.Fatal("no parts")
 		}
 	}
+}
+
+func ExampleSelection_Chunks() {
+	// A 6x4 array of bytes, 0..23, stored in 4x3 chunks; read rows 5, 3, 1
+	// of columns 1..3 (selection "5::-2, 1:").
+	shape, chunkShape := []int{6, 4}, []int{4, 3}
+	items, _ := ParseSelection("5::-2, 1:")
+	sel, _ := Normalize(items, shape)
+	out := Contiguous(make([]byte, sel.NumElements()), sel.FullShape(), 1)
+	for p := range sel.Chunks(chunkShape) {
+		// "Decode" the chunk: the array's values in the chunk's box.
+		chunk := Contiguous(make([]byte, 12), chunkShape, 1)
+		for i := range 4 {
+			for j := range 3 {
+				r, c := p.Coords[0]*4+i, p.Coords[1]*3+j
+				if r < 6 && c < 4 {
+					chunk.Data[i*3+j] = byte(r*4 + c)
+				}
+			}
+		}
+		fmt.Println(p.Coords, "covers whole chunk:", p.CoversChunk(chunkShape, shape))
+		Copy(p.DstView(out), p.SrcView(chunk))
+	}
+	fmt.Println(sel.Shape(), out.Data)
+	// Output:
+	// [0 0] covers whole chunk: false
+	// [0 1] covers whole chunk: false
+	// [1 0] covers whole chunk: false
+	// [1 1] covers whole chunk: false
+	// [3 3] [21 22 23 13 14 15 5 6 7]
 }

@@ -244,3 +244,13 @@ func BenchmarkFillStepped(b *testing.B) {
 		Fill(dst, []byte{1, 2, 3, 4})
 	}
 }
+
+func TestCopyFillDoNotAllocate(t *testing.T) {
+	src := Contiguous(make([]byte, 2*3*4*5*8), []int{2, 3, 4, 5}, 8).
+		Slice([]int{1, 0, 3, 0}, []int{2, 3, 2, 3}, []int{-1, 1, -2, 2})
+	dst := Contiguous(make([]byte, 2*3*2*3*8), []int{2, 3, 2, 3}, 8)
+	elem := make([]byte, 8)
+	if n := testing.AllocsPerRun(10, func() { Copy(dst, src); Fill(src, elem) }); n != 0 {
+		t.Fatalf("%v allocations per Copy+Fill", n)
+	}
+}
