@@ -20,36 +20,38 @@ const (
 
 // swap exchanges the mask-selected low parts of b with the parts of a that
 // sit s bits higher: the step of a recursive block transpose.
-func swap(a, b *uint64, s uint, mask uint64) {
-	t := ((*a >> s) ^ *b) & mask
-	*b ^= t
-	*a ^= t << s
+func swap(a, b uint64, s uint, mask uint64) (uint64, uint64) {
+	t := ((a >> s) ^ b) & mask
+	return a ^ t<<s, b ^ t
 }
 
 // transpose8 transposes the 8x8 byte matrix whose row i is the little-endian
 // word r[i].
 func transpose8(r *[8]uint64) {
-	swap(&r[0], &r[4], 32, m32)
-	swap(&r[1], &r[5], 32, m32)
-	swap(&r[2], &r[6], 32, m32)
-	swap(&r[3], &r[7], 32, m32)
-	swap(&r[0], &r[2], 16, m16)
-	swap(&r[1], &r[3], 16, m16)
-	swap(&r[4], &r[6], 16, m16)
-	swap(&r[5], &r[7], 16, m16)
-	swap(&r[0], &r[1], 8, m8)
-	swap(&r[2], &r[3], 8, m8)
-	swap(&r[4], &r[5], 8, m8)
-	swap(&r[6], &r[7], 8, m8)
+	r0, r1, r2, r3, r4, r5, r6, r7 := r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7]
+	r0, r4 = swap(r0, r4, 32, m32)
+	r1, r5 = swap(r1, r5, 32, m32)
+	r2, r6 = swap(r2, r6, 32, m32)
+	r3, r7 = swap(r3, r7, 32, m32)
+	r0, r2 = swap(r0, r2, 16, m16)
+	r1, r3 = swap(r1, r3, 16, m16)
+	r4, r6 = swap(r4, r6, 16, m16)
+	r5, r7 = swap(r5, r7, 16, m16)
+	r0, r1 = swap(r0, r1, 8, m8)
+	r2, r3 = swap(r2, r3, 8, m8)
+	r4, r5 = swap(r4, r5, 8, m8)
+	r6, r7 = swap(r6, r7, 8, m8)
+	r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = r0, r1, r2, r3, r4, r5, r6, r7
 }
 
 // transpose4x2 transposes the two 4x4 byte matrices held in the low and
 // high halves of the words a, b, c, d.
-func transpose4x2(a, b, c, d *uint64) {
-	swap(a, c, 16, m16)
-	swap(b, d, 16, m16)
-	swap(a, b, 8, m8)
-	swap(c, d, 8, m8)
+func transpose4x2(a, b, c, d uint64) (uint64, uint64, uint64, uint64) {
+	a, c = swap(a, c, 16, m16)
+	b, d = swap(b, d, 16, m16)
+	a, b = swap(a, b, 8, m8)
+	c, d = swap(c, d, 8, m8)
+	return a, b, c, d
 }
 
 // spread moves byte i of the low 32 bits of x to byte 2i.
@@ -71,39 +73,48 @@ var le = binary.LittleEndian
 // unshuffle undoes the byte shuffle of src into dst (same length).
 func unshuffle(dst, src []byte, ts int) {
 	n := len(src) / ts
-	nv := n &^ 7
-	switch {
-	case ts == 1:
+	if ts == 1 {
 		copy(dst, src)
 		return
+	}
+	i0 := unshuffleAsm(dst, src, ts, n) // elements done by assembly
+	unshuffleGo(dst, src, ts, n, i0)
+	copy(dst[n*ts:], src[n*ts:])
+}
+
+// unshuffleGo unshuffles elements i0..n-1 with the pure-Go kernels.
+func unshuffleGo(dst, src []byte, ts, n, i0 int) {
+	nv := n &^ 7
+	switch {
+	case i0 >= nv:
 	case ts%8 == 0:
 		for g := 0; g < ts; g += 8 {
-			unshuffle8(dst, src, ts, n, nv, g)
+			unshuffle8(dst, src, ts, n, i0, nv, g)
 		}
+		i0 = nv
 	case ts%4 == 0:
 		for g := 0; g < ts; g += 4 {
-			unshuffle4(dst, src, ts, n, nv, g)
+			unshuffle4(dst, src, ts, n, i0, nv, g)
 		}
+		i0 = nv
 	case ts%2 == 0:
 		for g := 0; g < ts; g += 2 {
-			unshuffle2(dst, src, ts, n, nv, g)
+			unshuffle2(dst, src, ts, n, i0, nv, g)
 		}
-	default:
-		nv = 0
+		i0 = nv
 	}
-	for i := nv; i < n; i++ {
+	for i := i0; i < n; i++ {
 		for j := range ts {
 			dst[i*ts+j] = src[j*n+i]
 		}
 	}
-	copy(dst[n*ts:], src[n*ts:])
 }
 
-// unshuffle8 places streams g..g+7 for the first nv (a multiple of 8) elements.
-func unshuffle8(dst, src []byte, ts, n, nv, g int) {
+// unshuffle8 places streams g..g+7 for elements i0..nv-1 (multiples of 8).
+func unshuffle8(dst, src []byte, ts, n, i0, nv, g int) {
 	s := src[g*n : (g+8)*n]
 	var r [8]uint64
-	for i := 0; i < nv; i += 8 {
+	for i := i0; i < nv; i += 8 {
 		for k := range r {
 			r[k] = le.Uint64(s[k*n+i:])
 		}
@@ -115,11 +126,10 @@ func unshuffle8(dst, src []byte, ts, n, nv, g int) {
 	}
 }
 
-func unshuffle4(dst, src []byte, ts, n, nv, g int) {
+func unshuffle4(dst, src []byte, ts, n, i0, nv, g int) {
 	s := src[g*n : (g+4)*n]
-	for i := 0; i < nv; i += 8 {
-		a, b, c, d := le.Uint64(s[i:]), le.Uint64(s[n+i:]), le.Uint64(s[2*n+i:]), le.Uint64(s[3*n+i:])
-		transpose4x2(&a, &b, &c, &d)
+	for i := i0; i < nv; i += 8 {
+		a, b, c, d := transpose4x2(le.Uint64(s[i:]), le.Uint64(s[n+i:]), le.Uint64(s[2*n+i:]), le.Uint64(s[3*n+i:]))
 		if ts == 4 {
 			o := dst[i*4 : i*4+32]
 			le.PutUint64(o[0:], a&m32|b<<32)
@@ -140,9 +150,9 @@ func unshuffle4(dst, src []byte, ts, n, nv, g int) {
 	}
 }
 
-func unshuffle2(dst, src []byte, ts, n, nv, g int) {
+func unshuffle2(dst, src []byte, ts, n, i0, nv, g int) {
 	s := src[g*n : (g+2)*n]
-	for i := 0; i < nv; i += 8 {
+	for i := i0; i < nv; i += 8 {
 		a, b := le.Uint64(s[i:]), le.Uint64(s[n+i:])
 		lo := spread(a) | spread(b)<<8
 		hi := spread(a>>32) | spread(b>>32)<<8
@@ -222,7 +232,7 @@ func shuffle4(dst, src []byte, ts, n, nv, g int) {
 			c = uint64(le.Uint32(s[2*ts:])) | uint64(le.Uint32(s[6*ts:]))<<32
 			dd = uint64(le.Uint32(s[3*ts:])) | uint64(le.Uint32(s[7*ts:]))<<32
 		}
-		transpose4x2(&a, &b, &c, &dd)
+		a, b, c, dd = transpose4x2(a, b, c, dd)
 		le.PutUint64(d[i:], a)
 		le.PutUint64(d[n+i:], b)
 		le.PutUint64(d[2*n+i:], c)
