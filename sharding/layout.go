@@ -456,3 +456,91 @@ func putScratch(b *[]byte) {
 	}
 	scratchPool.Put(b)
 }
+
+// UpdateShard appends to dst the shard old with the elements sel names
+// replaced by src (a view of shape sel.FullShape()), re-encoding only the
+// inner chunks sel touches: the others keep their encoded bytes verbatim.
+// old nil (or empty) is a missing shard: all fill value. Inner chunks that
+// end all fill are omitted; empty reports that none is left (delete the
+// shard). The result is laid out like EncodeShard's, so updating a shard
+// everywhere gives what encoding it whole gives. Errors: ErrSelection for
+// a sel or src that does not fit, the index and inner chain errors of old.
+func (l *Layout) UpdateShard(dst, old []byte, sel nd.Selection, src nd.View) (out []byte, empty bool, err error) {
+	if err := l.checkSelection(sel, src); err != nil {
+		return nil, false, err
+	}
+	var ix *Index
+	if len(old) > 0 {
+		if ix, err = l.memIndex(old); err != nil {
+			return nil, false, err
+		}
+	}
+	parts := make(map[int]nd.ChunkPart)
+	for p := range sel.Chunks(l.chunkShape) {
+		lin := 0
+		for d, c := range p.Coords {
+			lin += c * l.cpsStrides[d]
+		}
+		parts[lin] = p
+	}
+	entries := make([]uint64, 2*l.n)
+	for i := range entries {
+		entries[i] = math.MaxUint64
+	}
+	base := len(dst)
+	if l.codec.loc == IndexStart {
+		dst = append(dst, make([]byte, l.indexSize)...)
+	}
+	scratch := getScratch(l.innerBytes)
+	defer putScratch(scratch)
+	chunkView := nd.Contiguous(*scratch, l.chunkShape, l.itemSize)
+	empty = true
+	for _, lin := range l.order {
+		i := int(lin)
+		var off, n int64
+		stored := false
+		if ix != nil {
+			off, n, stored = ix.Entry(i)
+		}
+		p, touched := parts[i]
+		if !touched {
+			if !stored {
+				continue
+			}
+			empty = false
+			before := len(dst)
+			dst = append(dst, old[off:off+n]...)
+			entries[2*i], entries[2*i+1] = uint64(before-base), uint64(n)
+			continue
+		}
+		if stored && !l.coversChunk(p) {
+			if err := l.inner.Decode(*scratch, old[off:off+n]); err != nil {
+				return nil, false, fmt.Errorf("inner chunk %v: %w", l.coords(i), err)
+			}
+		} else if !l.coversChunk(p) {
+			nd.Fill(chunkView, l.fill)
+		}
+		nd.Copy(p.SrcView(chunkView), p.DstView(src))
+		if allFill(*scratch, l.fill) {
+			continue
+		}
+		empty = false
+		before := len(dst)
+		if dst, err = l.inner.Encode(dst, *scratch); err != nil {
+			return nil, false, fmt.Errorf("inner chunk %v: %w", l.coords(i), err)
+		}
+		entries[2*i], entries[2*i+1] = uint64(before-base), uint64(len(dst)-before)
+	}
+	if l.codec.loc == IndexStart {
+		enc, err := l.encodeIndex(nil, entries)
+		if err != nil {
+			return nil, false, err
+		}
+		copy(dst[base:base+l.indexSize], enc)
+		return dst, empty, nil
+	}
+	if dst, err = l.encodeIndex(dst, entries); err != nil {
+		return nil, false, err
+	}
+	return dst, empty, nil
+}
