@@ -176,10 +176,33 @@ func (b *Bytes) DecodeInPlace(buf []byte, repr ChunkRepr) error {
 func swapBytes(dst, src []byte, unit int) {
 	dst = dst[:len(src)]
 	i := 0
-	switch unit {
-	case 1:
+	if unit == 1 {
 		copy(dst, src)
 		return
+	}
+	if unit == 2 || unit == 4 || unit == 8 {
+		// Whole 64-bit words when both buffers are aligned for them. The
+		// lane operations below are the same whatever the host byte order.
+		if d, s, ok := words[uint64](dst, src); ok {
+			s = s[:len(d)]
+			switch unit {
+			case 2:
+				for k, v := range s {
+					d[k] = (v&0x00ff00ff00ff00ff)<<8 | (v>>8)&0x00ff00ff00ff00ff
+				}
+			case 4:
+				for k, v := range s {
+					d[k] = bits.RotateLeft64(bits.ReverseBytes64(v), 32)
+				}
+			case 8:
+				for k, v := range s {
+					d[k] = bits.ReverseBytes64(v)
+				}
+			}
+			i = 8 * len(d)
+		}
+	}
+	switch unit {
 	case 2:
 		for ; i+32 <= len(src); i += 32 {
 			s, d := src[i:i+32], dst[i:i+32]

@@ -107,19 +107,21 @@ func be64(v ...uint64) []byte {
 }
 
 // TestSwapBytes compares the word-at-a-time swap with a naive reversal for
-// every unit and lengths around the 32-byte blocks.
+// every unit, lengths around the 32-byte blocks, and aligned and unaligned
+// buffers.
 func TestSwapBytes(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for _, unit := range []int{1, 2, 4, 8, 16} {
 		for n := 0; n <= 100; n += unit {
-			src := randomBytes(r, n)
+			off := (n / unit) % 2 // every other length unaligned
+			src := randomBytes(r, n+off)[off:]
 			want := make([]byte, n)
 			for i := 0; i < n; i += unit {
 				for k := 0; k < unit; k++ {
 					want[i+k] = src[i+unit-1-k]
 				}
 			}
-			got := make([]byte, n)
+			got := make([]byte, n+off)[off:]
 			swapBytes(got, src, unit)
 			if !bytes.Equal(got, want) {
 				t.Fatalf("unit %d n %d: got % x, want % x", unit, n, got, want)

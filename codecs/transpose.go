@@ -12,10 +12,10 @@ package codecs
 // numpy.transpose(decoded, order), so encoded shape[i] = decoded shape[order[i]].
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"unsafe"
 )
 
 // Transpose is the "transpose" codec: it permutes the dimensions of a chunk.
@@ -207,52 +207,78 @@ func permute(dst, src []byte, shape, perm []int, es int) {
 
 // transpose2D copies, for i < nb and j < na, the element at source offset
 // so + j*sa + i to destination offset do + i*db + j (offsets in elements of
-// es bytes), in tiles.
+// es bytes), in tiles. Elements of 2, 4, 8 and 16 bytes are moved as whole
+// words when both buffers are aligned for them.
 func transpose2D(dst, src []byte, do, so, nb, na, db, sa, es int) {
+	switch es {
+	case 1:
+		transposeTiles(dst, src, do, so, nb, na, db, sa)
+		return
+	case 2:
+		if d, s, ok := words[uint16](dst, src); ok {
+			transposeTiles(d, s, do, so, nb, na, db, sa)
+			return
+		}
+	case 4:
+		if d, s, ok := words[uint32](dst, src); ok {
+			transposeTiles(d, s, do, so, nb, na, db, sa)
+			return
+		}
+	case 8:
+		if d, s, ok := words[uint64](dst, src); ok {
+			transposeTiles(d, s, do, so, nb, na, db, sa)
+			return
+		}
+	case 16:
+		if d, s, ok := words[[2]uint64](dst, src); ok {
+			transposeTiles(d, s, do, so, nb, na, db, sa)
+			return
+		}
+	}
 	for i0 := 0; i0 < nb; i0 += tile {
 		i1 := min(i0+tile, nb)
 		for j0 := 0; j0 < na; j0 += tile {
 			j1 := min(j0+tile, na)
-			switch es {
-			case 1:
-				for i := i0; i < i1; i++ {
-					d := do + i*db
-					s := so + i
-					for j := j0; j < j1; j++ {
-						dst[d+j] = src[s+j*sa]
-					}
+			for i := i0; i < i1; i++ {
+				d := do + i*db
+				s := so + i
+				for j := j0; j < j1; j++ {
+					copy(dst[es*(d+j):es*(d+j+1)], src[es*(s+j*sa):])
 				}
-			case 2:
-				for i := i0; i < i1; i++ {
-					d := do + i*db
-					s := so + i
-					for j := j0; j < j1; j++ {
-						binary.LittleEndian.PutUint16(dst[2*(d+j):], binary.LittleEndian.Uint16(src[2*(s+j*sa):]))
-					}
-				}
-			case 4:
-				for i := i0; i < i1; i++ {
-					d := do + i*db
-					s := so + i
-					for j := j0; j < j1; j++ {
-						binary.LittleEndian.PutUint32(dst[4*(d+j):], binary.LittleEndian.Uint32(src[4*(s+j*sa):]))
-					}
-				}
-			case 8:
-				for i := i0; i < i1; i++ {
-					d := do + i*db
-					s := so + i
-					for j := j0; j < j1; j++ {
-						binary.LittleEndian.PutUint64(dst[8*(d+j):], binary.LittleEndian.Uint64(src[8*(s+j*sa):]))
-					}
-				}
-			default:
-				for i := i0; i < i1; i++ {
-					d := do + i*db
-					s := so + i
-					for j := j0; j < j1; j++ {
-						copy(dst[es*(d+j):es*(d+j+1)], src[es*(s+j*sa):])
-					}
+			}
+		}
+	}
+}
+
+// word is an element type the transpose kernel moves in one piece.
+type word interface {
+	uint8 | uint16 | uint32 | uint64 | [2]uint64
+}
+
+// words returns dst and src as slices of W when both are aligned for it.
+func words[W word](dst, src []byte) ([]W, []W, bool) {
+	var w W
+	size, align := int(unsafe.Sizeof(w)), uintptr(unsafe.Alignof(w))
+	if len(dst) == 0 || len(src) == 0 ||
+		uintptr(unsafe.Pointer(unsafe.SliceData(dst)))%align != 0 ||
+		uintptr(unsafe.Pointer(unsafe.SliceData(src)))%align != 0 {
+		return nil, nil, false
+	}
+	return unsafe.Slice((*W)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)/size),
+		unsafe.Slice((*W)(unsafe.Pointer(unsafe.SliceData(src))), len(src)/size), true
+}
+
+// transposeTiles is transpose2D over whole elements.
+func transposeTiles[W word](dst, src []W, do, so, nb, na, db, sa int) {
+	for i0 := 0; i0 < nb; i0 += tile {
+		i1 := min(i0+tile, nb)
+		for j0 := 0; j0 < na; j0 += tile {
+			j1 := min(j0+tile, na)
+			for i := i0; i < i1; i++ {
+				d := dst[do+i*db+j0 : do+i*db+j1]
+				s := so + i + j0*sa
+				for j := range d {
+					d[j] = src[s+j*sa]
 				}
 			}
 		}
