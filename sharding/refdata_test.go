@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gozarr/gozarr/codecs"
+	_ "github.com/gozarr/gozarr/codecs/blosc" // the 3-d and 4-d reference shards use blosc
 	"github.com/gozarr/gozarr/nd"
 )
 
