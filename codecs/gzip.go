@@ -147,11 +147,14 @@ func (g *Gzip) Decode(dst, src []byte, limit int) ([]byte, error) {
 	}
 	r.zr.Multistream(true)
 	start := len(dst)
+	limit = max(limit, 0)
 	// The trailer's ISIZE is the size of the last member mod 2^32: a good
 	// first guess of the output size when dst has no room (never above limit).
 	guess := limit
 	if len(src) >= 4 {
-		guess = min(limit, int(binary.LittleEndian.Uint32(src[len(src)-4:])))
+		if isize := binary.LittleEndian.Uint32(src[len(src)-4:]); uint64(isize) < uint64(limit) {
+			guess = int(isize)
+		}
 	}
 	if cap(dst)-start < guess {
 		nd := make([]byte, start, start+guess)

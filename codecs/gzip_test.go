@@ -64,6 +64,12 @@ func TestGzipDecode(t *testing.T) {
 	if _, err := g.Decode(nil, lie, len(a)); !errors.Is(err, ErrChecksum) {
 		t.Errorf("lying ISIZE: %v", err)
 	}
+	// A negative limit refuses everything rather than panicking.
+	for _, c := range []BytesToBytes{g, must(NewZstd(1, false)), NewCRC32C()} {
+		if _, err := c.Decode(nil, must(c.Encode(nil, b)), -1); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s with limit -1: %v", c.Name(), err)
+		}
+	}
 	// Empty input encodes to a valid stream that decodes to nothing.
 	e := g.mustEncode(nil)
 	if got, err := g.Decode(nil, e, 0); err != nil || len(got) != 0 {

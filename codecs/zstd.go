@@ -170,6 +170,7 @@ func (z *Zstd) Decode(dst, src []byte, limit int) ([]byte, error) {
 	if err != nil {
 		return dst, fmt.Errorf("zstd: %w", err)
 	}
+	limit = max(limit, 0)
 	var h zstd.Header
 	if err := h.Decode(src); err != nil {
 		return dst, fmt.Errorf("%w: zstd: %v", ErrCorrupt, err)
