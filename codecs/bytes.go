@@ -29,7 +29,9 @@ const (
 	BigEndian    Endian = "big"
 )
 
-// Bytes is the "bytes" codec: it stores a chunk's elements in C order with
+// Bytes is the "bytes" codec
+// (https://zarr-specs.readthedocs.io/en/latest/v3/codecs/bytes/index.html),
+// configured as {"name": "bytes", "configuration": {"endian": "little"}}: it stores a chunk's elements in C order with
 // the configured byte order. Since gozarr holds chunks little-endian in
 // memory, little-endian encoding and decoding are copies and big-endian ones
 // reverse the bytes of every element (each component of a complex number on

@@ -17,7 +17,9 @@ import (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// CRC32C is the "crc32c" codec: encoding appends the CRC-32C (Castagnoli)
+// CRC32C is the "crc32c" codec
+// (https://zarr-specs.readthedocs.io/en/latest/v3/codecs/crc32c/index.html),
+// written {"name": "crc32c"} with no configuration: encoding appends the CRC-32C (Castagnoli)
 // of the data as 4 little-endian bytes; decoding checks and strips it.
 // A CRC32C is immutable and safe for concurrent use.
 type CRC32C struct{}

@@ -26,7 +26,10 @@ import (
 // (zarr-python's default).
 const DefaultGzipLevel = 5
 
-// Gzip is the "gzip" codec (RFC 1952 streams). Encoding writes one member
+// Gzip is the "gzip" codec
+// (https://zarr-specs.readthedocs.io/en/latest/v3/codecs/gzip/index.html),
+// configured as {"name": "gzip", "configuration": {"level": 5}}: RFC 1952
+// streams, levels 0 to 9. Encoding writes one member
 // with a zero modification time, so equal input gives equal output.
 // Decoding reads every member of a multi-member stream, as gzip does.
 // Readers and writers are pooled. A Gzip is immutable and safe for

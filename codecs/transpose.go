@@ -18,7 +18,10 @@ import (
 	"unsafe"
 )
 
-// Transpose is the "transpose" codec: it permutes the dimensions of a chunk.
+// Transpose is the "transpose" codec
+// (https://zarr-specs.readthedocs.io/en/latest/v3/codecs/transpose/index.html),
+// configured as {"name": "transpose", "configuration": {"order": [1, 0]}}:
+// it permutes the dimensions of a chunk.
 // A Transpose is immutable and safe for concurrent use.
 type Transpose struct {
 	order []int

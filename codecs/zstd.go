@@ -20,7 +20,10 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// Zstd is the "zstd" codec (Zstandard frames, RFC 8878).
+// Zstd is the "zstd" codec
+// (https://github.com/zarr-developers/zarr-extensions/tree/main/codecs/zstd),
+// configured as {"name": "zstd", "configuration": {"level": 3, "checksum":
+// true}}: Zstandard frames (RFC 8878).
 //
 // Levels: klauspost/compress has four encoder levels, so libzstd levels map
 // to the nearest in ratio and speed: below 0 and 1..2 → SpeedFastest; 0 (the
