@@ -41,7 +41,7 @@ func bitunshuffle(dst, src []byte, ts int, tmp []byte) {
 	for j := range ts {
 		rows := src[8*j*rl : 8*(j+1)*rl]
 		out := tmp[j*n : (j+1)*n]
-		c := 0
+		c := bitRowsAsm(out, rows, rl)
 		var r [8]uint64
 		for ; c+8 <= rl; c += 8 {
 			for b := range r {

@@ -50,7 +50,7 @@ func refBitshuffle(src []byte, ts int) []byte {
 
 func TestShuffleMatchesReference(t *testing.T) {
 	for _, ts := range []int{1, 2, 3, 4, 5, 6, 8, 12, 16, 24, 255} {
-		for _, n := range []int{0, 1, 7, 8, 63, 64, 65, 1000, 4099} {
+		for _, n := range []int{0, 1, 7, 8, 63, 64, 65, 1000, 4099, 4096, 8195, 24 * 136, 16*8*24 + 5} {
 			src := genData(n, 1, uint64(ts*n))
 			for i := range src {
 				src[i] ^= byte(i * 7)

@@ -37,3 +37,20 @@ func unshuffleAsm(dst, src []byte, ts, n int) int {
 	}
 	return blocks * 16
 }
+
+//go:noescape
+func transposeBitsSSE2(p *byte, n int)
+
+// bitRowsAsm turns the 8 bit rows of rl bytes in rows into the byte stream
+// out (8*rl bytes) for the first columns, and returns how many columns it
+// did (a multiple of 16): a byte transpose of the 8 rows (the 8-stream
+// unshuffle kernel) followed by an in-place bit transpose of every word.
+func bitRowsAsm(out, rows []byte, rl int) int {
+	blocks := rl / 16
+	if blocks == 0 || len(rows) < 8*rl || len(out) < 8*rl {
+		return 0
+	}
+	unshuffle8SSE2(&out[0], &rows[0], rl, blocks)
+	transposeBitsSSE2(&out[0], blocks*8)
+	return blocks * 16
+}
