@@ -332,6 +332,7 @@ func (s *Store) Set(ctx context.Context, key string, value []byte) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
+		s.prune(dir) // directories MkdirAll made for nothing
 		return opErr("set", key, err)
 	}
 	return nil
@@ -394,14 +395,19 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := os.Remove(p); err != nil && !isNotFound(err) {
 		return opErr("delete", key, err)
 	}
-	// Prune: os.Remove fails on a directory that is not empty, which ends
-	// the walk up.
-	for dir := filepath.Dir(p); dir != s.root && strings.HasPrefix(dir, s.root); dir = filepath.Dir(dir) {
+	s.prune(filepath.Dir(p))
+	return nil
+}
+
+// prune removes dir and its parents while they are empty, up to but not
+// including the root. os.Remove fails on a directory that is not empty,
+// which ends the walk up.
+func (s *Store) prune(dir string) {
+	for ; dir != s.root && strings.HasPrefix(dir, s.root); dir = filepath.Dir(dir) {
 		if os.Remove(dir) != nil {
-			break
+			return
 		}
 	}
-	return nil
 }
 
 // entry is one directory entry as listing sees it.

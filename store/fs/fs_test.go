@@ -171,8 +171,12 @@ func TestFailedWriteKeepsOldValue(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// "file/y" needs "file" to be a directory; "dir" is a directory.
-	for _, k := range []string{"file/y", "file/y/z", "dir"} {
+	// "file/y" needs "file" to be a directory; "dir" and "dir2/sub/x" are
+	// directories.
+	if err := os.MkdirAll(filepath.Join(root, "dir2", "sub", "x"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"file/y", "file/y/z", "dir", "dir2/sub/x"} {
 		err := s.Set(ctx, k, []byte("new"))
 		if err == nil {
 			t.Errorf("Set(%q) succeeded", k)
@@ -183,6 +187,10 @@ func TestFailedWriteKeepsOldValue(t *testing.T) {
 			t.Errorf("Set(%q): err = %v, want a KeyError naming the key, not ErrNotFound", k, err)
 		}
 	}
+	want := []string{"dir/", "dir/x", "dir2/", "dir2/sub/", "dir2/sub/x/", "file"}
+	if got := tree(t, root); !slices.Equal(got, want) {
+		t.Errorf("files after failed writes = %q, want %q", got, want)
+	}
 	got, err := s.Get(ctx, "file", store.Full())
 	if err != nil || string(got) != "old file" {
 		t.Errorf("Get(file) = %q, %v; want old value", got, err)
@@ -192,6 +200,40 @@ func TestFailedWriteKeepsOldValue(t *testing.T) {
 		t.Errorf("Get(dir/x) = %q, %v; want old value", got, err)
 	}
 	checkNoTemp(t, root)
+}
+
+// cancelLater is a context that turns cancelled after its Err has been
+// called n times: it cancels a Set after its first check, mid-write.
+type cancelLater struct {
+	context.Context
+	n int
+}
+
+func (c *cancelLater) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestSetCancelledMidWrite(t *testing.T) {
+	s, root := newStore(t)
+	if err := s.Set(context.Background(), "kept/k", []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"kept/k", "new/dirs/k"} {
+		err := s.Set(&cancelLater{Context: context.Background(), n: 1}, k, make([]byte, 10<<20))
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Set(%q) cancelled mid-write: err = %v, want context.Canceled", k, err)
+		}
+	}
+	if got, err := s.Get(context.Background(), "kept/k", store.Full()); err != nil || string(got) != "old" {
+		t.Errorf("Get(kept/k) = %q, %v; want old", got, err)
+	}
+	// No temporary file, and no directory made for the new key.
+	if got, want := tree(t, root), []string{"kept/", "kept/k"}; !slices.Equal(got, want) {
+		t.Errorf("files = %q, want %q", got, want)
+	}
 }
 
 func TestSetIntoReadOnlyDir(t *testing.T) {
