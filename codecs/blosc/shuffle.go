@@ -127,6 +127,10 @@ func unshuffle8(dst, src []byte, ts, n, i0, nv, g int) {
 }
 
 func unshuffle4(dst, src []byte, ts, n, i0, nv, g int) {
+	if ts == 4 {
+		unshuffle4x4(dst, src, n, i0, nv)
+		return
+	}
 	s := src[g*n : (g+4)*n]
 	for i := i0; i < nv; i += 8 {
 		a, b, c, d := transpose4x2(le.Uint64(s[i:]), le.Uint64(s[n+i:]), le.Uint64(s[2*n+i:]), le.Uint64(s[3*n+i:]))
@@ -147,6 +151,24 @@ func unshuffle4(dst, src []byte, ts, n, i0, nv, g int) {
 		le.PutUint32(o[5*ts:], uint32(b>>32))
 		le.PutUint32(o[6*ts:], uint32(c>>32))
 		le.PutUint32(o[7*ts:], uint32(d>>32))
+	}
+}
+
+// unshuffle4x4 is unshuffle4 for type size 4, written so that the
+// compiler can drop most bounds checks.
+func unshuffle4x4(dst, src []byte, n, i0, nv int) {
+	s0 := src[:nv]
+	s1 := src[n : n+nv]
+	s2 := src[2*n : 2*n+nv]
+	s3 := src[3*n : 3*n+nv]
+	d := dst[:4*nv]
+	for i := i0; i+8 <= len(s0) && i+8 <= len(s1) && i+8 <= len(s2) && i+8 <= len(s3); i += 8 {
+		a, b, c, e := transpose4x2(le.Uint64(s0[i:i+8]), le.Uint64(s1[i:i+8]), le.Uint64(s2[i:i+8]), le.Uint64(s3[i:i+8]))
+		o := d[4*i : 4*i+32]
+		le.PutUint64(o[0:8], a&m32|b<<32)
+		le.PutUint64(o[8:16], c&m32|e<<32)
+		le.PutUint64(o[16:24], a>>32|b&^m32)
+		le.PutUint64(o[24:32], c>>32|e&^m32)
 	}
 }
 
