@@ -87,6 +87,7 @@ var (
 	_ store.Store        = (*Store)(nil)
 	_ store.RangesReader = (*Store)(nil)
 	_ store.SizeReader   = (*Store)(nil)
+	_ store.IntoReader   = (*Store)(nil)
 )
 
 // Option configures New or Open.
@@ -451,6 +452,91 @@ func readBody(body io.Reader, n int64) ([]byte, error) {
 		b = []byte{}
 	}
 	return b, err
+}
+
+// ReadInto reads the bytes [offset, offset+len(dst)) of key straight into
+// dst with one ranged GetObject, and returns how many it read: fewer than
+// len(dst) only when the value ends first (0 when offset is at or past the
+// end). An empty dst costs a HeadObject, to report a missing key.
+func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []byte) (int, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return 0, err
+	}
+	r := store.Range(offset, int64(len(dst)))
+	if err := r.Validate(); err != nil {
+		return 0, &store.KeyError{Op: "read", Key: key, Err: err}
+	}
+	if len(dst) == 0 {
+		if _, err := s.Size(ctx, key); err != nil {
+			return 0, err
+		}
+		return 0, nil
+	}
+	var lastErr error
+	for attempt := 0; attempt < s.maxAttempts; attempt++ {
+		n, retryable, err := s.readIntoOnce(ctx, key, offset, dst)
+		if err == nil {
+			return n, nil
+		}
+		if !retryable || ctx.Err() != nil {
+			return 0, err
+		}
+		lastErr = err
+	}
+	return 0, lastErr
+}
+
+func (s *Store) readIntoOnce(ctx context.Context, key string, offset int64, dst []byte) (n int, retryable bool, err error) {
+	r := store.Range(offset, int64(len(dst)))
+	if err := s.acquire(ctx); err != nil {
+		return 0, false, &store.KeyError{Op: "read", Key: key, Err: err}
+	}
+	defer s.release()
+	out, err := s.client.GetObject(ctx, &awss3.GetObjectInput{
+		Bucket: aws.String(s.bucket), Key: aws.String(s.prefix + key), Range: aws.String(r.String()),
+	})
+	if err != nil {
+		if isInvalidRange(err) {
+			return 0, false, nil
+		}
+		return 0, false, s.wrap("read", key, err)
+	}
+	defer out.Body.Close()
+	body := io.Reader(out.Body)
+	if out.ContentRange == nil && offset > 0 {
+		// The server ignored the Range header: skip to offset.
+		if _, err := io.CopyN(io.Discard, body, offset); err == io.EOF {
+			return 0, false, nil
+		} else if err != nil {
+			return 0, true, &store.KeyError{Op: "read", Key: key, Err: fmt.Errorf("reading body: %w", err)}
+		}
+	}
+	n, err = io.ReadFull(body, dst)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		// A short answer is fine only when the response announced it.
+		if out.ContentLength != nil {
+			expect := *out.ContentLength
+			if out.ContentRange == nil {
+				expect -= offset
+			}
+			if int64(n) < expect {
+				return 0, true, &store.KeyError{Op: "read", Key: key, Err: fmt.Errorf("reading body: %w", err)}
+			}
+		}
+		err = nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, false, &store.KeyError{Op: "read", Key: key, Err: ctx.Err()}
+		}
+		return 0, true, &store.KeyError{Op: "read", Key: key, Err: fmt.Errorf("reading body: %w", err)}
+	}
+	if out.ContentRange != nil {
+		if err := checkContentRange(*out.ContentRange, store.Range(offset, int64(n)), n); err != nil {
+			return 0, false, &store.KeyError{Op: "read", Key: key, Err: err}
+		}
+	}
+	return n, false, nil
 }
 
 // GetRanges reads several ranges of key and returns them in the order of

@@ -48,6 +48,9 @@ type Server struct {
 	// Handler is the fake's http.Handler (nil for a real server), so tests
 	// can put fault-injecting handlers in front of it.
 	Handler http.Handler
+	// Backend is the fake's storage (nil for a real server), for filling it
+	// without HTTP round trips.
+	Backend gofakes3.Backend
 }
 
 // NewFake starts gofakes3 (in memory) on a loopback httptest server, creates
@@ -63,7 +66,7 @@ func NewFake(t testing.TB, bucket string) *Server {
 	t.Cleanup(ts.Close)
 	return &Server{
 		Endpoint: ts.URL, AccessKey: "test", SecretKey: "testsecret",
-		Bucket: bucket, Region: "us-east-1", Handler: h,
+		Bucket: bucket, Region: "us-east-1", Handler: h, Backend: backend,
 	}
 }
 
