@@ -54,12 +54,15 @@ func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []
 	return ctx.Err()
 }
 
-// writeChunk assembles, encodes and stores one chunk.
+// writeChunk assembles, encodes and stores one chunk (or shard).
 func writeChunk(ctx context.Context, s ReadWriter, g *Grid, p nd.ChunkPart, srcView nd.View, keepEmpty bool) error {
 	key := g.Key(p.Coords)
+	covers := p.CoversChunk(g.ChunkShape, g.Shape)
+	if g.Shard != nil && !covers {
+		return updateShard(ctx, s, g, p, srcView, keepEmpty)
+	}
 	chunk := make([]byte, g.chunkBytes())
 	chunkView := nd.Contiguous(chunk, g.ChunkShape, g.itemSize())
-	covers := p.CoversChunk(g.ChunkShape, g.Shape)
 	if covers {
 		// Past the array's edge a chunk holds the fill value.
 		if !inside(p.Coords, g.ChunkShape, g.Shape) {
@@ -79,12 +82,46 @@ func writeChunk(ctx context.Context, s ReadWriter, g *Grid, p nd.ChunkPart, srcV
 		}
 	}
 	nd.Copy(p.SrcView(chunkView), p.DstView(srcView))
+	if g.Shard != nil {
+		enc, empty, err := g.Shard.EncodeShard(nil, chunk)
+		if err != nil {
+			return fmt.Errorf("shard %q: %w", key, err)
+		}
+		return store1(ctx, s, key, enc, empty && !keepEmpty)
+	}
 	if !keepEmpty && allFill(chunk, g.fill()) {
 		return s.Delete(ctx, key)
 	}
 	enc, err := g.Chain.Encode(nil, chunk)
 	if err != nil {
 		return fmt.Errorf("chunk %q: %w", key, err)
+	}
+	return s.Set(ctx, key, enc)
+}
+
+// updateShard rewrites the part of one shard a write covers: the inner
+// chunks it touches are re-encoded, the others are copied as they are.
+func updateShard(ctx context.Context, s ReadWriter, g *Grid, p nd.ChunkPart, srcView nd.View, keepEmpty bool) error {
+	key := g.Key(p.Coords)
+	old, err := s.Get(ctx, key, store.Full())
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	sub := make(nd.Selection, len(p.Count))
+	for d := range sub {
+		sub[d] = nd.Dim{Start: p.SrcStart[d], Count: p.Count[d], Step: p.SrcStep[d]}
+	}
+	enc, empty, err := g.Shard.UpdateShard(nil, old, sub, p.DstView(srcView))
+	if err != nil {
+		return fmt.Errorf("shard %q: %w", key, err)
+	}
+	return store1(ctx, s, key, enc, empty && !keepEmpty)
+}
+
+// store1 stores an encoded chunk, or deletes its key when it is empty.
+func store1(ctx context.Context, s ReadWriter, key string, enc []byte, empty bool) error {
+	if empty {
+		return s.Delete(ctx, key)
 	}
 	return s.Set(ctx, key, enc)
 }
