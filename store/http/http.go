@@ -1,0 +1,558 @@
+// Package http is a read-only gozarr store over HTTP(S): the key "a/b" is
+// the URL "<base>/a/b", read with GET and an HTTP Range header.
+//
+// A Store implements store.Reader, store.RangesReader (nearby ranges
+// coalesced, requests concurrent), store.IntoReader and store.SizeReader
+// (HEAD). It is read-only: it has no Set or Delete, and no listing, since
+// HTTP has no standard way to list.
+//
+// # Ranges and servers that ignore them
+//
+// Range(off, n) is sent as "bytes=off-(off+n-1)", From(off) as "bytes=off-"
+// and Suffix(n) as "bytes=-n". A 206 answer is checked against its
+// Content-Range. A 416 answer (the range starts at or past the end) yields
+// an empty, non-nil slice, as store.ByteRange documents. A zero-length range
+// sends a HEAD instead, so that a missing key is still store.ErrNotFound.
+//
+// Some servers ignore Range headers and answer 200 with the whole body
+// (Python's http.server is one). The store slices such answers itself, so
+// reads stay correct, and remembers the server as one that ignores ranges:
+// from then on it sends no Range header (RangesIgnored reports it), and every
+// read fetches the whole value. Put a cache in front of such a store.
+//
+// # Statuses, retries, deadlines
+//
+// 404 and 410 are store.ErrNotFound. 429, 500, 502, 503 and 504 answers and
+// broken connections are retried with exponential backoff (4 attempts by
+// default, see WithRetry). Any other status is a *StatusError naming the
+// status and the key. Every call honours its context.
+package http
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	nethttp "net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/gozarr/gozarr/store"
+)
+
+// DefaultConcurrency is the default per-store limit of requests in flight.
+const DefaultConcurrency = 64
+
+// DefaultMaxAttempts is the default number of attempts per request (the
+// first try and up to three retries).
+const DefaultMaxAttempts = 4
+
+// DefaultMaxBackoff is the default longest pause between two attempts.
+const DefaultMaxBackoff = 2 * time.Second
+
+// DefaultCoalesce are the coalescing knobs GetRanges uses by default: ranges
+// less than 1 MiB apart are read with one request, up to
+// store.DefaultMaxSize per request.
+var DefaultCoalesce = store.CoalesceOptions{MaxGap: 1 << 20, MaxSize: store.DefaultMaxSize}
+
+// ErrBaseURL reports a base URL that New cannot use.
+var ErrBaseURL = errors.New("http store: invalid base URL")
+
+// StatusError reports an HTTP status the store does not expect. Its message
+// names the status and the URL; the key is in the enclosing *store.KeyError.
+type StatusError struct {
+	StatusCode int
+	Status     string // e.g. "403 Forbidden"
+	URL        string
+}
+
+// Error implements error.
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("unexpected HTTP status %s from %s", e.Status, e.URL)
+}
+
+// Store is a read-only store over HTTP. It is safe for concurrent use.
+type Store struct {
+	base        *url.URL
+	client      *nethttp.Client
+	header      nethttp.Header
+	sem         chan struct{}
+	noRange     atomic.Bool
+	maxAttempts int
+	maxBackoff  time.Duration
+	coalesce    store.CoalesceOptions
+}
+
+var (
+	_ store.Reader       = (*Store)(nil)
+	_ store.RangesReader = (*Store)(nil)
+	_ store.IntoReader   = (*Store)(nil)
+	_ store.SizeReader   = (*Store)(nil)
+)
+
+// Option configures New.
+type Option func(*Store)
+
+// WithClient sends requests through c. By default the store uses its own
+// client over a clone of http.DefaultTransport keeping as many idle
+// connections per host as the concurrency limit, with no overall timeout
+// (contexts bound each call).
+func WithClient(c *nethttp.Client) Option { return func(s *Store) { s.client = c } }
+
+// WithHeader adds a header to every request, for instance
+// WithHeader("Authorization", "Bearer <token>"). It may be given several
+// times.
+func WithHeader(key, value string) Option { return func(s *Store) { s.header.Add(key, value) } }
+
+// WithConcurrency sets the per-store limit of requests in flight (default
+// DefaultConcurrency, 64). Values below 1 mean 1.
+func WithConcurrency(n int) Option {
+	return func(s *Store) { s.sem = make(chan struct{}, max(n, 1)) }
+}
+
+// WithRetry sets the attempts per request (first try included; default
+// DefaultMaxAttempts; 1 disables retries) and the longest pause between
+// attempts (default DefaultMaxBackoff).
+func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
+	return func(s *Store) {
+		s.maxAttempts = max(maxAttempts, 1)
+		if maxBackoff > 0 {
+			s.maxBackoff = maxBackoff
+		}
+	}
+}
+
+// WithCoalesce sets how GetRanges joins nearby bounded ranges into one
+// request (default DefaultCoalesce; see store.Coalesce).
+func WithCoalesce(opt store.CoalesceOptions) Option { return func(s *Store) { s.coalesce = opt } }
+
+// New returns a store reading below baseURL, an http or https URL (a
+// trailing "/" is optional; a query string is kept on every request). It
+// makes no request.
+func New(baseURL string, opts ...Option) (*Store, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %q: %w", ErrBaseURL, baseURL, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%w: %q: want http:// or https:// and a host", ErrBaseURL, baseURL)
+	}
+	u.Fragment, u.RawFragment = "", ""
+	s := &Store{
+		base:        u,
+		header:      nethttp.Header{},
+		sem:         make(chan struct{}, DefaultConcurrency),
+		maxAttempts: DefaultMaxAttempts,
+		maxBackoff:  DefaultMaxBackoff,
+		coalesce:    DefaultCoalesce,
+	}
+	for _, o := range opts {
+		if o != nil {
+			o(s)
+		}
+	}
+	if s.client == nil {
+		t := nethttp.DefaultTransport.(*nethttp.Transport).Clone()
+		t.MaxIdleConnsPerHost = cap(s.sem)
+		t.MaxIdleConns = max(t.MaxIdleConns, 2*cap(s.sem))
+		s.client = &nethttp.Client{Transport: t}
+	}
+	return s, nil
+}
+
+// URL returns the URL of key.
+func (s *Store) URL(key string) string {
+	segs := strings.Split(key, "/")
+	for i, seg := range segs {
+		segs[i] = url.PathEscape(seg)
+	}
+	u := *s.base
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + key
+	u.RawPath = strings.TrimSuffix(s.base.EscapedPath(), "/") + "/" + strings.Join(segs, "/")
+	return u.String()
+}
+
+// String returns the base URL.
+func (s *Store) String() string { return s.base.String() }
+
+// RangesIgnored reports whether the server was found to ignore Range
+// headers, so that the store now fetches whole values.
+func (s *Store) RangesIgnored() bool { return s.noRange.Load() }
+
+// Get reads the range r of key. A missing key is store.ErrNotFound; see the
+// package doc for ranges and statuses.
+func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	if err := r.Validate(); err != nil {
+		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
+	}
+	return s.get(ctx, key, r)
+}
+
+func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	_, n, bounded := r.Bounded()
+	sn, suffix := r.IsSuffix()
+	if (bounded && n == 0) || (suffix && sn == 0) {
+		if _, err := s.head(ctx, "get", key); err != nil {
+			return nil, err
+		}
+		return []byte{}, nil
+	}
+	if off, ok := r.IsFrom(); ok && off == 0 {
+		r = store.Full()
+	}
+	var out []byte
+	err := s.do(ctx, "get", key, r, func(resp *nethttp.Response, ranged bool) error {
+		switch resp.StatusCode {
+		case nethttp.StatusRequestedRangeNotSatisfiable:
+			if _, ok := r.IsSuffix(); ok {
+				// A non-empty suffix is satisfiable unless the value is
+				// empty (or the server wrong): the whole value answers.
+				return errRefetchFull
+			}
+			out = []byte{}
+			return nil
+		case nethttp.StatusPartialContent:
+			b, err := readBody(resp)
+			if err != nil {
+				return err
+			}
+			if err := checkContentRange(resp.Header.Get("Content-Range"), r, len(b)); err != nil {
+				return errPermanent{err}
+			}
+			out = b
+			return nil
+		}
+		b, err := readBody(resp) // 200: the whole value
+		if err != nil {
+			return err
+		}
+		start, end, err := r.Resolve(int64(len(b)))
+		if err != nil {
+			return errPermanent{err}
+		}
+		if ranged && (start != 0 || end != int64(len(b))) {
+			s.noRange.Store(true)
+		}
+		out = b[start:end:end]
+		return nil
+	})
+	if err == errRefetchFull {
+		return s.get(ctx, key, store.Full())
+	}
+	return out, err
+}
+
+// ReadInto reads the bytes [offset, offset+len(dst)) of key straight into
+// dst and returns how many it read: fewer than len(dst) only when the value
+// ends first. An empty dst costs a HEAD, to report a missing key.
+func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []byte) (int, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return 0, err
+	}
+	r := store.Range(offset, int64(len(dst)))
+	if err := r.Validate(); err != nil {
+		return 0, &store.KeyError{Op: "read", Key: key, Err: err}
+	}
+	if len(dst) == 0 {
+		_, err := s.head(ctx, "read", key)
+		return 0, err
+	}
+	var n int
+	err := s.do(ctx, "read", key, r, func(resp *nethttp.Response, ranged bool) error {
+		n = 0
+		body := io.Reader(resp.Body)
+		expect := resp.ContentLength
+		switch resp.StatusCode {
+		case nethttp.StatusRequestedRangeNotSatisfiable:
+			return nil
+		case nethttp.StatusOK:
+			if ranged {
+				s.noRange.Store(true)
+			}
+			if _, err := io.CopyN(io.Discard, body, offset); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			if expect >= 0 {
+				expect -= offset
+			}
+		}
+		k, err := io.ReadFull(body, dst)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			if expect >= 0 && int64(k) < expect {
+				return err // cut short: retry
+			}
+			err = nil
+		}
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode == nethttp.StatusPartialContent {
+			if err := checkContentRange(resp.Header.Get("Content-Range"), store.Range(offset, int64(k)), k); err != nil {
+				return errPermanent{err}
+			}
+		}
+		n = k
+		return nil
+	})
+	return n, err
+}
+
+// GetRanges reads several ranges of key and returns them in the order of
+// ranges. Nearby bounded ranges are coalesced into one request (see
+// WithCoalesce); the requests run concurrently, each under the store's
+// concurrency limit. Results of overlapping ranges may share memory. It
+// fails with the first error; a missing key is store.ErrNotFound.
+func (s *Store) GetRanges(ctx context.Context, key string, ranges []store.ByteRange) ([][]byte, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	for _, r := range ranges {
+		if err := r.Validate(); err != nil {
+			return nil, &store.KeyError{Op: "get", Key: key, Err: err}
+		}
+	}
+	out := make([][]byte, len(ranges))
+	var spans []store.Span
+	var idx []int
+	var jobs []func(context.Context) error
+	for i, r := range ranges {
+		if off, n, ok := r.Bounded(); ok {
+			spans = append(spans, store.Span{Offset: off, Length: n})
+			idx = append(idx, i)
+			continue
+		}
+		jobs = append(jobs, func(ctx context.Context) error {
+			b, err := s.get(ctx, key, r)
+			out[i] = b
+			return err
+		})
+	}
+	groups, err := store.Coalesce(spans, s.coalesce)
+	if err != nil {
+		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
+	}
+	for _, g := range groups {
+		jobs = append(jobs, func(ctx context.Context) error {
+			data, err := s.get(ctx, key, store.Range(g.Span.Offset, g.Span.Length))
+			if err != nil {
+				return err
+			}
+			for _, m := range g.Members {
+				out[idx[m]] = g.Extract(data, spans[m])
+			}
+			return nil
+		})
+	}
+	if len(jobs) == 1 {
+		if err := jobs[0](ctx); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	eg, gctx := errgroup.WithContext(ctx)
+	for _, job := range jobs {
+		eg.Go(func() error { return job(gctx) })
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Size returns the size of key's value from a HEAD request's Content-Length
+// (or, when the server does not send one, by reading the value).
+func (s *Store) Size(ctx context.Context, key string) (int64, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return 0, err
+	}
+	n, err := s.head(ctx, "size", key)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		b, err := s.get(ctx, key, store.Full())
+		return int64(len(b)), err
+	}
+	return n, nil
+}
+
+// head sends a HEAD for key and returns its Content-Length (-1 if unknown).
+func (s *Store) head(ctx context.Context, op, key string) (int64, error) {
+	var n int64 = -1
+	err := s.do(ctx, op, key, headRange, func(resp *nethttp.Response, _ bool) error {
+		n = resp.ContentLength
+		return nil
+	})
+	return n, err
+}
+
+// headRange marks a HEAD request for do (a From(0) never reaches do).
+var headRange = store.From(0)
+
+// errRefetchFull asks get to read the whole value instead.
+var errRefetchFull = errors.New("refetch whole value")
+
+// errPermanent marks an answer that retrying cannot fix.
+type errPermanent struct{ err error }
+
+func (e errPermanent) Error() string { return e.err.Error() }
+func (e errPermanent) Unwrap() error { return e.err }
+
+// do sends one request for key (GET with r's Range header, or HEAD when r is
+// headRange) with retries, and hands every 200, 206 or 416 answer to handle,
+// which reads the body. ranged says whether a Range header was sent. A
+// handle error other than errPermanent or errRefetchFull (a body cut short)
+// is retried like a broken connection.
+func (s *Store) do(ctx context.Context, op, key string, r store.ByteRange,
+	handle func(resp *nethttp.Response, ranged bool) error) error {
+	u := s.URL(key)
+	method := nethttp.MethodGet
+	if r == headRange {
+		method = nethttp.MethodHead
+	}
+	var lastErr error
+	for attempt := 0; attempt < s.maxAttempts; attempt++ {
+		if attempt > 0 {
+			if err := s.sleep(ctx, attempt); err != nil {
+				return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w (after %v)", err, lastErr)}
+			}
+		}
+		retry, err := s.once(ctx, method, u, r, handle)
+		if err == nil || err == errRefetchFull {
+			return err
+		}
+		if ctx.Err() != nil {
+			return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: %w", ctx.Err(), err)}
+		}
+		if errors.Is(err, store.ErrNotFound) {
+			return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w (%s)", store.ErrNotFound, u)}
+		}
+		lastErr = err
+		if !retry {
+			break
+		}
+	}
+	return &store.KeyError{Op: op, Key: key, Err: lastErr}
+}
+
+// once sends one request. retry reports whether a failure may be retried.
+func (s *Store) once(ctx context.Context, method, u string, r store.ByteRange,
+	handle func(resp *nethttp.Response, ranged bool) error) (retry bool, err error) {
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	defer func() { <-s.sem }()
+	req, err := nethttp.NewRequestWithContext(ctx, method, u, nil)
+	if err != nil {
+		return false, err
+	}
+	for k, v := range s.header {
+		req.Header[k] = v
+	}
+	ranged := method == nethttp.MethodGet && !r.IsFull() && !s.noRange.Load()
+	if ranged {
+		req.Header.Set("Range", r.String())
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return true, err
+	}
+	defer func() {
+		// Drain a little so the connection can be reused.
+		io.CopyN(io.Discard, resp.Body, 4<<10)
+		resp.Body.Close()
+	}()
+	switch resp.StatusCode {
+	case nethttp.StatusOK, nethttp.StatusPartialContent, nethttp.StatusRequestedRangeNotSatisfiable:
+		err := handle(resp, ranged)
+		var perm errPermanent
+		if errors.As(err, &perm) {
+			return false, perm.err
+		}
+		return err != errRefetchFull, err
+	case nethttp.StatusNotFound, nethttp.StatusGone:
+		return false, store.ErrNotFound
+	case nethttp.StatusTooManyRequests, nethttp.StatusInternalServerError, nethttp.StatusBadGateway,
+		nethttp.StatusServiceUnavailable, nethttp.StatusGatewayTimeout:
+		return true, &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: u}
+	}
+	return false, &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: u}
+}
+
+// sleep waits before attempt (1, 2, ...): full jitter over 50ms·2^attempt,
+// capped at maxBackoff.
+func (s *Store) sleep(ctx context.Context, attempt int) error {
+	d := min(50*time.Millisecond<<min(attempt, 20), s.maxBackoff)
+	d = time.Duration(rand.Int64N(int64(d)) + 1)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// readBody reads a response body, sized by its Content-Length when known
+// (net/http reports a body shorter than that as io.ErrUnexpectedEOF).
+func readBody(resp *nethttp.Response) ([]byte, error) {
+	if n := resp.ContentLength; n >= 0 && n <= 64<<20 {
+		b := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	b, err := io.ReadAll(resp.Body)
+	if b == nil && err == nil {
+		b = []byte{}
+	}
+	return b, err
+}
+
+// checkContentRange verifies that a 206 answer holding n bytes covers what r
+// asks for: "bytes first-last/total" must start where r starts in a value
+// of total bytes, and hold last-first+1 = n bytes. An empty answer is not
+// checked (servers format empty ranges differently).
+func checkContentRange(cr string, r store.ByteRange, n int) error {
+	if n == 0 {
+		return nil
+	}
+	spec, ok := strings.CutPrefix(cr, "bytes ")
+	if !ok {
+		return fmt.Errorf("206 answer with Content-Range %q", cr)
+	}
+	rng, totalStr, ok := strings.Cut(spec, "/")
+	firstStr, lastStr, ok2 := strings.Cut(rng, "-")
+	if !ok || !ok2 {
+		return fmt.Errorf("malformed Content-Range %q", cr)
+	}
+	first, err1 := strconv.ParseInt(firstStr, 10, 64)
+	last, err2 := strconv.ParseInt(lastStr, 10, 64)
+	if err1 != nil || err2 != nil || first < 0 || last < first {
+		return fmt.Errorf("malformed Content-Range %q", cr)
+	}
+	if last-first+1 != int64(n) {
+		return fmt.Errorf("Content-Range %q but %d bytes received", cr, n)
+	}
+	if total, err := strconv.ParseInt(totalStr, 10, 64); err == nil {
+		if start, _, _ := r.Resolve(total); start != first {
+			return fmt.Errorf("Content-Range %q does not match %v", cr, r)
+		}
+	}
+	return nil
+}
