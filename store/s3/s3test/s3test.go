@@ -116,10 +116,11 @@ func (s *Server) Store(t testing.TB, prefix string, extra ...s3.Option) *s3.Stor
 // Request is one HTTP request seen by a Recorder.
 type Request struct {
 	Method string
-	Path   string // URL path, e.g. "/bucket/prefix/key" with path-style addressing
-	Query  string // raw query ("list-type=2&prefix=..." for a listing)
-	Range  string // the Range header, "" when absent
-	Status int    // response status, 0 when the round trip failed
+	Path   string      // URL path, e.g. "/bucket/prefix/key" with path-style addressing
+	Query  string      // raw query ("list-type=2&prefix=..." for a listing)
+	Range  string      // the Range header, "" when absent
+	Status int         // response status, 0 when the round trip failed
+	Header http.Header // a copy of the request headers
 }
 
 // Recorder is an http.RoundTripper that records every request it forwards.
@@ -141,7 +142,7 @@ func NewRecorder(next http.RoundTripper) *Recorder {
 
 // RoundTrip implements http.RoundTripper.
 func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	rq := Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Range: req.Header.Get("Range")}
+	rq := Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery, Range: req.Header.Get("Range"), Header: req.Header.Clone()}
 	resp, err := r.next.RoundTrip(req)
 	if resp != nil {
 		rq.Status = resp.StatusCode

@@ -1,0 +1,159 @@
+// Package storeurl opens a gozarr store from a URL or a local path, so that
+// every tool (zarrcat among them) accepts the same locations:
+//
+//	/data/x.zarr, ./x.zarr, x.zarr   a local directory (store/fs)
+//	file:///data/x.zarr              the same, as a URL (percent-escapes decoded)
+//	s3://bucket/prefix/x.zarr        an S3 bucket and key prefix (store/s3)
+//	http://host/x.zarr, https://...  a read-only HTTP store (store/http)
+//	memory://                        a new, empty in-memory store (store/mem)
+//	memory://name                    the in-memory store called name in this
+//	                                 process, created on first use
+//
+// The URL names the store's root: a Zarr array or group at that location is
+// at the root of the returned store (key "zarr.json"), so no separate "path
+// inside the store" is needed.
+//
+// Open returns the richest store the location supports: callers
+// type-assert to store.Store (or store.Writer) to write, which fails for
+// HTTP. For s3:// the endpoint, region and credentials come from the
+// standard AWS environment and config files exactly as the AWS SDK reads
+// them (AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID,
+// AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ...), or from WithS3 options; a custom
+// endpoint implies path-style addressing, and with no credentials anywhere
+// the store tries anonymous access (see s3.Open).
+package storeurl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/http"
+	"github.com/gozarr/gozarr/store/mem"
+	"github.com/gozarr/gozarr/store/s3"
+)
+
+// ErrUnsupported reports a URL scheme Open does not know.
+var ErrUnsupported = errors.New("storeurl: unsupported URL scheme")
+
+// ErrInvalidURL reports a location Open cannot parse.
+var ErrInvalidURL = errors.New("storeurl: invalid store URL")
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	s3     []s3.Option
+	http   []http.Option
+	fs     []fs.Option
+	create bool
+}
+
+// WithS3 passes options to s3.Open for s3:// URLs (an explicit endpoint,
+// region or credentials, a concurrency limit, an HTTP client, ...).
+func WithS3(opts ...s3.Option) Option { return func(o *options) { o.s3 = append(o.s3, opts...) } }
+
+// WithHTTP passes options to http.New for http:// and https:// URLs (headers
+// such as an auth token, a client, a concurrency limit, ...).
+func WithHTTP(opts ...http.Option) Option {
+	return func(o *options) { o.http = append(o.http, opts...) }
+}
+
+// WithFS passes options to fs.New for local paths and file:// URLs (for
+// instance fs.ReadOnly()).
+func WithFS(opts ...fs.Option) Option { return func(o *options) { o.fs = append(o.fs, opts...) } }
+
+// CreateDir makes Open create a missing local directory (and its parents)
+// instead of failing, for tools about to write a new array. Default: the
+// directory must exist.
+func CreateDir() Option { return func(o *options) { o.create = true } }
+
+var (
+	memMu     sync.Mutex
+	memStores = map[string]*mem.Store{}
+)
+
+// Open returns the store at location, a URL or a local path (see the package
+// doc). It is safe for concurrent use. It makes no request to a remote
+// store except what s3.Open needs to find credentials.
+func Open(ctx context.Context, location string, opts ...Option) (store.Reader, error) {
+	var o options
+	for _, fn := range opts {
+		if fn != nil {
+			fn(&o)
+		}
+	}
+	if location == "" {
+		return nil, fmt.Errorf("%w: empty location", ErrInvalidURL)
+	}
+	i := strings.Index(location, "://")
+	if i <= 0 || strings.ContainsAny(location[:i], "/\\") {
+		return openDir(location, o)
+	}
+	scheme := strings.ToLower(location[:i])
+	rest := location[i+3:]
+	switch scheme {
+	case "file":
+		u, err := url.Parse(location)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %q: %w", ErrInvalidURL, location, err)
+		}
+		if u.Host != "" && u.Host != "localhost" {
+			return nil, fmt.Errorf("%w: %q: file URLs name a local absolute path (file:///path), not host %q", ErrInvalidURL, location, u.Host)
+		}
+		if u.Path == "" {
+			return nil, fmt.Errorf("%w: %q: no path", ErrInvalidURL, location)
+		}
+		return openDir(u.Path, o)
+	case "s3":
+		bucket, prefix, _ := strings.Cut(rest, "/")
+		if bucket == "" {
+			return nil, fmt.Errorf("%w: %q: no bucket (want s3://bucket/prefix)", ErrInvalidURL, location)
+		}
+		st, err := s3.Open(ctx, bucket, prefix, o.s3...)
+		if err != nil {
+			return nil, fmt.Errorf("storeurl: %q: %w", location, err)
+		}
+		return st, nil
+	case "http", "https":
+		st, err := http.New(location, o.http...)
+		if err != nil {
+			return nil, fmt.Errorf("storeurl: %w", err)
+		}
+		return st, nil
+	case "memory":
+		name := strings.TrimSuffix(rest, "/")
+		if name == "" {
+			return mem.New(), nil
+		}
+		memMu.Lock()
+		defer memMu.Unlock()
+		st := memStores[name]
+		if st == nil {
+			st = mem.New()
+			memStores[name] = st
+		}
+		return st, nil
+	}
+	return nil, fmt.Errorf("%w: %q in %q (want a path, file://, s3://, http(s):// or memory://)", ErrUnsupported, scheme, location)
+}
+
+func openDir(path string, o options) (store.Reader, error) {
+	if o.create {
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return nil, fmt.Errorf("storeurl: creating %q: %w", path, err)
+		}
+	}
+	st, err := fs.New(filepath.FromSlash(path), o.fs...)
+	if err != nil {
+		return nil, fmt.Errorf("storeurl: %w", err)
+	}
+	return st, nil
+}
