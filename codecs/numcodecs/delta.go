@@ -1,0 +1,200 @@
+package numcodecs
+
+// The numcodecs delta filter (bytes -> bytes).
+//
+// Format: https://numcodecs.readthedocs.io/en/stable/filter/delta.html
+// JSON name: "numcodecs.delta"
+// Configuration example (Zarr v2: {"id": "delta", "dtype": "<i8",
+// "astype": "<i2"}):
+//
+//	{"name": "numcodecs.delta", "configuration": {"dtype": "<i8", "astype": "<i2"}}
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/dtype"
+)
+
+// Delta is the "numcodecs.delta" filter
+// (https://numcodecs.readthedocs.io/en/stable/filter/delta.html),
+// configured as {"dtype": "<i8", "astype": "<i2"}: the bytes are read as
+// elements of dtype (byte order included), and encoding writes the first
+// element, then the difference of each element from the one before, as
+// elements of astype (default: dtype). The encoded buffer is
+// len/size(dtype)*size(astype) bytes, smaller than the input when astype is
+// narrower.
+//
+// Arithmetic follows NumPy exactly, so chunks match numcodecs byte for
+// byte: integer differences wrap in dtype and are cast to astype (keeping
+// the low bytes, or extending by dtype's signedness), decoding sums in
+// dtype with wrap-around; float differences and sums are rounded to dtype's
+// precision (float16 through float32, as NumPy does) and cast to astype
+// with round-to-nearest-even. Booleans, as NumPy treats them, encode
+// "changed" flags and decode by a running OR, which does not round-trip (a
+// numcodecs quirk kept for compatibility). dtype and astype must both be
+// integers (signed or not), both floats, or both bool; complex and other
+// types are ErrInvalidConfig. A Delta is immutable and safe for concurrent
+// use.
+type Delta struct {
+	dt, as elemType
+}
+
+// NewDelta returns the delta filter for the NumPy dtype strings dtype and
+// astype ("" for astype means dtype). Errors wrap ErrInvalidConfig.
+func NewDelta(dtypeStr, astype string) (*Delta, error) {
+	dt, err := parseElem("numcodecs.delta", "dtype", dtypeStr)
+	if err != nil {
+		return nil, err
+	}
+	if astype == "" {
+		astype = dtypeStr
+	}
+	as, err := parseElem("numcodecs.delta", "astype", astype)
+	if err != nil {
+		return nil, err
+	}
+	if dt.integer() != as.integer() || (dt.kind == dtype.Bool) != (as.kind == dtype.Bool) {
+		return nil, fmt.Errorf("%w: numcodecs.delta: dtype %q and astype %q must both be integers, both floats or both bool", codecs.ErrInvalidConfig, dtypeStr, astype)
+	}
+	return &Delta{dt: dt, as: as}, nil
+}
+
+func init() {
+	codecs.Register(prefix+"delta", func(configuration json.RawMessage) (codecs.Codec, error) {
+		var cfg struct {
+			DType  *string `json:"dtype"`
+			AsType *string `json:"astype"`
+		}
+		if err := codecs.DecodeConfig(configuration, &cfg); err != nil {
+			return nil, err
+		}
+		if cfg.DType == nil {
+			return nil, fmt.Errorf("%w: numcodecs.delta: configuration has no \"dtype\"", codecs.ErrInvalidConfig)
+		}
+		as := ""
+		if cfg.AsType != nil {
+			as = *cfg.AsType
+		}
+		return NewDelta(*cfg.DType, as)
+	})
+}
+
+// Name returns "numcodecs.delta".
+func (d *Delta) Name() string { return prefix + "delta" }
+
+// Configuration returns {"dtype": ..., "astype": ...}, as numcodecs writes
+// it (both always present).
+func (d *Delta) Configuration() any {
+	return struct {
+		DType  string `json:"dtype"`
+		AsType string `json:"astype"`
+	}{d.dt.descr, d.as.descr}
+}
+
+// MaxEncodedSize returns the encoded size of n bytes: n/size(dtype)
+// elements of astype, rounded up.
+func (d *Delta) MaxEncodedSize(n int) int {
+	return (max(n, 0) + d.dt.size - 1) / d.dt.size * d.as.size
+}
+
+// Encode appends the differences of src's dtype elements, as astype, to
+// dst. Input that is not a whole number of dtype elements is
+// ErrInvalidConfig.
+func (d *Delta) Encode(dst, src []byte) ([]byte, error) {
+	ds, as := d.dt.size, d.as.size
+	if len(src)%ds != 0 {
+		return dst, fmt.Errorf("%w: numcodecs.delta: %d bytes are not a whole number of %q elements", codecs.ErrInvalidConfig, len(src), d.dt.descr)
+	}
+	n := len(src) / ds
+	start := len(dst)
+	out := ensure(dst, n*as)
+	enc := out[start:]
+	switch {
+	case d.dt.integer():
+		var prev uint64
+		for i := range n {
+			x := d.dt.load(src[i*ds:])
+			// NumPy: enc[0] = arr[0]; enc[1:] = diff(arr), the difference
+			// wrapping in dtype; each then cast to astype.
+			d.as.store(enc[i*as:], d.dt.extend(x-prev))
+			prev = x
+		}
+	case d.dt.kind == dtype.Float:
+		prev := 0.0
+		for i := range n {
+			x := d.dt.float(d.dt.load(src[i*ds:]))
+			v := x
+			if i > 0 {
+				v = d.dt.float(d.dt.add(x, -prev))
+			}
+			d.as.store(enc[i*as:], d.as.round(v))
+			prev = x
+		}
+	default: // bool: diff is "not equal"
+		prev := false
+		for i := range n {
+			x := src[i] != 0
+			v := x
+			if i > 0 {
+				v = x != prev
+			}
+			enc[i] = b2u(v)
+			prev = x
+		}
+	}
+	return out, nil
+}
+
+// Decode appends the running sums of src's astype elements, as dtype, to
+// dst. Input that is not a whole number of astype elements, or decoding to
+// more than limit bytes (checked before allocating), is ErrCorrupt.
+func (d *Delta) Decode(dst, src []byte, limit int) ([]byte, error) {
+	ds, as := d.dt.size, d.as.size
+	if len(src)%as != 0 {
+		return dst, fmt.Errorf("%w: numcodecs.delta: %d bytes are not a whole number of %q elements", codecs.ErrCorrupt, len(src), d.as.descr)
+	}
+	n := len(src) / as
+	if n > max(limit, 0)/ds {
+		return dst, fmt.Errorf("%w: numcodecs.delta: %d elements decode to %d bytes, at most %d expected", codecs.ErrCorrupt, n, n*ds, max(limit, 0))
+	}
+	start := len(dst)
+	out := ensure(dst, n*ds)
+	dec := out[start:]
+	switch {
+	case d.dt.integer():
+		var acc uint64
+		for i := range n {
+			acc += d.as.extend(d.as.load(src[i*as:]))
+			d.dt.store(dec[i*ds:], acc)
+		}
+	case d.dt.kind == dtype.Float:
+		// NumPy's cumsum with out= accumulates in dtype: each astype
+		// element is cast to dtype, then added with dtype rounding.
+		acc := 0.0
+		for i := range n {
+			v := d.dt.float(d.dt.round(d.as.float(d.as.load(src[i*as:]))))
+			bits := d.dt.round(v)
+			if i > 0 {
+				bits = d.dt.add(acc, v)
+			}
+			d.dt.store(dec[i*ds:], bits)
+			acc = d.dt.float(bits)
+		}
+	default: // bool: adding booleans is OR
+		acc := false
+		for i := range n {
+			acc = acc || src[i] != 0
+			dec[i] = b2u(acc)
+		}
+	}
+	return out, nil
+}
+
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,130 @@
+// Package numcodecs implements the numcodecs codecs that Zarr v2 arrays name
+// as filters and compressors, as Zarr v3 bytes -> bytes codecs called
+// "numcodecs.<id>", so that zarr.ArrayMetadataV2.ToV3's codec chains
+// resolve. Importing the package (package zarr does) registers them with
+// package codecs:
+//
+//	numcodecs.zlib      {"level": 1}                     zlib stream (RFC 1950)
+//	numcodecs.gzip      {"level": 1}                     gzip stream (RFC 1952)
+//	numcodecs.bz2       {"level": 1}                     bzip2 stream (decode only)
+//	numcodecs.lz4       {"acceleration": 1}              4-byte size + LZ4 block
+//	numcodecs.shuffle   {"elementsize": 4}               byte shuffle
+//	numcodecs.delta     {"dtype": "<i4", "astype": "<i2"} element-wise differences
+//	numcodecs.crc32     {"location": "start"}            CRC-32 checksum
+//	numcodecs.adler32   {"location": "start"}            Adler-32 checksum
+//	numcodecs.quantize  {"digits": 3, "dtype": "<f8", "astype": "<f4"}
+//	numcodecs.fixedscaleoffset {"offset": 1000, "scale": 10, "dtype": "<f8", "astype": "|u1"}
+//
+// Every codec works on the bytes exactly as numcodecs sees them in Zarr v2:
+// the chunk serialised in the array's dtype byte order (and C or F element
+// order). Typed filters (delta, quantize, fixedscaleoffset) interpret those
+// bytes through their own "dtype" and "astype", byte order included, as
+// numcodecs' ndarray.view does; an "astype" narrower than "dtype" makes the
+// encoded buffer smaller than the decoded one. Formats follow numcodecs
+// 0.17 (https://numcodecs.readthedocs.io), learnt from its documentation
+// and source; outputs decode with numcodecs and numcodecs' outputs decode
+// here.
+//
+// Decoders never allocate more than the limit the chain passes (the size
+// the decoded data may have) on hostile input; errors wrap
+// codecs.ErrCorrupt, codecs.ErrChecksum or codecs.ErrInvalidConfig, or
+// ErrUnsupported for what gozarr cannot do (bzip2 encoding). All codecs are
+// immutable and safe for concurrent use.
+package numcodecs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/gozarr/gozarr/codecs"
+)
+
+// ErrUnsupported reports an operation a codec cannot perform here, such as
+// encoding bzip2 (Go's standard library decodes bzip2 only).
+var ErrUnsupported = errors.New("unsupported codec operation")
+
+// prefix is the registry prefix of every codec in this package.
+const prefix = "numcodecs."
+
+// ensure returns dst extended by n bytes (contents of the new bytes
+// unspecified), reusing dst's free capacity when it has room.
+func ensure(dst []byte, n int) []byte {
+	if cap(dst)-len(dst) >= n {
+		return dst[:len(dst)+n]
+	}
+	nd := make([]byte, len(dst)+n)
+	copy(nd, dst)
+	return nd
+}
+
+// readStream appends everything r yields to dst, refusing output beyond
+// limit bytes. guess is the expected size, capped at limit, used to size the
+// first allocation when dst has no room; the buffer then doubles, never past
+// len(dst)+limit. errOf maps a reader error (io.EOF means a clean end).
+func readStream(dst []byte, r io.Reader, limit, guess int, name string, errOf func(error) error) ([]byte, error) {
+	start := len(dst)
+	limit = max(limit, 0)
+	guess = min(max(guess, 0), limit)
+	buf := dst
+	if cap(buf)-start < guess {
+		buf = make([]byte, start, start+guess)
+		copy(buf, dst)
+	}
+	for {
+		end := min(cap(buf), start+limit)
+		if len(buf) == end {
+			if end-start >= limit {
+				var one [1]byte
+				n, err := readFull(r, one[:])
+				if n > 0 {
+					return dst, fmt.Errorf("%w: %s: decoded data exceeds %d bytes", codecs.ErrCorrupt, name, limit)
+				}
+				if err == io.EOF {
+					return buf, nil
+				}
+				return dst, errOf(err)
+			}
+			nb := make([]byte, len(buf), min(start+limit, max(2*cap(buf), start+4096)))
+			copy(nb, buf)
+			buf = nb
+			continue
+		}
+		n, err := readFull(r, buf[len(buf):end])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return dst, errOf(err)
+		}
+	}
+}
+
+// readFull reads into p until it is full or r fails, passing io.EOF
+// through unchanged (unlike io.ReadFull) so a clean end stays
+// distinguishable from a truncated stream.
+func readFull(r io.Reader, p []byte) (int, error) {
+	n, idle := 0, 0
+	for n < len(p) {
+		m, err := r.Read(p[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		if m > 0 {
+			idle = 0
+		} else if idle++; idle > 100 {
+			return n, io.ErrNoProgress
+		}
+	}
+	return n, nil
+}
+
+// appendWriter is an io.Writer that appends to a slice.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}

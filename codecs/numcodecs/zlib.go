@@ -1,0 +1,166 @@
+package numcodecs
+
+// The numcodecs zlib codec (bytes -> bytes).
+//
+// Format: https://numcodecs.readthedocs.io/en/stable/compression/zlib.html
+// (a zlib stream, RFC 1950: https://www.rfc-editor.org/rfc/rfc1950)
+// JSON name: "numcodecs.zlib"
+// Configuration example (Zarr v2: {"id": "zlib", "level": 1}):
+//
+//	{"name": "numcodecs.zlib", "configuration": {"level": 1}}
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/klauspost/compress/zlib"
+)
+
+// DefaultZlibLevel is numcodecs' default zlib level.
+const DefaultZlibLevel = 1
+
+// Zlib is the "numcodecs.zlib" codec
+// (https://numcodecs.readthedocs.io/en/stable/compression/zlib.html),
+// configured as {"level": 1}: one zlib stream (RFC 1950) per chunk, as
+// Python's zlib.compress writes it. Levels are -1 (zlib's default, 6) to 9;
+// the default is 1. Output is valid zlib but not byte for byte what C zlib
+// writes. Decoding verifies the Adler-32 trailer (ErrChecksum) and, like
+// Python's zlib.decompress, ignores bytes after the end of the stream.
+// Readers and writers are pooled; a Zlib is immutable and safe for
+// concurrent use.
+type Zlib struct {
+	level int
+}
+
+// NewZlib returns the zlib codec at a level from -1 to 9 (else
+// ErrInvalidConfig).
+func NewZlib(level int) (*Zlib, error) {
+	if level < -1 || level > 9 {
+		return nil, fmt.Errorf("%w: numcodecs.zlib: level %d is not in -1..9", codecs.ErrInvalidConfig, level)
+	}
+	return &Zlib{level: level}, nil
+}
+
+func init() {
+	codecs.Register(prefix+"zlib", func(configuration json.RawMessage) (codecs.Codec, error) {
+		cfg := struct {
+			Level *int `json:"level"`
+		}{}
+		if err := codecs.DecodeConfig(configuration, &cfg); err != nil {
+			return nil, err
+		}
+		level := DefaultZlibLevel
+		if cfg.Level != nil {
+			level = *cfg.Level
+		}
+		return NewZlib(level)
+	})
+}
+
+// Name returns "numcodecs.zlib".
+func (z *Zlib) Name() string { return prefix + "zlib" }
+
+// Level returns the compression level.
+func (z *Zlib) Level() int { return z.level }
+
+// Configuration returns {"level": n}.
+func (z *Zlib) Configuration() any {
+	return struct {
+		Level int `json:"level"`
+	}{z.level}
+}
+
+// MaxEncodedSize bounds the zlib stream of n bytes: deflate stored blocks
+// (5 bytes per block of at least 16 KiB), the 2-byte header, the 4-byte
+// trailer and some slack.
+func (z *Zlib) MaxEncodedSize(n int) int { return n + 5*(n/16383+1) + 6 + 64 }
+
+type zlibWriter struct {
+	out appendWriter
+	zw  *zlib.Writer
+}
+
+var zlibWriters [11]sync.Pool // index level+1
+
+// Encode appends the zlib stream of src to dst.
+func (z *Zlib) Encode(dst, src []byte) ([]byte, error) {
+	pool := &zlibWriters[z.level+1]
+	w, _ := pool.Get().(*zlibWriter)
+	if w == nil {
+		w = &zlibWriter{}
+		zw, err := zlib.NewWriterLevel(&w.out, z.level)
+		if err != nil {
+			return dst, fmt.Errorf("%w: numcodecs.zlib: %v", codecs.ErrInvalidConfig, err)
+		}
+		w.zw = zw
+	}
+	w.out.b = dst
+	w.zw.Reset(&w.out)
+	_, err := w.zw.Write(src)
+	if err == nil {
+		err = w.zw.Close()
+	}
+	out := w.out.b
+	w.out.b = nil
+	pool.Put(w)
+	if err != nil {
+		return dst, fmt.Errorf("numcodecs.zlib: %w", err)
+	}
+	return out, nil
+}
+
+type zlibReader struct {
+	in bytes.Reader
+	zr io.ReadCloser
+}
+
+var zlibReaders sync.Pool
+
+// Decode appends the decompression of the zlib stream src to dst, writing
+// into dst's free capacity when it has room. A malformed or truncated
+// stream is ErrCorrupt, an Adler-32 mismatch ErrChecksum, and output beyond
+// limit bytes ErrCorrupt, found before more than limit bytes are allocated
+// (deflate expands at most 1032 times, which also bounds the first
+// allocation).
+func (z *Zlib) Decode(dst, src []byte, limit int) ([]byte, error) {
+	r, _ := zlibReaders.Get().(*zlibReader)
+	if r == nil {
+		r = &zlibReader{}
+	}
+	defer func() {
+		r.in.Reset(nil)
+		zlibReaders.Put(r)
+	}()
+	r.in.Reset(src)
+	var err error
+	if r.zr == nil {
+		r.zr, err = zlib.NewReader(&r.in)
+	} else {
+		err = r.zr.(zlib.Resetter).Reset(&r.in, nil)
+	}
+	if err != nil {
+		// A reader whose Reset failed resets cleanly next time.
+		return dst, zlibError(err)
+	}
+	guess := limit
+	if len(src) < (1<<30)/1032 {
+		guess = min(limit, 1032*len(src)+64)
+	}
+	return readStream(dst, r.zr, limit, guess, "numcodecs.zlib", zlibError)
+}
+
+// zlibError maps a zlib reader error to the codec sentinels.
+func zlibError(err error) error {
+	switch {
+	case errors.Is(err, zlib.ErrChecksum):
+		return fmt.Errorf("%w: numcodecs.zlib: %v", codecs.ErrChecksum, err)
+	case err == io.EOF:
+		return fmt.Errorf("%w: numcodecs.zlib: empty or truncated stream", codecs.ErrCorrupt)
+	}
+	return fmt.Errorf("%w: numcodecs.zlib: %v", codecs.ErrCorrupt, err)
+}
