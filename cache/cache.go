@@ -1,0 +1,343 @@
+package cache
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// EntryOverhead is the bytes every entry counts against a cache's bound on
+// top of its value and key: the bookkeeping (list element, map slot,
+// slice headers) an entry costs in memory.
+const EntryOverhead = 96
+
+// ErrClosed reports an operation on a closed Disk cache. Add and Get on a
+// closed cache do not return it (they act as a miss and a no-op); Stats
+// shows it as the last error.
+var ErrClosed = errors.New("cache: closed")
+
+// ErrCache is wrapped by every error a cache counts in Stats (a failed disk
+// write or read, a value that does not decompress).
+var ErrCache = errors.New("cache error")
+
+// Cache is a cache of decoded chunk bytes keyed by strings, bounded by the
+// bytes it holds. Implementations are safe for concurrent use.
+//
+// Get returns the value of key and true, or nil and false on a miss,
+// counting a hit or a miss; the returned bytes are read-only for the
+// caller (see the package documentation). Add stores value under key,
+// replacing any value there, and takes ownership of value; a value larger
+// than the whole bound is not kept. Remove drops key if present. Stats
+// returns the counters.
+type Cache interface {
+	Get(key string) ([]byte, bool)
+	Add(key string, value []byte)
+	Remove(key string)
+	Stats() Stats
+}
+
+// ElemAdder is implemented by caches whose representation depends on the
+// values' element size (Compressed shuffles bytes by it; Tiered hands it
+// on). Use the function AddElem, which falls back to Add.
+type ElemAdder interface {
+	AddElem(key string, value []byte, elemSize int)
+}
+
+// AddElem adds value to c with its element size (the array's item size)
+// when c can use it, else with plain Add. elemSize ≤ 0 means the cache's
+// default.
+func AddElem(c Cache, key string, value []byte, elemSize int) {
+	if ea, ok := c.(ElemAdder); ok {
+		ea.AddElem(key, value, elemSize)
+		return
+	}
+	c.Add(key, value)
+}
+
+// Stats are a cache's counters. For a Tiered cache the top-level Hits are
+// hits in any tier, Misses are misses in all tiers, Bytes and Entries the
+// sums over tiers, and Tiers holds each tier's own Stats.
+type Stats struct {
+	Hits, Misses int64
+	// Evictions counts entries dropped to make room (for a tier: moved on
+	// to the next tier or, from the last one, dropped).
+	Evictions int64
+	// Errors counts failed cache operations (disk writes and reads,
+	// corrupt compressed values); the read that met one went on without
+	// the cache. LastError is the latest one's message.
+	Errors    int64
+	LastError string
+	// Entries and Bytes are what the cache holds now: Bytes is what counts
+	// against MaxBytes (stored bytes + key + EntryOverhead per entry);
+	// ValueBytes the decoded size of the values held.
+	Entries    int
+	Bytes      int64
+	ValueBytes int64
+	MaxBytes   int64
+	Tiers      []Stats
+}
+
+// String formats the counters on one line.
+func (s Stats) String() string {
+	return fmt.Sprintf("hits %d misses %d evictions %d errors %d entries %d bytes %d/%d (values %d)",
+		s.Hits, s.Misses, s.Evictions, s.Errors, s.Entries, s.Bytes, s.MaxBytes, s.ValueBytes)
+}
+
+// Key builds an unambiguous cache key for a decoded chunk: storeID names
+// the store (as zarr.WithStoreID does), key is the chunk's (or shard's)
+// store key, base the shard's byte offset within key's value (0 for a
+// plain chunk or a whole shard) and inner the C-order index of an inner
+// chunk within its shard, or -1 for a whole chunk.
+func Key(storeID, key string, base int64, inner int) string {
+	b := make([]byte, 0, len(storeID)+len(key)+32)
+	b = strconv.AppendInt(b, int64(len(storeID)), 10)
+	b = append(b, ':')
+	b = append(b, storeID...)
+	b = strconv.AppendInt(b, int64(len(key)), 10)
+	b = append(b, ':')
+	b = append(b, key...)
+	if base != 0 {
+		b = append(b, '@')
+		b = strconv.AppendInt(b, base, 10)
+	}
+	if inner >= 0 {
+		b = append(b, '#')
+		b = strconv.AppendInt(b, int64(inner), 10)
+	}
+	return string(b)
+}
+
+// weight is what an entry of n stored bytes counts against a bound.
+func weight(key string, n int) int64 { return int64(n) + int64(len(key)) + EntryOverhead }
+
+// evictFunc receives entries a cache drops to make room (or refuses as too
+// large), with their decoded value. Tiered installs one per tier.
+type evictFunc func(key string, value []byte, elemSize int)
+
+// evictHooker is implemented by this package's caches so Tiered can chain
+// them.
+type evictHooker interface {
+	setOnEvict(evictFunc)
+	// getElem is Get returning the element size given at Add too.
+	getElem(key string) ([]byte, int, bool)
+}
+
+// entry is one key's record in a core.
+type entry[V any] struct {
+	key    string
+	v      V
+	w      int64 // weight against the bound
+	raw    int64 // decoded size
+	elem   int   // element size given at Add
+	remove bool  // evicted as too large or replaced: for Remove callers
+}
+
+// core is the byte-bounded LRU bookkeeping shared by LRU, Compressed and
+// Disk: V is how each stores a value.
+type core[V any] struct {
+	mu        sync.Mutex
+	max       int64
+	used      int64
+	raw       int64
+	ll        list.List // of *entry[V], most recent at the front
+	m         map[string]*list.Element
+	hits      int64
+	misses    int64
+	evictions int64
+	errs      int64
+	lastErr   string
+	onEvict   evictFunc
+}
+
+func newCore[V any](maxBytes int64) core[V] {
+	return core[V]{max: maxBytes, m: map[string]*list.Element{}}
+}
+
+// get looks key up, counting a hit or miss and refreshing its recency.
+func (c *core[V]) get(key string) (entry[V], bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[key]; ok {
+		c.hits++
+		c.ll.MoveToFront(e)
+		return *e.Value.(*entry[V]), true
+	}
+	c.misses++
+	return entry[V]{}, false
+}
+
+// add inserts en (replacing any entry of its key) and evicts least
+// recently used entries until the bound holds. It returns the entries
+// dropped: the replaced one (remove set: its resources go, it is not
+// passed on), evicted ones, or en itself when it alone exceeds the bound.
+// The owner releases their resources and calls onEvict outside the lock.
+func (c *core[V]) add(en entry[V]) (dropped []entry[V], kept bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[en.key]; ok {
+		old := c.unlink(e)
+		old.remove = true
+		dropped = append(dropped, old)
+	}
+	if en.w > c.max {
+		c.evictions++
+		return append(dropped, en), false
+	}
+	for c.used+en.w > c.max {
+		old := c.unlink(c.ll.Back())
+		c.evictions++
+		dropped = append(dropped, old)
+	}
+	c.m[en.key] = c.ll.PushFront(&en)
+	c.used += en.w
+	c.raw += en.raw
+	return dropped, true
+}
+
+// del removes key and returns its entry.
+func (c *core[V]) del(key string) (entry[V], bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[key]; ok {
+		return c.unlink(e), true
+	}
+	return entry[V]{}, false
+}
+
+// unlink drops e; c.mu is held.
+func (c *core[V]) unlink(e *list.Element) entry[V] {
+	en := c.ll.Remove(e).(*entry[V])
+	delete(c.m, en.key)
+	c.used -= en.w
+	c.raw -= en.raw
+	return *en
+}
+
+// fail counts an error.
+func (c *core[V]) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.errs++
+	c.lastErr = err.Error()
+}
+
+// hook returns the eviction callback.
+func (c *core[V]) hook() evictFunc {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.onEvict
+}
+
+// setOnEvict installs the eviction callback.
+func (c *core[V]) setOnEvict(f evictFunc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onEvict = f
+}
+
+// stats returns the counters.
+func (c *core[V]) stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Stats{Hits: c.hits, Misses: c.misses, Evictions: c.evictions, Errors: c.errs, LastError: c.lastErr,
+		Entries: len(c.m), Bytes: c.used, ValueBytes: c.raw, MaxBytes: c.max}
+}
+
+// all returns every entry, most recent first.
+func (c *core[V]) all() []entry[V] {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]entry[V], 0, len(c.m))
+	for e := c.ll.Front(); e != nil; e = e.Next() {
+		out = append(out, *e.Value.(*entry[V]))
+	}
+	return out
+}
+
+// flightGroup is implemented by this package's caches: their own table of
+// loads in progress.
+type flightGrouper interface{ flights() *flight }
+
+// flight is a table of loads in progress, one per key.
+type flight struct {
+	mu sync.Mutex
+	m  map[string]*call
+}
+
+// call is one load in progress.
+type call struct {
+	waiters atomic.Int32 // callers waiting on done (for tests)
+	done    chan struct{}
+	val     []byte
+	err     error
+}
+
+func (f *flight) flights() *flight { return f }
+
+// fallbackFlights serves caches of other packages.
+var fallbackFlights flight
+
+// GetOrLoad returns the value of key in c, or loads it with load, adds it
+// to c and returns it. Concurrent callers that miss the same key share one
+// call of load (run with the first caller's ctx; if that caller's context
+// ends the load, the others still waiting try again with their own). The
+// returned bytes are read-only (they are the cached value). A load error is
+// returned as is and nothing is cached. GetOrLoad returns ctx.Err() when
+// ctx ends while it waits for another caller's load.
+func GetOrLoad(ctx context.Context, c Cache, key string, load func(ctx context.Context) ([]byte, error)) ([]byte, error) {
+	return GetOrLoadElem(ctx, c, key, 0, load)
+}
+
+// GetOrLoadElem is GetOrLoad adding the loaded value with AddElem.
+func GetOrLoadElem(ctx context.Context, c Cache, key string, elemSize int, load func(ctx context.Context) ([]byte, error)) ([]byte, error) {
+	f := &fallbackFlights
+	if fg, ok := c.(flightGrouper); ok {
+		f = fg.flights()
+	}
+	for {
+		if v, ok := c.Get(key); ok {
+			return v, nil
+		}
+		f.mu.Lock()
+		if cl, ok := f.m[key]; ok {
+			f.mu.Unlock()
+			cl.waiters.Add(1)
+			select {
+			case <-cl.done:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if cl.err != nil && ctx.Err() == nil &&
+				(errors.Is(cl.err, context.Canceled) || errors.Is(cl.err, context.DeadlineExceeded)) {
+				continue // the leader's context ended, not ours
+			}
+			return cl.val, cl.err
+		}
+		if f.m == nil {
+			f.m = map[string]*call{}
+		}
+		cl := &call{done: make(chan struct{})}
+		f.m[key] = cl
+		f.mu.Unlock()
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					cl.err = fmt.Errorf("cache: load of %q panicked: %v", key, r)
+				}
+				f.mu.Lock()
+				delete(f.m, key)
+				f.mu.Unlock()
+				close(cl.done)
+			}()
+			cl.val, cl.err = load(ctx)
+			if cl.err == nil {
+				AddElem(c, key, cl.val, elemSize)
+			}
+		}()
+		return cl.val, cl.err
+	}
+}

@@ -1,0 +1,5 @@
+package cache
+
+import "runtime"
+
+func runtimeGosched() { runtime.Gosched() }
