@@ -121,7 +121,7 @@ type evictFunc func(key string, value []byte, elemSize int)
 // evictHooker is implemented by this package's caches so Tiered can chain
 // them.
 type evictHooker interface {
-	setOnEvict(evictFunc)
+	setOnEvict(evictFunc, *transit)
 	// getElem is Get returning the element size given at Add too.
 	getElem(key string) ([]byte, int, bool)
 }
@@ -151,10 +151,66 @@ type core[V any] struct {
 	errs      int64
 	lastErr   string
 	onEvict   evictFunc
+	tr        *transit                       // set by Tiered: entries on their way down
+	load      func(entry[V]) ([]byte, error) // decodes an entry's value, for tr
 }
 
-func newCore[V any](maxBytes int64) core[V] {
-	return core[V]{max: maxBytes, m: map[string]*list.Element{}}
+// transit tracks entries evicted from one tier and not yet added to the
+// next, so that a Tiered Get does not miss them in between.
+type transit struct {
+	mu     sync.Mutex
+	m      map[string]*transitEntry
+	moving atomic.Int64
+	ver    atomic.Uint64
+}
+
+type transitEntry struct {
+	get  func() ([]byte, int, bool)
+	refs int
+}
+
+// begin records key as moving; get decodes its value meanwhile.
+func (t *transit) begin(key string, get func() ([]byte, int, bool)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m == nil {
+		t.m = map[string]*transitEntry{}
+	}
+	if e, ok := t.m[key]; ok {
+		e.get = get
+		e.refs++
+	} else {
+		t.m[key] = &transitEntry{get: get, refs: 1}
+	}
+	t.moving.Add(1)
+	t.ver.Add(1)
+}
+
+// end records one move of key as done.
+func (t *transit) end(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e, ok := t.m[key]; ok {
+		if e.refs--; e.refs == 0 {
+			delete(t.m, key)
+		}
+	}
+	t.moving.Add(-1)
+	t.ver.Add(1)
+}
+
+// lookup returns the decoder of key if it is moving.
+func (t *transit) lookup(key string) func() ([]byte, int, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e, ok := t.m[key]; ok {
+		return e.get
+	}
+	return nil
+}
+
+func newCore[V any](maxBytes int64, load func(entry[V]) ([]byte, error)) core[V] {
+	return core[V]{max: maxBytes, m: map[string]*list.Element{}, load: load}
 }
 
 // get looks key up, counting a hit or miss and refreshing its recency.
@@ -185,17 +241,55 @@ func (c *core[V]) add(en entry[V]) (dropped []entry[V], kept bool) {
 	}
 	if en.w > c.max {
 		c.evictions++
+		c.beginMove(en)
 		return append(dropped, en), false
 	}
 	for c.used+en.w > c.max {
 		old := c.unlink(c.ll.Back())
 		c.evictions++
+		c.beginMove(old)
 		dropped = append(dropped, old)
 	}
 	c.m[en.key] = c.ll.PushFront(&en)
 	c.used += en.w
 	c.raw += en.raw
 	return dropped, true
+}
+
+// beginMove records en as on its way to the next tier; c.mu is held.
+func (c *core[V]) beginMove(en entry[V]) {
+	if c.tr == nil || c.onEvict == nil {
+		return
+	}
+	load := c.load
+	c.tr.begin(en.key, func() ([]byte, int, bool) {
+		v, err := load(en)
+		return v, en.elem, err == nil
+	})
+}
+
+// handDown passes the entries add dropped (other than replaced ones) to
+// the eviction callback, then calls release (if any) on every dropped
+// entry.
+func (c *core[V]) handDown(dropped []entry[V], release func(entry[V])) {
+	c.mu.Lock()
+	f, tr := c.onEvict, c.tr
+	c.mu.Unlock()
+	for _, d := range dropped {
+		if f != nil && !d.remove {
+			if v, err := c.load(d); err == nil {
+				f(d.key, v, d.elem)
+			} else {
+				c.fail(fmt.Errorf("%w: moving %q down: %v", ErrCache, d.key, err))
+			}
+			if tr != nil {
+				tr.end(d.key)
+			}
+		}
+		if release != nil {
+			release(d)
+		}
+	}
 }
 
 // del removes key and returns its entry.
@@ -217,6 +311,14 @@ func (c *core[V]) unlink(e *list.Element) entry[V] {
 	return *en
 }
 
+// has reports whether key is held, counting nothing.
+func (c *core[V]) has(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[key]
+	return ok
+}
+
 // fail counts an error.
 func (c *core[V]) fail(err error) {
 	c.mu.Lock()
@@ -225,18 +327,11 @@ func (c *core[V]) fail(err error) {
 	c.lastErr = err.Error()
 }
 
-// hook returns the eviction callback.
-func (c *core[V]) hook() evictFunc {
+// setOnEvict installs the eviction callback and the transit record.
+func (c *core[V]) setOnEvict(f evictFunc, tr *transit) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.onEvict
-}
-
-// setOnEvict installs the eviction callback.
-func (c *core[V]) setOnEvict(f evictFunc) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.onEvict = f
+	c.onEvict, c.tr = f, tr
 }
 
 // stats returns the counters.
@@ -257,6 +352,10 @@ func (c *core[V]) all() []entry[V] {
 	}
 	return out
 }
+
+// haser is implemented by this package's caches: whether a key is held,
+// without counting a hit or a miss.
+type haser interface{ has(key string) bool }
 
 // flightGroup is implemented by this package's caches: their own table of
 // loads in progress.
@@ -323,6 +422,18 @@ func GetOrLoadElem(ctx context.Context, c Cache, key string, elemSize int, load 
 		cl := &call{done: make(chan struct{})}
 		f.m[key] = cl
 		f.mu.Unlock()
+		if h, ok := c.(haser); ok && h.has(key) {
+			// Another leader finished between our Get and our claim:
+			// serve its value rather than load again.
+			if v, ok := c.Get(key); ok {
+				cl.val = v
+				f.mu.Lock()
+				delete(f.m, key)
+				f.mu.Unlock()
+				close(cl.done)
+				return v, nil
+			}
+		}
 		func() {
 			defer func() {
 				if r := recover(); r != nil {

@@ -85,7 +85,9 @@ func putBuf(p *[]byte) { bufPool.Put(p) }
 // NewCompressed returns an empty Compressed cache holding at most maxBytes
 // of compressed values (plus keys and EntryOverhead per entry).
 func NewCompressed(maxBytes int64, opt CompressedOptions) *Compressed {
-	return &Compressed{c: newCore[packed](max(0, maxBytes)), opt: opt}
+	return &Compressed{c: newCore(max(0, maxBytes), func(en entry[packed]) ([]byte, error) {
+		return unpack(en.v, int(en.raw), en.elem)
+	}), opt: opt}
 }
 
 // Get implements Cache: it decompresses the value into a fresh slice. A
@@ -122,23 +124,8 @@ func (z *Compressed) AddElem(key string, value []byte, elemSize int) {
 	}
 	p := pack(value, elemSize, z.opt.Codec)
 	dropped, _ := z.c.add(entry[packed]{key: key, v: p, w: weight(key, len(p.data)), raw: int64(len(value)), elem: elemSize})
-	if len(dropped) == 0 {
-		return
-	}
-	f := z.c.hook()
-	if f == nil {
-		return
-	}
-	for _, d := range dropped {
-		if d.remove {
-			continue
-		}
-		v, err := unpack(d.v, int(d.raw), d.elem)
-		if err != nil {
-			z.c.fail(fmt.Errorf("%w: compressed entry %q: %v", ErrCache, d.key, err))
-			continue
-		}
-		f(d.key, v, d.elem)
+	if len(dropped) > 0 {
+		z.c.handDown(dropped, nil)
 	}
 }
 
@@ -149,7 +136,7 @@ func (z *Compressed) Remove(key string) { z.c.del(key) }
 // decompressed sizes.
 func (z *Compressed) Stats() Stats { return z.c.stats() }
 
-func (z *Compressed) setOnEvict(f evictFunc) { z.c.setOnEvict(f) }
+func (z *Compressed) setOnEvict(f evictFunc, tr *transit) { z.c.setOnEvict(f, tr) }
 
 // pack shuffles and compresses value into a new exact-size slice.
 func pack(value []byte, elem int, codec Codec) packed {
@@ -263,3 +250,5 @@ func unshuffle(dst, src []byte, elem int) {
 	}
 	copy(dst[count*elem:], src[count*elem:])
 }
+
+func (z *Compressed) has(key string) bool { return z.c.has(key) }

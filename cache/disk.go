@@ -62,7 +62,9 @@ func NewDisk(maxBytes int64, opt DiskOptions) (*Disk, error) {
 		os.Remove(dir)
 		return nil, fmt.Errorf("%w: disk cache marker: %v", ErrCache, err)
 	}
-	return &Disk{c: newCore[string](max(0, maxBytes)), dir: dir, token: token}, nil
+	d := &Disk{dir: dir, token: token}
+	d.c = newCore(max(0, maxBytes), d.read)
+	return d, nil
 }
 
 // Dir returns the cache's directory.
@@ -125,8 +127,9 @@ func (d *Disk) AddElem(key string, value []byte, elemSize int) {
 		d.Remove(key) // an older value of key must not outlive this Add
 		d.c.mu.Lock()
 		d.c.evictions++
+		f := d.c.onEvict
 		d.c.mu.Unlock()
-		if f := d.c.hook(); f != nil {
+		if f != nil {
 			f(key, value, elemSize)
 		}
 		return
@@ -140,14 +143,8 @@ func (d *Disk) AddElem(key string, value []byte, elemSize int) {
 		return
 	}
 	dropped, _ := d.c.add(entry[string]{key: key, v: name, w: w, raw: int64(len(value)), elem: elemSize})
-	f := d.c.hook()
-	for _, old := range dropped {
-		if f != nil && !old.remove {
-			if v, err := d.read(old); err == nil {
-				f(old.key, v, old.elem)
-			}
-		}
-		d.unlink(old.v)
+	if len(dropped) > 0 {
+		d.c.handDown(dropped, func(old entry[string]) { d.unlink(old.v) })
 	}
 }
 
@@ -212,4 +209,6 @@ func (d *Disk) Close() error {
 	return os.RemoveAll(d.dir)
 }
 
-func (d *Disk) setOnEvict(f evictFunc) { d.c.setOnEvict(f) }
+func (d *Disk) setOnEvict(f evictFunc, tr *transit) { d.c.setOnEvict(f, tr) }
+
+func (d *Disk) has(key string) bool { return d.c.has(key) }

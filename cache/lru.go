@@ -12,7 +12,7 @@ type LRU struct {
 // NewLRU returns an empty LRU holding at most maxBytes (values + keys +
 // EntryOverhead per entry). maxBytes ≤ 0 holds nothing.
 func NewLRU(maxBytes int64) *LRU {
-	return &LRU{c: newCore[[]byte](max(0, maxBytes))}
+	return &LRU{c: newCore(max(0, maxBytes), func(en entry[[]byte]) ([]byte, error) { return en.v, nil })}
 }
 
 // Get implements Cache.
@@ -32,15 +32,8 @@ func (l *LRU) Add(key string, value []byte) { l.AddElem(key, value, 0) }
 // AddElem implements ElemAdder: the element size is kept for a tier below.
 func (l *LRU) AddElem(key string, value []byte, elemSize int) {
 	dropped, _ := l.c.add(entry[[]byte]{key: key, v: value, w: weight(key, len(value)), raw: int64(len(value)), elem: elemSize})
-	if len(dropped) == 0 {
-		return
-	}
-	if f := l.c.hook(); f != nil {
-		for _, d := range dropped {
-			if !d.remove {
-				f(d.key, d.v, d.elem)
-			}
-		}
+	if len(dropped) > 0 {
+		l.c.handDown(dropped, nil)
 	}
 }
 
@@ -60,4 +53,6 @@ func (l *LRU) Keys() []string {
 	return out
 }
 
-func (l *LRU) setOnEvict(f evictFunc) { l.c.setOnEvict(f) }
+func (l *LRU) setOnEvict(f evictFunc, tr *transit) { l.c.setOnEvict(f, tr) }
+
+func (l *LRU) has(key string) bool { return l.c.has(key) }

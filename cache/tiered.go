@@ -20,6 +20,7 @@ type Tiered struct {
 	tiers  []Cache
 	hits   atomic.Int64
 	misses atomic.Int64
+	tr     transit
 	flight
 }
 
@@ -41,11 +42,11 @@ func NewTiered(tiers ...Cache) (*Tiered, error) {
 			continue
 		}
 		if i == len(t.tiers)-1 {
-			h.setOnEvict(nil)
+			h.setOnEvict(nil, nil)
 			continue
 		}
 		next := t.tiers[i+1]
-		h.setOnEvict(func(key string, value []byte, elemSize int) { AddElem(next, key, value, elemSize) })
+		h.setOnEvict(func(key string, value []byte, elemSize int) { AddElem(next, key, value, elemSize) }, &t.tr)
 	}
 	return t, nil
 }
@@ -55,6 +56,30 @@ func (t *Tiered) Tiers() []Cache { return append([]Cache(nil), t.tiers...) }
 
 // Get implements Cache.
 func (t *Tiered) Get(key string) ([]byte, bool) {
+	// An entry moving down is in no tier for a moment: look it up in
+	// transit, and scan again if moves ended during the scan.
+	for range 4 {
+		ver := t.tr.ver.Load()
+		if v, ok := t.scan(key); ok {
+			t.hits.Add(1)
+			return v, true
+		}
+		if t.tr.moving.Load() == 0 && t.tr.ver.Load() == ver {
+			break
+		}
+		if get := t.tr.lookup(key); get != nil {
+			if v, _, ok := get(); ok {
+				t.hits.Add(1)
+				return v, true
+			}
+		}
+	}
+	t.misses.Add(1)
+	return nil, false
+}
+
+// scan looks key up in each tier in order, moving a hit below tier 0 up.
+func (t *Tiered) scan(key string) ([]byte, bool) {
 	for i, c := range t.tiers {
 		var v []byte
 		var elem int
@@ -67,14 +92,16 @@ func (t *Tiered) Get(key string) ([]byte, bool) {
 		if !ok {
 			continue
 		}
-		t.hits.Add(1)
 		if i > 0 {
-			c.Remove(key)
+			// Up first, then out of tier i, so the entry is never in no
+			// tier; a value too large for the top stays where it is.
 			AddElem(t.tiers[0], key, v, elem)
+			if h, ok := t.tiers[0].(haser); ok && h.has(key) {
+				c.Remove(key)
+			}
 		}
 		return v, true
 	}
-	t.misses.Add(1)
 	return nil, false
 }
 
@@ -131,4 +158,13 @@ func (t *Tiered) Close() error {
 		}
 	}
 	return first
+}
+
+func (t *Tiered) has(key string) bool {
+	for _, c := range t.tiers {
+		if h, ok := c.(haser); ok && h.has(key) {
+			return true
+		}
+	}
+	return false
 }
