@@ -549,7 +549,16 @@ func checkContentRange(cr string, r store.ByteRange, n int) error {
 	if last-first+1 != int64(n) {
 		return fmt.Errorf("Content-Range %q but %d bytes received", cr, n)
 	}
+	if o, l, ok := r.Bounded(); ok && (first != o || int64(n) > l) {
+		return fmt.Errorf("Content-Range %q does not match %v", cr, r)
+	}
+	if l, ok := r.IsSuffix(); ok && int64(n) > l {
+		return fmt.Errorf("Content-Range %q does not match %v", cr, r)
+	}
 	if total, err := strconv.ParseInt(totalStr, 10, 64); err == nil {
+		if last >= total {
+			return fmt.Errorf("malformed Content-Range %q", cr)
+		}
 		if start, _, _ := r.Resolve(total); start != first {
 			return fmt.Errorf("Content-Range %q does not match %v", cr, r)
 		}

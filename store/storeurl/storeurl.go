@@ -80,6 +80,62 @@ var (
 	memStores = map[string]*mem.Store{}
 )
 
+// Location is a parsed store location.
+type Location struct {
+	// Scheme is "file" (also for plain paths), "s3", "http", "https" or
+	// "memory".
+	Scheme string
+	// Path is the local directory, for "file".
+	Path string
+	// Bucket and Prefix name the objects, for "s3". Prefix may be empty.
+	Bucket, Prefix string
+	// URL is the base URL, for "http" and "https".
+	URL string
+	// Name is the in-process store's name, for "memory"; "" means a new
+	// store each time.
+	Name string
+}
+
+// Parse splits a location (see the package doc) into its parts without
+// touching the filesystem or the network. A string without "://" before its
+// first "/" is a local path.
+func Parse(location string) (Location, error) {
+	if location == "" {
+		return Location{}, fmt.Errorf("%w: empty location", ErrInvalidURL)
+	}
+	i := strings.Index(location, "://")
+	if i <= 0 || strings.ContainsAny(location[:i], "/\\") {
+		return Location{Scheme: "file", Path: location}, nil
+	}
+	scheme := strings.ToLower(location[:i])
+	rest := location[i+3:]
+	switch scheme {
+	case "file":
+		u, err := url.Parse(location)
+		if err != nil {
+			return Location{}, fmt.Errorf("%w: %q: %w", ErrInvalidURL, location, err)
+		}
+		if u.Host != "" && u.Host != "localhost" {
+			return Location{}, fmt.Errorf("%w: %q: file URLs name a local absolute path (file:///path), not host %q", ErrInvalidURL, location, u.Host)
+		}
+		if u.Path == "" {
+			return Location{}, fmt.Errorf("%w: %q: no path", ErrInvalidURL, location)
+		}
+		return Location{Scheme: "file", Path: u.Path}, nil
+	case "s3":
+		bucket, prefix, _ := strings.Cut(rest, "/")
+		if bucket == "" {
+			return Location{}, fmt.Errorf("%w: %q: no bucket (want s3://bucket/prefix)", ErrInvalidURL, location)
+		}
+		return Location{Scheme: "s3", Bucket: bucket, Prefix: prefix}, nil
+	case "http", "https":
+		return Location{Scheme: scheme, URL: location}, nil
+	case "memory":
+		return Location{Scheme: "memory", Name: strings.TrimSuffix(rest, "/")}, nil
+	}
+	return Location{}, fmt.Errorf("%w: %q in %q (want a path, file://, s3://, http(s):// or memory://)", ErrUnsupported, scheme, location)
+}
+
 // Open returns the store at location, a URL or a local path (see the package
 // doc). It is safe for concurrent use. It makes no request to a remote
 // store except what s3.Open needs to find credentials.
@@ -90,59 +146,38 @@ func Open(ctx context.Context, location string, opts ...Option) (store.Reader, e
 			fn(&o)
 		}
 	}
-	if location == "" {
-		return nil, fmt.Errorf("%w: empty location", ErrInvalidURL)
+	loc, err := Parse(location)
+	if err != nil {
+		return nil, err
 	}
-	i := strings.Index(location, "://")
-	if i <= 0 || strings.ContainsAny(location[:i], "/\\") {
-		return openDir(location, o)
-	}
-	scheme := strings.ToLower(location[:i])
-	rest := location[i+3:]
-	switch scheme {
+	switch loc.Scheme {
 	case "file":
-		u, err := url.Parse(location)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %q: %w", ErrInvalidURL, location, err)
-		}
-		if u.Host != "" && u.Host != "localhost" {
-			return nil, fmt.Errorf("%w: %q: file URLs name a local absolute path (file:///path), not host %q", ErrInvalidURL, location, u.Host)
-		}
-		if u.Path == "" {
-			return nil, fmt.Errorf("%w: %q: no path", ErrInvalidURL, location)
-		}
-		return openDir(u.Path, o)
+		return openDir(loc.Path, o)
 	case "s3":
-		bucket, prefix, _ := strings.Cut(rest, "/")
-		if bucket == "" {
-			return nil, fmt.Errorf("%w: %q: no bucket (want s3://bucket/prefix)", ErrInvalidURL, location)
-		}
-		st, err := s3.Open(ctx, bucket, prefix, o.s3...)
+		st, err := s3.Open(ctx, loc.Bucket, loc.Prefix, o.s3...)
 		if err != nil {
 			return nil, fmt.Errorf("storeurl: %q: %w", location, err)
 		}
 		return st, nil
 	case "http", "https":
-		st, err := http.New(location, o.http...)
+		st, err := http.New(loc.URL, o.http...)
 		if err != nil {
 			return nil, fmt.Errorf("storeurl: %w", err)
 		}
 		return st, nil
-	case "memory":
-		name := strings.TrimSuffix(rest, "/")
-		if name == "" {
-			return mem.New(), nil
-		}
-		memMu.Lock()
-		defer memMu.Unlock()
-		st := memStores[name]
-		if st == nil {
-			st = mem.New()
-			memStores[name] = st
-		}
-		return st, nil
 	}
-	return nil, fmt.Errorf("%w: %q in %q (want a path, file://, s3://, http(s):// or memory://)", ErrUnsupported, scheme, location)
+	// memory
+	if loc.Name == "" {
+		return mem.New(), nil
+	}
+	memMu.Lock()
+	defer memMu.Unlock()
+	st := memStores[loc.Name]
+	if st == nil {
+		st = mem.New()
+		memStores[loc.Name] = st
+	}
+	return st, nil
 }
 
 func openDir(path string, o options) (store.Reader, error) {
