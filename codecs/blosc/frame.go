@@ -2,7 +2,6 @@ package blosc
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/gozarr/gozarr/codecs"
@@ -182,5 +181,3 @@ func splits(flags byte, typesize, bsize int, leftover bool) int {
 	}
 	return 1
 }
-
-var errShortOutput = errors.New("short output")

@@ -27,7 +27,7 @@ func FuzzDecompress(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, frame []byte, limit int) {
 		limit %= 1 << 20
-		nb, cb, bs, ts, flags, infoErr := FrameInfo(frame)
+		nb, cb, _, ts, flags, infoErr := FrameInfo(frame)
 		prefix := []byte{1, 2, 3}
 		buf := make([]byte, 3, 3+max(limit, 0))
 		copy(buf, prefix)
@@ -57,7 +57,6 @@ func FuzzDecompress(f *testing.F) {
 		} else if flags&FlagBitShuffle != 0 {
 			sh = BitShuffle
 		}
-		_ = bs
 		data := out[3:]
 		re, err := Compress(nil, data, Options{Cname: LZ4, Clevel: 1, Shuffle: sh, Typesize: ts})
 		if err != nil {
