@@ -70,10 +70,9 @@ func NewFake(t testing.TB, bucket string) *Server {
 	}
 }
 
-// FromEnv returns the real S3 server named by the GOZARR_S3_* variables, or
-// skips t with a message saying how to provide one when they are unset.
-func FromEnv(t testing.TB) *Server {
-	t.Helper()
+// LookupEnv returns the real S3 server named by the GOZARR_S3_* variables,
+// and false when they are unset.
+func LookupEnv() (*Server, bool) {
 	s := &Server{
 		Endpoint:  os.Getenv(EnvEndpoint),
 		AccessKey: os.Getenv(EnvAccessKey),
@@ -82,11 +81,22 @@ func FromEnv(t testing.TB) *Server {
 		Region:    os.Getenv(EnvRegion),
 	}
 	if s.Endpoint == "" || s.Bucket == "" {
-		t.Skipf("s3test: no real S3 server: set %s, %s, %s and %s (eval \"$(bash .ci/s3server.sh start)\" starts one)",
-			EnvEndpoint, EnvAccessKey, EnvSecretKey, EnvBucket)
+		return nil, false
 	}
 	if s.Region == "" {
 		s.Region = "us-east-1"
+	}
+	return s, true
+}
+
+// FromEnv returns the real S3 server named by the GOZARR_S3_* variables, or
+// skips t with a message saying how to provide one when they are unset.
+func FromEnv(t testing.TB) *Server {
+	t.Helper()
+	s, ok := LookupEnv()
+	if !ok {
+		t.Skipf("s3test: no real S3 server: set %s, %s, %s and %s (eval \"$(bash .ci/s3server.sh start)\" starts one)",
+			EnvEndpoint, EnvAccessKey, EnvSecretKey, EnvBucket)
 	}
 	return s
 }
@@ -180,4 +190,31 @@ func (r *Recorder) Reset() {
 	r.mu.Lock()
 	r.reqs = nil
 	r.mu.Unlock()
+}
+
+// Latency returns an http.RoundTripper that waits d before forwarding each
+// request to next (http.DefaultTransport when nil), as a distant server
+// would: a simple model of per-request latency for benchmarks. The wait
+// ends early, with the context's error, when the request's context is done.
+func Latency(next http.RoundTripper, d time.Duration) http.RoundTripper {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return latency{next: next, d: d}
+}
+
+type latency struct {
+	next http.RoundTripper
+	d    time.Duration
+}
+
+func (l latency) RoundTrip(req *http.Request) (*http.Response, error) {
+	t := time.NewTimer(l.d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+	return l.next.RoundTrip(req)
 }
