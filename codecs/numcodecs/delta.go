@@ -10,6 +10,7 @@ package numcodecs
 //	{"name": "numcodecs.delta", "configuration": {"dtype": "<i8", "astype": "<i2"}}
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 
@@ -112,6 +113,22 @@ func (d *Delta) Encode(dst, src []byte) ([]byte, error) {
 	out := ensure(dst, n*as)
 	enc := out[start:]
 	switch {
+	case d.dt.integer() && ds == as && !d.dt.big && !d.as.big && ds >= 4:
+		if ds == 8 {
+			var prev uint64
+			for i := range n {
+				x := binary.LittleEndian.Uint64(src[8*i:])
+				binary.LittleEndian.PutUint64(enc[8*i:], x-prev)
+				prev = x
+			}
+		} else {
+			var prev uint32
+			for i := range n {
+				x := binary.LittleEndian.Uint32(src[4*i:])
+				binary.LittleEndian.PutUint32(enc[4*i:], x-prev)
+				prev = x
+			}
+		}
 	case d.dt.integer():
 		var prev uint64
 		for i := range n {
@@ -163,6 +180,21 @@ func (d *Delta) Decode(dst, src []byte, limit int) ([]byte, error) {
 	out := ensure(dst, n*ds)
 	dec := out[start:]
 	switch {
+	case d.dt.integer() && ds == as && !d.dt.big && !d.as.big && ds >= 4:
+		// Same width, little-endian: a plain running sum.
+		if ds == 8 {
+			var acc uint64
+			for i := range n {
+				acc += binary.LittleEndian.Uint64(src[8*i:])
+				binary.LittleEndian.PutUint64(dec[8*i:], acc)
+			}
+		} else {
+			var acc uint32
+			for i := range n {
+				acc += binary.LittleEndian.Uint32(src[4*i:])
+				binary.LittleEndian.PutUint32(dec[4*i:], acc)
+			}
+		}
 	case d.dt.integer():
 		var acc uint64
 		for i := range n {

@@ -12,18 +12,18 @@
 //	numcodecs.delta     {"dtype": "<i4", "astype": "<i2"} element-wise differences
 //	numcodecs.crc32     {"location": "start"}            CRC-32 checksum
 //	numcodecs.adler32   {"location": "start"}            Adler-32 checksum
-//	numcodecs.quantize  {"digits": 3, "dtype": "<f8", "astype": "<f4"}
-//	numcodecs.fixedscaleoffset {"offset": 1000, "scale": 10, "dtype": "<f8", "astype": "|u1"}
 //
 // Every codec works on the bytes exactly as numcodecs sees them in Zarr v2:
 // the chunk serialised in the array's dtype byte order (and C or F element
-// order). Typed filters (delta, quantize, fixedscaleoffset) interpret those
-// bytes through their own "dtype" and "astype", byte order included, as
+// order). The typed filter (delta) interprets those bytes through its own
+// "dtype" and "astype", byte order included, as
 // numcodecs' ndarray.view does; an "astype" narrower than "dtype" makes the
 // encoded buffer smaller than the decoded one. Formats follow numcodecs
 // 0.17 (https://numcodecs.readthedocs.io), learnt from its documentation
 // and source; outputs decode with numcodecs and numcodecs' outputs decode
-// here.
+// here. Not provided: lzma (no module without a new dependency),
+// quantize, fixedscaleoffset, astype, bitround, packbits, categorize and the
+// object codecs.
 //
 // Decoders never allocate more than the limit the chain passes (the size
 // the decoded data may have) on hostile input; errors wrap

@@ -9,8 +9,8 @@ import (
 	"github.com/gozarr/gozarr/dtype"
 )
 
-// elemType is a NumPy element type as the typed filters (delta, quantize,
-// fixedscaleoffset) see their buffers: kind, size and byte order.
+// elemType is a NumPy element type as a typed filter (delta) sees its
+// buffers: kind, size and byte order.
 type elemType struct {
 	descr string // as written in the configuration
 	kind  dtype.Kind
@@ -19,7 +19,7 @@ type elemType struct {
 }
 
 // parseElem parses the NumPy dtype string of a configuration field. Only
-// booleans, integers and floats are accepted (what these filters support).
+// booleans, integers and floats are accepted.
 func parseElem(codec, field, s string) (elemType, error) {
 	dt, big, err := dtype.ParseNumpy(s)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/gozarr/gozarr/codecs"
@@ -146,6 +147,7 @@ func mustEncT(t *testing.T, c codecs.BytesToBytes, src []byte) []byte {
 var fuzzDeltaConfigs = [][2]string{
 	{"<i8", "<i2"}, {">i4", ">i4"}, {"<u2", "|i1"}, {"|u1", "<i8"},
 	{"<f8", "<f4"}, {"<f2", ">f8"}, {">f4", ">f4"}, {"|b1", "|b1"},
+	{"<i4", "<i4"}, {"<u8", "<i8"}, {"<i4", "<u4"},
 }
 
 func FuzzDeltaDecode(f *testing.F) {
@@ -167,8 +169,22 @@ func FuzzDeltaDecode(f *testing.F) {
 		if want := c.MaxEncodedSize(len(out)); want != len(src) {
 			t.Fatalf("%d encoded bytes decode to %d, MaxEncodedSize gives %d", len(src), len(out), want)
 		}
-		// For integers without narrowing, encoding inverts decoding.
-		if cfg[0] == cfg[1] && cfg[0][1] != 'f' && cfg[0][1] != 'b' {
+		// Differential: the little-endian fast path agrees with the
+		// general path on byte-swapped big-endian data.
+		if cfg[0][0] == '<' && cfg[1][0] == '<' && cfg[0][2:] == cfg[1][2:] && cfg[0][1] != 'f' {
+			big, err := numcodecs.NewDelta(">"+cfg[0][1:], ">"+cfg[1][1:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := len(cfg[0]) - 1 // "<i4" -> width digit at index 2
+			w = int(cfg[0][w] - '0')
+			got, err := big.Decode(nil, swapEach(src, w), len(out))
+			if err != nil || !bytes.Equal(swapEach(got, w), out) {
+				t.Fatalf("big-endian path: %v", err)
+			}
+		}
+		// For integers of one width, encoding inverts decoding.
+		if cfg[0][1] != 'f' && cfg[0][1] != 'b' && cfg[0][0] == cfg[1][0] && cfg[0][2:] == cfg[1][2:] {
 			if enc := mustEncT(t, c, out); !bytes.Equal(enc, src) {
 				t.Fatal("re-encoding differs")
 			}
@@ -216,4 +232,13 @@ func FuzzChecksumDecode(f *testing.F) {
 			t.Fatal("re-encoding differs")
 		}
 	})
+}
+
+// swapEach reverses the bytes of every w-byte element of b (a copy).
+func swapEach(b []byte, w int) []byte {
+	out := append([]byte(nil), b...)
+	for i := 0; i+w <= len(out); i += w {
+		slices.Reverse(out[i : i+w])
+	}
+	return out
 }

@@ -100,9 +100,54 @@ func (s *Shuffle) Decode(dst, src []byte, limit int) ([]byte, error) {
 
 // transpose writes the rows x cols byte matrix src (row-major) into dst as
 // its cols x rows transpose. Shuffling n elements of size k is transpose(n,
-// k); unshuffling is transpose(k, n). It works in square tiles so both
-// sides stay in cache.
+// k); unshuffling is transpose(k, n). Matrices with 2, 4 or 8 columns or
+// rows (the common element sizes) take straight loops over the narrow
+// side; others work in square tiles so both sides stay in cache.
 func transpose(dst, src []byte, rows, cols int) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	switch {
+	case cols == 2 || cols == 4 || cols == 8:
+		// Shuffle: gather byte j of every element into plane j.
+		for j := range cols {
+			plane := dst[j*rows : (j+1)*rows]
+			s := src[j:]
+			for i := range plane {
+				plane[i] = s[i*cols]
+			}
+		}
+		return
+	case rows == 4:
+		// Unshuffle of 4-byte elements: interleave four planes.
+		n := cols
+		p0, p1, p2, p3 := src[:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
+		d := dst[:4*n]
+		for i := range p0 {
+			o := d[4*i : 4*i+4]
+			o[0], o[1], o[2], o[3] = p0[i], p1[i], p2[i], p3[i]
+		}
+		return
+	case rows == 8:
+		n := cols
+		p := [8][]byte{src[:n], src[n : 2*n], src[2*n : 3*n], src[3*n : 4*n],
+			src[4*n : 5*n], src[5*n : 6*n], src[6*n : 7*n], src[7*n : 8*n]}
+		d := dst[:8*n]
+		for i := 0; i < n; i++ {
+			o := d[8*i : 8*i+8]
+			o[0], o[1], o[2], o[3] = p[0][i], p[1][i], p[2][i], p[3][i]
+			o[4], o[5], o[6], o[7] = p[4][i], p[5][i], p[6][i], p[7][i]
+		}
+		return
+	case rows == 2:
+		n := cols
+		p0, p1 := src[:n], src[n:2*n]
+		d := dst[:2*n]
+		for i := range p0 {
+			d[2*i], d[2*i+1] = p0[i], p1[i]
+		}
+		return
+	}
 	const tile = 32
 	for r0 := 0; r0 < rows; r0 += tile {
 		r1 := min(r0+tile, rows)
