@@ -50,6 +50,9 @@ func Read(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, out []
 
 // readChunks reads an unsharded array: producer → I/O pool → decode pool.
 func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, outView nd.View, opt Options) error {
+	if g.Cache != nil {
+		return readChunksCached(ctx, r, g, sel, outView, opt) // cache.go
+	}
 	eg, ctx := errgroup.WithContext(ctx)
 	chunkBytes := int64(g.chunkBytes())
 	cost := min(chunkBytes+int64(g.Chain.MaxEncodedSize()), opt.MaxBytesInFlight)
@@ -219,12 +222,23 @@ func readSharded(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection,
 	inner := max(1, opt.DecodeConcurrency/min(nShards, opt.DecodeConcurrency))
 	eg, gctx := errgroup.WithContext(ctx)
 	eg.SetLimit(parallel)
-	ropt := sharding.ReadOptions{Coalesce: opt.Coalesce, Concurrency: inner, Cache: g.IndexCache}
+	ropt := sharding.ReadOptions{Coalesce: opt.Coalesce, Concurrency: inner, Cache: g.IndexCache, ChunkCache: g.Cache}
+	// Bytes in flight: each shard part reserves its share of the shard's
+	// largest encoding (the whole of it for a whole shard), so a huge read
+	// holds at most MaxBytesInFlight of fetched shard data at once.
+	inflight := semaphore.NewWeighted(opt.MaxBytesInFlight)
+	shardElems := int64(nd.NumElements(g.ChunkShape))
+	maxEnc := int64(g.Shard.MaxEncodedSize())
 	for p := range sel.Chunks(g.ChunkShape) {
 		if gctx.Err() != nil {
 			break
 		}
+		cost := min(opt.MaxBytesInFlight, int64(g.Shard.IndexSize())+maxEnc*int64(p.NumElements())/max(shardElems, 1))
+		if err := inflight.Acquire(gctx, cost); err != nil {
+			break
+		}
 		eg.Go(func() error {
+			defer inflight.Release(cost)
 			sub := make(nd.Selection, len(p.Count))
 			for d := range sub {
 				sub[d] = nd.Dim{Start: p.SrcStart[d], Count: p.Count[d], Step: p.SrcStep[d]}
