@@ -24,8 +24,10 @@
 //
 // Each layout×workload runs in its own child process (this binary re-run
 // with a hidden -child flag), so its peak RSS (VmHWM) is its own. A child
-// runs the operation once untimed, then -reps times; the median time is
-// reported, and the heap allocations (runtime.MemStats) per repetition.
+// runs the operation once untimed, then -reps times; the best time is
+// reported (and the median in the JSON), the CPU time (user+system) and the
+// heap allocations (runtime.MemStats) per repetition. On a machine shared
+// with other work, the CPU-time ratios are the ones to trust.
 // Files are read from the page cache (warm): the suite measures gozarr, not
 // the disk.
 package main
@@ -39,6 +41,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -183,7 +186,7 @@ func run(o opts) error {
 		}
 	}
 	s.rep = report{
-		Command:  "go run ./bench " + strings.Join(os.Args[1:], " "),
+		Command: "go run ./bench " + strings.Join(os.Args[1:], " "), Revision: revision(),
 		Geometry: g, GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version(),
 		Pipeline: o.pipe.WithDefaults(), Date: time.Now().UTC().Format(time.RFC3339),
 		Reps: o.reps, Random: o.random, Stride: o.stride,
@@ -301,6 +304,7 @@ func (s *suite) runLayout(l layout, wls []string) error {
 		}
 		info.CodecMBps = mbps(all.DecodedBytes, all.Seconds)
 		info.Codec1MBps = mbps(one.DecodedBytes, one.Seconds)
+		info.CodecCPUMBps = mbps(all.DecodedBytes, all.CPUSeconds)
 		codec = &all
 	}
 	s.rep.Layouts = append(s.rep.Layouts, info)
@@ -327,7 +331,7 @@ func (s *suite) addRow(l layout, w string, r result, codec *result) error {
 		return err
 	}
 	row := row{
-		Layout: l.Name, Workload: w, Seconds: r.Seconds, AllSeconds: r.All,
+		Layout: l.Name, Workload: w, Seconds: r.Seconds, AllSeconds: r.All, Median: r.Median, CPUSeconds: r.CPUSeconds,
 		OutBytes: r.OutBytes, DecodedBytes: r.DecodedBytes, Calls: r.Calls,
 		MBps:    mbps(r.OutBytes, r.Seconds),
 		Mallocs: r.Mallocs, AllocBytes: r.AllocBytes, AllocPct: 100 * r.AllocBytes / float64(r.OutBytes),
@@ -338,6 +342,7 @@ func (s *suite) addRow(l layout, w string, r result, codec *result) error {
 	if codec != nil && r.DecodedBytes > 0 {
 		// The codec-only time for the chunks this workload decodes.
 		row.CodecRatio = codec.Seconds * float64(r.DecodedBytes) / float64(codec.DecodedBytes) / r.Seconds
+		row.CodecCPURatio = codec.CPUSeconds * float64(r.DecodedBytes) / float64(codec.DecodedBytes) / r.CPUSeconds
 	}
 	if s.nodeDir != "" && w != "write-all" {
 		z, err := s.zarrita(l, w)
@@ -349,8 +354,8 @@ func (s *suite) addRow(l layout, w string, r result, codec *result) error {
 			row.VsZarrita = z.Seconds / r.Seconds
 		}
 	}
-	fmt.Fprintf(os.Stderr, "%-14s %-9s %8.3f s %9.1f MB/s  memcpy×%.2f codec×%.2f alloc %.2f%% rss %.0f MiB zarrita %.3f s\n",
-		l.Name, w, row.Seconds, row.MBps, row.MemcpyRatio, row.CodecRatio, row.AllocPct, row.PeakRSSMiB, row.ZarritaSeconds)
+	fmt.Fprintf(os.Stderr, "%-14s %-9s %8.3f s (cpu %.3f s) %9.1f MB/s  memcpy×%.2f codec×%.2f (cpu ×%.2f) alloc %.2f%% rss %.0f MiB zarrita %.3f s\n",
+		l.Name, w, row.Seconds, row.CPUSeconds, row.MBps, row.MemcpyRatio, row.CodecRatio, row.CodecCPURatio, row.AllocPct, row.PeakRSSMiB, row.ZarritaSeconds)
 	s.rep.Rows = append(s.rep.Rows, row)
 	return nil
 }
@@ -451,11 +456,29 @@ func (s *suite) zarrita(l layout, w string) (result, error) {
 			return r, fmt.Errorf("element [%v, %v] reads %v, generator says %v", sm[0], sm[1], sm[2], want)
 		}
 	}
-	r.All, r.Seconds = z.Seconds, median(z.Seconds)
+	r.All, r.Seconds, r.Median = z.Seconds, slices.Min(z.Seconds), median(z.Seconds)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.PeakRSS = ru.Maxrss << 10
 	}
 	return r, nil
+}
+
+// revision returns the VCS revision the binary was built from.
+func revision() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "+dirty"
+		}
+	}
+	return rev + dirty
 }
 
 // lastLines returns the last n lines of s.
