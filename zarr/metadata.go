@@ -353,38 +353,11 @@ var arrayFields = map[string]bool{
 // fill value errors also wrap dtype.ErrInvalidFill and codec list errors
 // codecs.ErrInvalidConfig. It never panics, whatever the input.
 func ParseArrayMetadata(doc []byte) (*ArrayMetadata, error) {
-	top, err := decodeTop(doc)
+	top, ext, err := decodeNode(doc, NodeArray, arrayFields)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFormat(top, 3); err != nil {
-		return nil, err
-	}
-	nt, err := parseNodeType(top)
-	if err != nil {
-		return nil, err
-	}
-	if nt != NodeArray {
-		return nil, metaErr("node_type", "%q, want \"array\"", nt)
-	}
-	m := &ArrayMetadata{}
-	keys := make([]string, 0, len(top))
-	for k := range top {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if arrayFields[k] {
-			continue
-		}
-		if err := checkExtension(k, top[k]); err != nil {
-			return nil, err
-		}
-		if m.Extensions == nil {
-			m.Extensions = map[string]json.RawMessage{}
-		}
-		m.Extensions[k] = compact(top[k])
-	}
+	m := &ArrayMetadata{Extensions: ext}
 	for _, f := range []string{"shape", "data_type", "chunk_grid", "chunk_key_encoding", "fill_value", "codecs"} {
 		if _, ok := top[f]; !ok {
 			return nil, metaErr(f, "missing")
@@ -655,44 +628,56 @@ func (m *ArrayMetadata) Marshal() ([]byte, error) {
 	return writeDoc(fields, m.Extensions)
 }
 
-var groupFields = map[string]bool{"zarr_format": true, "node_type": true, "attributes": true}
-
-// ParseGroupMetadata parses a Zarr v3 group zarr.json document. Unknown
-// fields follow the same extension rule as ParseArrayMetadata. Errors wrap
-// ErrInvalidMetadata or ErrUnsupported; it never panics.
-func ParseGroupMetadata(doc []byte) (*GroupMetadata, error) {
-	top, err := decodeTop(doc)
+// decodeNode decodes the top level of a v3 zarr.json, checks zarr_format
+// and that node_type is want, and applies the extension rule to every field
+// not in known: accepted ones are returned as extensions (nil when none),
+// in sorted order of checking so the error names the first offender.
+func decodeNode(doc []byte, want NodeType, known map[string]bool) (top, ext map[string]json.RawMessage, err error) {
+	top, err = decodeTop(doc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkFormat(top, 3); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	nt, err := parseNodeType(top)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if nt != NodeGroup {
-		return nil, metaErr("node_type", "%q, want \"group\"", nt)
+	if nt != want {
+		return nil, nil, metaErr("node_type", "%q, want %q", nt, want)
 	}
-	g := &GroupMetadata{}
 	keys := make([]string, 0, len(top))
 	for k := range top {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if groupFields[k] {
+		if known[k] {
 			continue
 		}
 		if err := checkExtension(k, top[k]); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if g.Extensions == nil {
-			g.Extensions = map[string]json.RawMessage{}
+		if ext == nil {
+			ext = map[string]json.RawMessage{}
 		}
-		g.Extensions[k] = compact(top[k])
+		ext[k] = compact(top[k])
 	}
+	return top, ext, nil
+}
+
+var groupFields = map[string]bool{"zarr_format": true, "node_type": true, "attributes": true}
+
+// ParseGroupMetadata parses a Zarr v3 group zarr.json document. Unknown
+// fields follow the same extension rule as ParseArrayMetadata. Errors wrap
+// ErrInvalidMetadata or ErrUnsupported; it never panics.
+func ParseGroupMetadata(doc []byte) (*GroupMetadata, error) {
+	top, ext, err := decodeNode(doc, NodeGroup, groupFields)
+	if err != nil {
+		return nil, err
+	}
+	g := &GroupMetadata{Extensions: ext}
 	if g.Attributes, err = parseAttributes("attributes", top["attributes"]); err != nil {
 		return nil, err
 	}
