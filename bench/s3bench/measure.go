@@ -1,0 +1,100 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// countingTransport counts the response body bytes that pass through it.
+// It is safe for concurrent use.
+type countingTransport struct {
+	next  http.RoundTripper
+	bytes atomic.Int64
+}
+
+func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(req)
+	if resp != nil && resp.Body != nil {
+		resp.Body = &countingBody{ReadCloser: resp.Body, n: &c.bytes}
+	}
+	return resp, err
+}
+
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+// selfCPU returns the user plus system CPU time this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// clockTick is the kernel's USER_HZ, the unit of /proc/<pid>/stat times; it
+// is 100 on every Linux platform Go supports.
+const clockTick = 100
+
+// procCPU returns the user plus system CPU time process pid has used, read
+// from /proc/<pid>/stat, and false when it cannot be read (no such process,
+// not Linux).
+func procCPU(pid int) (time.Duration, bool) {
+	if pid <= 0 {
+		return 0, false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// The command name is in parentheses and may hold spaces: fields are
+	// counted after the last ')'. utime and stime are fields 14 and 15,
+	// that is the 12th and 13th after the name.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(ut+st) * time.Second / clockTick, true
+}
+
+// serverPID returns the versitygw pid that .ci/s3server.sh wrote to
+// $GOZARR_S3_STATE/pid (default /tmp/gozarr-s3/pid), or 0.
+func serverPID() int {
+	dir := os.Getenv("GOZARR_S3_STATE")
+	if dir == "" {
+		dir = "/tmp/gozarr-s3"
+	}
+	b, err := os.ReadFile(dir + "/pid")
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0
+	}
+	return pid
+}
