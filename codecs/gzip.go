@@ -83,41 +83,18 @@ func (g *Gzip) MaxEncodedSize(n int) int {
 	return n + 5*(n/16383+1) + 18 + 64
 }
 
-// appendWriter is an io.Writer appending to a slice.
-type appendWriter struct{ b []byte }
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
-type gzipWriter struct {
-	out appendWriter
-	zw  *gzip.Writer
-}
-
-var gzipWriters [10]sync.Pool
+// gzipWriters pools the writers of each level.
+var gzipWriters [10]WriterPool[*gzip.Writer]
 
 // Encode appends the gzip stream of src to dst.
 func (g *Gzip) Encode(dst, src []byte) ([]byte, error) {
-	w, _ := gzipWriters[g.level].Get().(*gzipWriter)
-	if w == nil {
-		w = &gzipWriter{}
-		zw, err := gzip.NewWriterLevel(&w.out, g.level)
+	out, err := gzipWriters[g.level].Append(dst, src, func(w io.Writer) (*gzip.Writer, error) {
+		zw, err := gzip.NewWriterLevel(w, g.level)
 		if err != nil {
-			return dst, fmt.Errorf("%w: gzip: %v", ErrInvalidConfig, err)
+			err = fmt.Errorf("%w: %v", ErrInvalidConfig, err)
 		}
-		w.zw = zw
-	}
-	w.out.b = dst
-	w.zw.Reset(&w.out)
-	_, err := w.zw.Write(src)
-	if err == nil {
-		err = w.zw.Close()
-	}
-	out := w.out.b
-	w.out.b = nil
-	gzipWriters[g.level].Put(w)
+		return zw, err
+	})
 	if err != nil {
 		return dst, fmt.Errorf("gzip: %w", err)
 	}
@@ -149,73 +126,27 @@ func (g *Gzip) Decode(dst, src []byte, limit int) ([]byte, error) {
 		return dst, gzipError(err)
 	}
 	r.zr.Multistream(true)
-	start := len(dst)
-	limit = max(limit, 0)
 	// The trailer's ISIZE is the size of the last member mod 2^32: a good
-	// first guess of the output size when dst has no room (never above limit).
+	// first guess of the output size when dst has no room (ReadLimited
+	// keeps it within limit). The reader returns io.EOF only at the end of
+	// the last member, its trailer checked; truncation is
+	// io.ErrUnexpectedEOF.
 	guess := limit
 	if len(src) >= 4 {
-		if isize := binary.LittleEndian.Uint32(src[len(src)-4:]); uint64(isize) < uint64(limit) {
-			guess = int(isize)
-		}
+		guess = int(binary.LittleEndian.Uint32(src[len(src)-4:]))
 	}
-	if cap(dst)-start < guess {
-		nd := make([]byte, start, start+guess)
-		copy(nd, dst)
-		dst = nd
+	out, err := ReadLimited(dst, &r.zr, limit, guess)
+	if err != nil {
+		return dst, gzipError(err)
 	}
-	buf := dst
-	for {
-		end := min(cap(buf), start+limit)
-		if len(buf) == end {
-			if end-start >= limit {
-				// Full: any further byte is one too many.
-				var one [1]byte
-				n, err := readSome(&r.zr, one[:])
-				if n > 0 {
-					return dst, fmt.Errorf("%w: gzip: decoded data exceeds %d bytes", ErrCorrupt, limit)
-				}
-				if err == io.EOF {
-					return buf, nil
-				}
-				return dst, gzipError(err)
-			}
-			nb := make([]byte, len(buf), min(start+limit, max(2*cap(buf), start+4096)))
-			copy(nb, buf)
-			buf = nb
-			continue
-		}
-		n, err := readSome(&r.zr, buf[len(buf):end])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			// The reader returns io.EOF only at the end of the last member,
-			// its trailer checked; truncation is io.ErrUnexpectedEOF.
-			return buf, nil
-		}
-		if err != nil {
-			return dst, gzipError(err)
-		}
-	}
-}
-
-// readSome reads into p until it is full or r fails (like io.ReadFull, but
-// passing io.EOF through unchanged so a clean end stays distinguishable
-// from a truncated stream).
-func readSome(r io.Reader, p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		m, err := r.Read(p[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+	return out, nil
 }
 
 // gzipError maps a gzip reader error to the codec sentinels.
 func gzipError(err error) error {
 	switch {
+	case errors.Is(err, ErrCorrupt): // ReadLimited: beyond the limit
+		return fmt.Errorf("gzip: %w", err)
 	case errors.Is(err, gzip.ErrChecksum):
 		return fmt.Errorf("%w: gzip: %v", ErrChecksum, err)
 	case err == io.EOF:

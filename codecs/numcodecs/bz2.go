@@ -86,14 +86,18 @@ func (b *BZ2) Decode(dst, src []byte, limit int) ([]byte, error) {
 	}
 	r := bzip2.NewReader(bytes.NewReader(src))
 	guess := min(limit, 8*len(src)+4096)
-	return readStream(dst, r, limit, guess, "numcodecs.bz2", func(err error) error {
-		var se bzip2.StructuralError
-		if errors.As(err, &se) && bytes.Contains([]byte(se), []byte("checksum")) {
-			return fmt.Errorf("%w: numcodecs.bz2: %v", codecs.ErrChecksum, err)
-		}
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return fmt.Errorf("%w: numcodecs.bz2: %v", codecs.ErrCorrupt, err)
-	})
+	out, err := codecs.ReadLimited(dst, r, limit, guess)
+	if err == nil {
+		return out, nil
+	}
+	var se bzip2.StructuralError
+	switch {
+	case errors.Is(err, codecs.ErrCorrupt): // beyond the limit
+		return dst, fmt.Errorf("numcodecs.bz2: %w", err)
+	case errors.As(err, &se) && bytes.Contains([]byte(se), []byte("checksum")):
+		return dst, fmt.Errorf("%w: numcodecs.bz2: %v", codecs.ErrChecksum, err)
+	case err == io.EOF:
+		err = io.ErrUnexpectedEOF
+	}
+	return dst, fmt.Errorf("%w: numcodecs.bz2: %v", codecs.ErrCorrupt, err)
 }

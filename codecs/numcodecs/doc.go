@@ -32,13 +32,7 @@
 // immutable and safe for concurrent use.
 package numcodecs
 
-import (
-	"errors"
-	"fmt"
-	"io"
-
-	"github.com/gozarr/gozarr/codecs"
-)
+import "errors"
 
 // ErrUnsupported reports an operation a codec cannot perform here, such as
 // encoding bzip2 (Go's standard library decodes bzip2 only).
@@ -56,75 +50,4 @@ func ensure(dst []byte, n int) []byte {
 	nd := make([]byte, len(dst)+n)
 	copy(nd, dst)
 	return nd
-}
-
-// readStream appends everything r yields to dst, refusing output beyond
-// limit bytes. guess is the expected size, capped at limit, used to size the
-// first allocation when dst has no room; the buffer then doubles, never past
-// len(dst)+limit. errOf maps a reader error (io.EOF means a clean end).
-func readStream(dst []byte, r io.Reader, limit, guess int, name string, errOf func(error) error) ([]byte, error) {
-	start := len(dst)
-	limit = max(limit, 0)
-	guess = min(max(guess, 0), limit)
-	buf := dst
-	if cap(buf)-start < guess {
-		buf = make([]byte, start, start+guess)
-		copy(buf, dst)
-	}
-	for {
-		end := min(cap(buf), start+limit)
-		if len(buf) == end {
-			if end-start >= limit {
-				var one [1]byte
-				n, err := readFull(r, one[:])
-				if n > 0 {
-					return dst, fmt.Errorf("%w: %s: decoded data exceeds %d bytes", codecs.ErrCorrupt, name, limit)
-				}
-				if err == io.EOF {
-					return buf, nil
-				}
-				return dst, errOf(err)
-			}
-			nb := make([]byte, len(buf), min(start+limit, max(2*cap(buf), start+4096)))
-			copy(nb, buf)
-			buf = nb
-			continue
-		}
-		n, err := readFull(r, buf[len(buf):end])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return dst, errOf(err)
-		}
-	}
-}
-
-// readFull reads into p until it is full or r fails, passing io.EOF
-// through unchanged (unlike io.ReadFull) so a clean end stays
-// distinguishable from a truncated stream.
-func readFull(r io.Reader, p []byte) (int, error) {
-	n, idle := 0, 0
-	for n < len(p) {
-		m, err := r.Read(p[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-		if m > 0 {
-			idle = 0
-		} else if idle++; idle > 100 {
-			return n, io.ErrNoProgress
-		}
-	}
-	return n, nil
-}
-
-// appendWriter is an io.Writer that appends to a slice.
-type appendWriter struct{ b []byte }
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
 }

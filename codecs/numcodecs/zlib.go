@@ -80,34 +80,17 @@ func (z *Zlib) Configuration() any {
 // trailer and some slack.
 func (z *Zlib) MaxEncodedSize(n int) int { return n + 5*(n/16383+1) + 6 + 64 }
 
-type zlibWriter struct {
-	out appendWriter
-	zw  *zlib.Writer
-}
-
-var zlibWriters [11]sync.Pool // index level+1
+var zlibWriters [11]codecs.WriterPool[*zlib.Writer] // index level+1
 
 // Encode appends the zlib stream of src to dst.
 func (z *Zlib) Encode(dst, src []byte) ([]byte, error) {
-	pool := &zlibWriters[z.level+1]
-	w, _ := pool.Get().(*zlibWriter)
-	if w == nil {
-		w = &zlibWriter{}
-		zw, err := zlib.NewWriterLevel(&w.out, z.level)
+	out, err := zlibWriters[z.level+1].Append(dst, src, func(w io.Writer) (*zlib.Writer, error) {
+		zw, err := zlib.NewWriterLevel(w, z.level)
 		if err != nil {
-			return dst, fmt.Errorf("%w: numcodecs.zlib: %v", codecs.ErrInvalidConfig, err)
+			err = fmt.Errorf("%w: %v", codecs.ErrInvalidConfig, err)
 		}
-		w.zw = zw
-	}
-	w.out.b = dst
-	w.zw.Reset(&w.out)
-	_, err := w.zw.Write(src)
-	if err == nil {
-		err = w.zw.Close()
-	}
-	out := w.out.b
-	w.out.b = nil
-	pool.Put(w)
+		return zw, err
+	})
 	if err != nil {
 		return dst, fmt.Errorf("numcodecs.zlib: %w", err)
 	}
@@ -151,12 +134,18 @@ func (z *Zlib) Decode(dst, src []byte, limit int) ([]byte, error) {
 	if len(src) < (1<<30)/1032 {
 		guess = min(limit, 1032*len(src)+64)
 	}
-	return readStream(dst, r.zr, limit, guess, "numcodecs.zlib", zlibError)
+	out, err := codecs.ReadLimited(dst, r.zr, limit, guess)
+	if err != nil {
+		return dst, zlibError(err)
+	}
+	return out, nil
 }
 
 // zlibError maps a zlib reader error to the codec sentinels.
 func zlibError(err error) error {
 	switch {
+	case errors.Is(err, codecs.ErrCorrupt): // ReadLimited: beyond the limit
+		return fmt.Errorf("numcodecs.zlib: %w", err)
 	case errors.Is(err, zlib.ErrChecksum):
 		return fmt.Errorf("%w: numcodecs.zlib: %v", codecs.ErrChecksum, err)
 	case err == io.EOF:
