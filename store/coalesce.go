@@ -142,35 +142,18 @@ func Coalesce(spans []Span, opt CoalesceOptions) ([]Group, error) {
 // (never with the store). It starts no goroutines and stops at the first
 // error. A missing key is ErrNotFound.
 func GetRangesCoalesced(ctx context.Context, r Reader, key string, ranges []ByteRange, opt CoalesceOptions) ([][]byte, error) {
-	out := make([][]byte, len(ranges))
-	var spans []Span
-	var idx []int // ranges index of each span
-	for i, br := range ranges {
+	for _, br := range ranges {
 		if err := br.Validate(); err != nil {
 			return nil, &KeyError{Op: "get", Key: key, Err: err}
 		}
-		if off, n, ok := br.Bounded(); ok {
-			spans = append(spans, Span{off, n})
-			idx = append(idx, i)
-			continue
-		}
-		b, err := r.Get(ctx, key, br)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = b
 	}
-	groups, err := Coalesce(spans, opt)
+	out, jobs, err := planRanges(key, ranges, opt, r.Get)
 	if err != nil {
-		return nil, &KeyError{Op: "get", Key: key, Err: err}
+		return nil, err
 	}
-	for _, g := range groups {
-		data, err := r.Get(ctx, key, Range(g.Span.Offset, g.Span.Length))
-		if err != nil {
+	for _, job := range jobs {
+		if err := job(ctx); err != nil {
 			return nil, err
-		}
-		for _, m := range g.Members {
-			out[idx[m]] = g.Extract(data, spans[m])
 		}
 	}
 	return out, nil

@@ -36,12 +36,9 @@ import (
 	"math/rand/v2"
 	nethttp "net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/gozarr/gozarr/store"
 )
@@ -188,26 +185,19 @@ func (s *Store) RangesIgnored() bool { return s.noRange.Load() }
 // Get reads the range r of key. A missing key is store.ErrNotFound; see the
 // package doc for ranges and statuses.
 func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	if err := store.ValidateKey(key); err != nil {
+	if err := store.ValidateRequest("get", key, r); err != nil {
 		return nil, err
-	}
-	if err := r.Validate(); err != nil {
-		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
 	}
 	return s.get(ctx, key, r)
 }
 
 func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	_, n, bounded := r.Bounded()
-	sn, suffix := r.IsSuffix()
-	if (bounded && n == 0) || (suffix && sn == 0) {
+	r, empty := store.RequestRange(r)
+	if empty {
 		if _, err := s.head(ctx, "get", key); err != nil {
 			return nil, err
 		}
 		return []byte{}, nil
-	}
-	if off, ok := r.IsFrom(); ok && off == 0 {
-		r = store.Full()
 	}
 	var out []byte
 	err := s.do(ctx, "get", key, r, func(resp *nethttp.Response, ranged bool) error {
@@ -221,28 +211,27 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 			out = []byte{}
 			return nil
 		case nethttp.StatusPartialContent:
-			b, err := readBody(resp)
+			b, err := store.ReadBody(resp.Body, resp.ContentLength)
 			if err != nil {
 				return err
 			}
-			if err := checkContentRange(resp.Header.Get("Content-Range"), r, len(b)); err != nil {
+			if err := store.CheckContentRange(resp.Header.Get("Content-Range"), r, len(b)); err != nil {
 				return errPermanent{err}
 			}
 			out = b
 			return nil
 		}
-		b, err := readBody(resp) // 200: the whole value
+		b, err := store.ReadBody(resp.Body, resp.ContentLength) // 200: the whole value
 		if err != nil {
 			return err
 		}
-		start, end, err := r.Resolve(int64(len(b)))
+		out, err = store.SliceWhole(b, r)
 		if err != nil {
 			return errPermanent{err}
 		}
-		if ranged && (start != 0 || end != int64(len(b))) {
+		if ranged && len(out) != len(b) {
 			s.noRange.Store(true)
 		}
-		out = b[start:end:end]
 		return nil
 	})
 	if err == errRefetchFull {
@@ -255,12 +244,9 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 // dst and returns how many it read: fewer than len(dst) only when the value
 // ends first. An empty dst costs a HEAD, to report a missing key.
 func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []byte) (int, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return 0, err
-	}
 	r := store.Range(offset, int64(len(dst)))
-	if err := r.Validate(); err != nil {
-		return 0, &store.KeyError{Op: "read", Key: key, Err: err}
+	if err := store.ValidateRequest("read", key, r); err != nil {
+		return 0, err
 	}
 	if len(dst) == 0 {
 		_, err := s.head(ctx, "read", key)
@@ -298,7 +284,7 @@ func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []by
 			return err
 		}
 		if resp.StatusCode == nethttp.StatusPartialContent {
-			if err := checkContentRange(resp.Header.Get("Content-Range"), store.Range(offset, int64(k)), k); err != nil {
+			if err := store.CheckContentRange(resp.Header.Get("Content-Range"), store.Range(offset, int64(k)), k); err != nil {
 				return errPermanent{err}
 			}
 		}
@@ -314,60 +300,7 @@ func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []by
 // concurrency limit. Results of overlapping ranges may share memory. It
 // fails with the first error; a missing key is store.ErrNotFound.
 func (s *Store) GetRanges(ctx context.Context, key string, ranges []store.ByteRange) ([][]byte, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return nil, err
-	}
-	for _, r := range ranges {
-		if err := r.Validate(); err != nil {
-			return nil, &store.KeyError{Op: "get", Key: key, Err: err}
-		}
-	}
-	out := make([][]byte, len(ranges))
-	var spans []store.Span
-	var idx []int
-	var jobs []func(context.Context) error
-	for i, r := range ranges {
-		if off, n, ok := r.Bounded(); ok {
-			spans = append(spans, store.Span{Offset: off, Length: n})
-			idx = append(idx, i)
-			continue
-		}
-		jobs = append(jobs, func(ctx context.Context) error {
-			b, err := s.get(ctx, key, r)
-			out[i] = b
-			return err
-		})
-	}
-	groups, err := store.Coalesce(spans, s.coalesce)
-	if err != nil {
-		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
-	}
-	for _, g := range groups {
-		jobs = append(jobs, func(ctx context.Context) error {
-			data, err := s.get(ctx, key, store.Range(g.Span.Offset, g.Span.Length))
-			if err != nil {
-				return err
-			}
-			for _, m := range g.Members {
-				out[idx[m]] = g.Extract(data, spans[m])
-			}
-			return nil
-		})
-	}
-	if len(jobs) == 1 {
-		if err := jobs[0](ctx); err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
-	eg, gctx := errgroup.WithContext(ctx)
-	for _, job := range jobs {
-		eg.Go(func() error { return job(gctx) })
-	}
-	if err := eg.Wait(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return store.GetRangesConcurrent(ctx, key, ranges, s.coalesce, s.get)
 }
 
 // Size returns the size of key's value from a HEAD request's Content-Length
@@ -505,63 +438,4 @@ func (s *Store) sleep(ctx context.Context, attempt int) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// readBody reads a response body, sized by its Content-Length when known
-// (net/http reports a body shorter than that as io.ErrUnexpectedEOF).
-func readBody(resp *nethttp.Response) ([]byte, error) {
-	if n := resp.ContentLength; n >= 0 && n <= 64<<20 {
-		b := make([]byte, n)
-		if _, err := io.ReadFull(resp.Body, b); err != nil {
-			return nil, err
-		}
-		return b, nil
-	}
-	b, err := io.ReadAll(resp.Body)
-	if b == nil && err == nil {
-		b = []byte{}
-	}
-	return b, err
-}
-
-// checkContentRange verifies that a 206 answer holding n bytes covers what r
-// asks for: "bytes first-last/total" must start where r starts in a value
-// of total bytes, and hold last-first+1 = n bytes. An empty answer is not
-// checked (servers format empty ranges differently).
-func checkContentRange(cr string, r store.ByteRange, n int) error {
-	if n == 0 {
-		return nil
-	}
-	spec, ok := strings.CutPrefix(cr, "bytes ")
-	if !ok {
-		return fmt.Errorf("206 answer with Content-Range %q", cr)
-	}
-	rng, totalStr, ok := strings.Cut(spec, "/")
-	firstStr, lastStr, ok2 := strings.Cut(rng, "-")
-	if !ok || !ok2 {
-		return fmt.Errorf("malformed Content-Range %q", cr)
-	}
-	first, err1 := strconv.ParseInt(firstStr, 10, 64)
-	last, err2 := strconv.ParseInt(lastStr, 10, 64)
-	if err1 != nil || err2 != nil || first < 0 || last < first {
-		return fmt.Errorf("malformed Content-Range %q", cr)
-	}
-	if last-first+1 != int64(n) {
-		return fmt.Errorf("Content-Range %q but %d bytes received", cr, n)
-	}
-	if o, l, ok := r.Bounded(); ok && (first != o || int64(n) > l) {
-		return fmt.Errorf("Content-Range %q does not match %v", cr, r)
-	}
-	if l, ok := r.IsSuffix(); ok && int64(n) > l {
-		return fmt.Errorf("Content-Range %q does not match %v", cr, r)
-	}
-	if total, err := strconv.ParseInt(totalStr, 10, 64); err == nil {
-		if last >= total {
-			return fmt.Errorf("malformed Content-Range %q", cr)
-		}
-		if start, _, _ := r.Resolve(total); start != first {
-			return fmt.Errorf("Content-Range %q does not match %v", cr, r)
-		}
-	}
-	return nil
 }

@@ -40,7 +40,6 @@ import (
 	"io"
 	"iter"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -316,27 +315,20 @@ func (s *Store) release() { <-s.sem }
 // Get reads the range r of key. A missing key is store.ErrNotFound; see the
 // package doc for how ranges map onto requests.
 func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	if err := store.ValidateKey(key); err != nil {
+	if err := store.ValidateRequest("get", key, r); err != nil {
 		return nil, err
-	}
-	if err := r.Validate(); err != nil {
-		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
 	}
 	return s.get(ctx, key, r)
 }
 
 func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	_, n, bounded := r.Bounded()
-	sn, suffix := r.IsSuffix()
-	if (bounded && n == 0) || (suffix && sn == 0) {
+	r, empty := store.RequestRange(r)
+	if empty {
 		// Nothing to read, but a missing key must still be reported.
 		if _, err := s.Size(ctx, key); err != nil {
 			return nil, err
 		}
 		return []byte{}, nil
-	}
-	if off, ok := r.IsFrom(); ok && off == 0 {
-		r = store.Full()
 	}
 	var lastErr error
 	for attempt := 0; attempt < s.maxAttempts; attempt++ {
@@ -385,7 +377,7 @@ func (s *Store) getOnce(ctx context.Context, key string, r store.ByteRange) (b [
 		return nil, false, s.wrap("get", key, err)
 	}
 	defer out.Body.Close()
-	b, err = readBody(out.Body, aws.ToInt64(out.ContentLength))
+	b, err = store.ReadBody(out.Body, aws.ToInt64(out.ContentLength))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, false, &store.KeyError{Op: "get", Key: key, Err: ctx.Err()}
@@ -394,11 +386,9 @@ func (s *Store) getOnce(ctx context.Context, key string, r store.ByteRange) (b [
 	}
 	if !r.IsFull() && out.ContentRange == nil {
 		// The server ignored the Range header and sent the whole object.
-		start, end, err := r.Resolve(int64(len(b)))
-		if err != nil {
+		if b, err = store.SliceWhole(b, r); err != nil {
 			return nil, false, &store.KeyError{Op: "get", Key: key, Err: err}
 		}
-		b = b[start:end:end]
 	} else if out.ContentRange != nil {
 		if err := checkContentRange(*out.ContentRange, r, len(b)); err != nil {
 			return nil, false, &store.KeyError{Op: "get", Key: key, Err: err}
@@ -407,63 +397,13 @@ func (s *Store) getOnce(ctx context.Context, key string, r store.ByteRange) (b [
 	return b, false, nil
 }
 
-// checkContentRange verifies that a 206 answer covers what was asked:
-// "bytes first-last/total" must start where r starts and hold n bytes.
+// checkContentRange is store.CheckContentRange for a Content-Range in
+// bytes; other units are not checked.
 func checkContentRange(cr string, r store.ByteRange, n int) error {
-	if n == 0 {
-		return nil // servers format empty ranges differently
+	if !strings.HasPrefix(cr, "bytes ") {
+		return nil
 	}
-	spec, ok := strings.CutPrefix(cr, "bytes ")
-	if !ok {
-		return nil // unknown unit: nothing to check
-	}
-	rng, totalStr, ok := strings.Cut(spec, "/")
-	firstStr, lastStr, ok2 := strings.Cut(rng, "-")
-	if !ok || !ok2 {
-		return fmt.Errorf("malformed Content-Range %q", cr)
-	}
-	first, err1 := strconv.ParseInt(firstStr, 10, 64)
-	last, err2 := strconv.ParseInt(lastStr, 10, 64)
-	if err1 != nil || err2 != nil || last < first {
-		return fmt.Errorf("malformed Content-Range %q", cr)
-	}
-	if last-first+1 != int64(n) {
-		return fmt.Errorf("Content-Range %q but %d bytes received", cr, n)
-	}
-	if o, l, ok := r.Bounded(); ok && (first != o || int64(n) > l) {
-		return fmt.Errorf("Content-Range %q does not match %v", cr, r)
-	}
-	if l, ok := r.IsSuffix(); ok && int64(n) > l {
-		return fmt.Errorf("Content-Range %q does not match %v", cr, r)
-	}
-	if total, err := strconv.ParseInt(totalStr, 10, 64); err == nil {
-		if last >= total {
-			return fmt.Errorf("malformed Content-Range %q", cr)
-		}
-		start, _, _ := r.Resolve(total)
-		if start != first {
-			return fmt.Errorf("Content-Range %q does not match %v", cr, r)
-		}
-	}
-	return nil
-}
-
-// readBody reads all of body. An announced length (which net/http enforces:
-// a shorter body is io.ErrUnexpectedEOF) sizes the buffer exactly, up to a
-// cap so that a lying server cannot make us allocate without sending.
-func readBody(body io.Reader, n int64) ([]byte, error) {
-	if n >= 0 && n <= 64<<20 {
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(body, buf); err != nil {
-			return nil, err
-		}
-		return buf, nil
-	}
-	b, err := io.ReadAll(body)
-	if b == nil && err == nil {
-		b = []byte{}
-	}
-	return b, err
+	return store.CheckContentRange(cr, r, n)
 }
 
 // ReadInto reads the bytes [offset, offset+len(dst)) of key straight into
@@ -471,12 +411,8 @@ func readBody(body io.Reader, n int64) ([]byte, error) {
 // len(dst) only when the value ends first (0 when offset is at or past the
 // end). An empty dst costs a HeadObject, to report a missing key.
 func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []byte) (int, error) {
-	if err := store.ValidateKey(key); err != nil {
+	if err := store.ValidateRequest("read", key, store.Range(offset, int64(len(dst)))); err != nil {
 		return 0, err
-	}
-	r := store.Range(offset, int64(len(dst)))
-	if err := r.Validate(); err != nil {
-		return 0, &store.KeyError{Op: "read", Key: key, Err: err}
 	}
 	if len(dst) == 0 {
 		if _, err := s.Size(ctx, key); err != nil {
@@ -557,15 +493,7 @@ func (s *Store) readIntoOnce(ctx context.Context, key string, offset int64, dst 
 // concurrency limit. Results of overlapping ranges may share memory. It
 // fails with the first error; a missing key is store.ErrNotFound.
 func (s *Store) GetRanges(ctx context.Context, key string, ranges []store.ByteRange) ([][]byte, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return nil, err
-	}
-	for _, r := range ranges {
-		if err := r.Validate(); err != nil {
-			return nil, &store.KeyError{Op: "get", Key: key, Err: err}
-		}
-	}
-	return getRanges(ctx, key, ranges, s.coalesce, s.get)
+	return store.GetRangesConcurrent(ctx, key, ranges, s.coalesce, s.get)
 }
 
 // Size returns the size of key's value with one HeadObject.
