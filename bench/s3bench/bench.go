@@ -14,6 +14,7 @@ import (
 
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/pipeline"
+	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/s3/s3test"
 	"github.com/gozarr/gozarr/zarr"
@@ -46,7 +47,7 @@ func (r result) floor() time.Duration {
 
 // benchTarget writes the array to tg and runs every row against it. It
 // returns the rows and a note on the write.
-func benchTarget(ctx context.Context, cfg config, tg *target, data []byte) ([]result, string, error) {
+func benchTarget(ctx context.Context, cfg config, tg *target, data []byte, startProfile func()) ([]result, string, error) {
 	prefix := fmt.Sprintf("s3bench-%d", time.Now().UnixNano())
 	rec := s3test.NewRecorder(transport(s3.DefaultConcurrency))
 	wst, err := s3.Open(ctx, tg.srv.Bucket, prefix, tg.srv.Options(s3.WithHTTPClient(rec.Client()))...)
@@ -84,11 +85,18 @@ func benchTarget(ctx context.Context, cfg config, tg *target, data []byte) ([]re
 	if !cfg.keep {
 		defer cleanup(ctx, wst)
 	}
+	mid := (cfg.n + cfg.shard - 1) / cfg.shard / 2
+	shardKey := a.ChunkKey([]int{mid, mid})
+	shardObj, err := wst.Get(ctx, shardKey, store.Full())
+	if err != nil {
+		return nil, "", err
+	}
+	startProfile()
 
 	var results []result
 	for _, lat := range cfg.latencies {
 		for _, conc := range cfg.concs {
-			rs, err := benchStore(ctx, cfg, tg, prefix, lat, conc, data)
+			rs, err := benchStore(ctx, cfg, tg, prefix, lat, conc, data, shardKey, shardObj)
 			if err != nil {
 				return nil, "", fmt.Errorf("latency %v, concurrency %d: %w", lat, conc, err)
 			}
@@ -117,8 +125,8 @@ func cleanup(ctx context.Context, st *s3.Store) {
 
 // benchStore runs every workload through a store with latency lat and
 // request limit conc.
-func benchStore(ctx context.Context, cfg config, tg *target, prefix string, lat time.Duration, conc int, data []byte) ([]result, error) {
-	counter := &countingTransport{next: s3test.Latency(transport(conc), lat)}
+func benchStore(ctx context.Context, cfg config, tg *target, prefix string, lat time.Duration, conc int, data []byte, shardKey string, shardObj []byte) ([]result, error) {
+	counter := &countingTransport{next: s3test.Latency(transport(conc), lat), trace: cfg.trace}
 	rec := s3test.NewRecorder(counter)
 	st, err := s3.Open(ctx, tg.srv.Bucket, prefix, tg.srv.Options(s3.WithHTTPClient(rec.Client()), s3.WithConcurrency(conc))...)
 	if err != nil {
@@ -127,7 +135,7 @@ func benchStore(ctx context.Context, cfg config, tg *target, prefix string, lat 
 	popt := zarr.WithPipeline(pipeline.Options{IOConcurrency: conc})
 	var out []result
 	for _, w := range cfg.workloads {
-		wl := newWorkload(w, cfg, data)
+		wl := newWorkload(w, cfg, data, shardKey, shardObj)
 		var runs []result
 		for rep := range cfg.reps + 1 {
 			a, err := zarr.OpenArray(ctx, st, arrayPath, popt)
@@ -136,11 +144,11 @@ func benchStore(ctx context.Context, cfg config, tg *target, prefix string, lat 
 			}
 			wl.reset()
 			rec.Reset()
-			counter.bytes.Store(0)
+			counter.reset()
 			cpu0 := selfCPU()
 			srv0, srvOK := procCPU(tg.pid)
 			start := time.Now()
-			if err := wl.run(ctx, a, conc); err != nil {
+			if err := wl.run(ctx, a, st, conc); err != nil {
 				return nil, fmt.Errorf("%s: %w", w, err)
 			}
 			wall := time.Since(start)
@@ -164,6 +172,10 @@ func benchStore(ctx context.Context, cfg config, tg *target, prefix string, lat 
 			if err := wl.verify(); err != nil {
 				return nil, fmt.Errorf("%s: %w", w, err)
 			}
+			if cfg.trace {
+				fmt.Fprintf(os.Stderr, "s3bench: trace %s latency=%v conc=%d %s run %d: %v, %d requests (GETs s/r/f %d/%d/%d) %s\n",
+					tg.name, lat, conc, w, rep, wall.Round(time.Millisecond), r.requests, r.suffix, r.ranged, r.full, counter.timeline(lat))
+			}
 			if rep > 0 { // the first run warms connections up
 				runs = append(runs, r)
 			}
@@ -181,15 +193,38 @@ type workload struct {
 	n     int
 	data  []byte
 	boxes []box    // regions read, one ReadBytes each
-	bufs  [][]byte // one per box
+	bufs  [][]byte // one per box or probe
+
+	// The probe workload: ranged GETs of one shard object straight
+	// through the store, no zarr.
+	shardKey string
+	shardObj []byte
+	probes   []span
 }
+
+// span is n bytes at off.
+type span struct{ off, n int }
+
+// probeSize is the length of each probe GET.
+const probeSize = 4096
 
 // box is rows [r0, r0+h) × columns [c0, c0+w).
 type box struct{ r0, c0, h, w int }
 
-func newWorkload(name string, cfg config, data []byte) *workload {
+func newWorkload(name string, cfg config, data []byte, shardKey string, shardObj []byte) *workload {
 	wl := &workload{name: name, n: cfg.n, data: data}
 	switch name {
+	case "probe":
+		wl.shardKey, wl.shardObj = shardKey, shardObj
+		rng := rand.New(rand.NewPCG(cfg.seed, 0x9b0be))
+		for range cfg.random {
+			n := min(probeSize, len(shardObj))
+			wl.probes = append(wl.probes, span{off: rng.IntN(len(shardObj) - n + 1), n: n})
+		}
+		for _, p := range wl.probes {
+			wl.bufs = append(wl.bufs, make([]byte, p.n))
+		}
+		return wl
 	case "all":
 		wl.boxes = []box{{0, 0, cfg.n, cfg.n}}
 	case "shard":
@@ -231,23 +266,30 @@ func (wl *workload) bytes() int64 {
 	return n
 }
 
-// run reads every box, with up to conc ReadBytes calls at once.
-func (wl *workload) run(ctx context.Context, a *zarr.Array, conc int) error {
+// run reads every box, with up to conc ReadBytes calls at once (or, for
+// the probe workload, makes every GET through st, conc at a time).
+func (wl *workload) run(ctx context.Context, a *zarr.Array, st *s3.Store, conc int) error {
 	read := func(i int) error {
+		if wl.probes != nil {
+			p := wl.probes[i]
+			b, err := st.Get(ctx, wl.shardKey, store.Range(int64(p.off), int64(p.n)))
+			copy(wl.bufs[i], b)
+			return err
+		}
 		b := wl.boxes[i]
 		return a.ReadBytes(ctx, wl.bufs[i], nd.Range(b.r0, b.r0+b.h), nd.Range(b.c0, b.c0+b.w))
 	}
-	if len(wl.boxes) == 1 {
+	if len(wl.bufs) == 1 {
 		return read(0)
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	errs := make([]error, min(conc, len(wl.boxes)))
+	errs := make([]error, min(conc, len(wl.bufs)))
 	for g := range errs {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(wl.boxes) || errs[g] != nil {
+				if i >= len(wl.bufs) || errs[g] != nil {
 					return
 				}
 				errs[g] = read(i)
@@ -265,9 +307,21 @@ func (wl *workload) run(ctx context.Context, a *zarr.Array, conc int) error {
 
 // verify compares every buffer with the written data.
 func (wl *workload) verify() error {
+	if wl.name == "probe" {
+		for i, b := range wl.probes {
+			if !bytes.Equal(wl.bufs[i], wl.shardObj[b.off:b.off+b.n]) {
+				return fmt.Errorf("%w: bytes [%d, %d) of %s", errMismatch, b.off, b.off+b.n, wl.shardKey)
+			}
+		}
+		return nil
+	}
 	for i, b := range wl.boxes {
-		if !bytes.Equal(wl.bufs[i], region(wl.data, wl.n, b.r0, b.c0, b.h, b.w)) {
-			return fmt.Errorf("%w: rows [%d, %d) × columns [%d, %d)", errMismatch, b.r0, b.r0+b.h, b.c0, b.c0+b.w)
+		got := wl.bufs[i]
+		for r := range b.h {
+			want := wl.data[((b.r0+r)*wl.n+b.c0)*4 : ((b.r0+r)*wl.n+b.c0+b.w)*4]
+			if !bytes.Equal(got[r*b.w*4:(r+1)*b.w*4], want) {
+				return fmt.Errorf("%w: row %d, columns [%d, %d)", errMismatch, b.r0+r, b.c0, b.c0+b.w)
+			}
 		}
 	}
 	return nil

@@ -44,16 +44,6 @@ func field(seed uint64, n int) []byte {
 	return out
 }
 
-// region copies rows [r0, r0+h) × columns [c0, c0+w) of the n×n float32
-// array a into a new buffer, C order.
-func region(a []byte, n, r0, c0, h, w int) []byte {
-	out := make([]byte, 0, h*w*4)
-	for i := r0; i < r0+h; i++ {
-		out = append(out, a[(i*n+c0)*4:(i*n+c0+w)*4]...)
-	}
-	return out
-}
-
 // arrayMetadata is the benchmark array: n×n float32, shards of shard×shard
 // holding inner chunks of inner×inner encoded with bytes + zstd level 1, the
 // index (bytes + crc32c) at the end of each shard.

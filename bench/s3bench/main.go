@@ -63,6 +63,7 @@ type config struct {
 	servers         []string // "real", "fake"
 	workloads       []string
 	keep            bool
+	trace           bool
 	cpuProfile      string
 }
 
@@ -90,8 +91,9 @@ func parseFlags(args []string) (config, error) {
 	fs.IntVar(&cfg.random, "random", 200, "inner chunks read by the random workload")
 	fs.IntVar(&cfg.reps, "reps", 3, "measured runs per row (after one warm-up); the median is shown")
 	server := fs.String("server", "auto", "auto (GOZARR_S3_* server, else gofakes3), real, fake or both")
-	work := fs.String("workloads", "all,random,shard", "comma-separated workloads: all, random, shard")
+	work := fs.String("workloads", "all,random,shard,probe", "comma-separated workloads: all, random, shard, probe")
 	fs.BoolVar(&cfg.keep, "keep", false, "leave the written array in the bucket")
+	fs.BoolVar(&cfg.trace, "trace", false, "print to stderr, for every run with latency, how many requests started in each latency-wide time slot")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the reads (this process only) to this file")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -125,7 +127,7 @@ func parseFlags(args []string) (config, error) {
 	}
 	for f := range strings.SplitSeq(*work, ",") {
 		switch f = strings.TrimSpace(f); f {
-		case "all", "random", "shard":
+		case "all", "random", "shard", "probe":
 			cfg.workloads = append(cfg.workloads, f)
 		default:
 			return cfg, fmt.Errorf("-workloads: unknown workload %q", f)
@@ -186,14 +188,19 @@ func run(ctx context.Context, cfg config) error {
 	genTime := time.Since(t0)
 	var results []result
 	var notes []string
+	// The profile covers the reads, not the data generation or the writes.
+	startProfile := func() {}
 	if cfg.cpuProfile != "" {
 		f, err := os.Create(cfg.cpuProfile)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
+		started := false
+		startProfile = func() {
+			if !started {
+				started = pprof.StartCPUProfile(f) == nil
+			}
 		}
 		defer pprof.StopCPUProfile()
 	}
@@ -202,7 +209,7 @@ func run(ctx context.Context, cfg config) error {
 		if err != nil {
 			return err
 		}
-		rs, note, err := benchTarget(ctx, cfg, tg, data)
+		rs, note, err := benchTarget(ctx, cfg, tg, data, startProfile)
 		tg.stop()
 		if err != nil {
 			return fmt.Errorf("%s: %w", tg.name, err)

@@ -1,25 +1,55 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 )
 
-// countingTransport counts the response body bytes that pass through it.
-// It is safe for concurrent use.
+// countingTransport counts the response body bytes that pass through it
+// and, when trace is set, records when each request started and got its
+// response headers. It is safe for concurrent use.
 type countingTransport struct {
 	next  http.RoundTripper
 	bytes atomic.Int64
+	trace bool
+
+	mu     sync.Mutex
+	origin time.Time
+	spans  []reqSpan
+}
+
+// reqSpan is one request's start and the arrival of its response headers,
+// from the origin set by reset.
+type reqSpan struct {
+	start, end time.Duration
+	rng        string
+}
+
+// reset zeroes the counters and makes now the timeline's origin.
+func (c *countingTransport) reset() {
+	c.bytes.Store(0)
+	c.mu.Lock()
+	c.origin, c.spans = time.Now(), nil
+	c.mu.Unlock()
 }
 
 func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t0 := time.Now()
 	resp, err := c.next.RoundTrip(req)
+	if c.trace {
+		t1 := time.Now()
+		c.mu.Lock()
+		c.spans = append(c.spans, reqSpan{start: t0.Sub(c.origin), end: t1.Sub(c.origin), rng: req.Header.Get("Range")})
+		c.mu.Unlock()
+	}
 	if resp != nil && resp.Body != nil {
 		resp.Body = &countingBody{ReadCloser: resp.Body, n: &c.bytes}
 	}
@@ -97,4 +127,31 @@ func serverPID() int {
 		return 0
 	}
 	return pid
+}
+
+// timeline summarises the recorded requests: how many started in each
+// slot of width d since the origin (the latency "rounds"), as
+// "slot:count" pairs, and when the last response arrived.
+func (c *countingTransport) timeline(d time.Duration) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d <= 0 || len(c.spans) == 0 {
+		return ""
+	}
+	counts := map[int]int{}
+	last, maxSlot := time.Duration(0), 0
+	for _, s := range c.spans {
+		k := int(s.start / d)
+		counts[k]++
+		maxSlot = max(maxSlot, k)
+		last = max(last, s.end)
+	}
+	var b strings.Builder
+	for k := 0; k <= maxSlot; k++ {
+		if counts[k] > 0 {
+			fmt.Fprintf(&b, "%d:%d ", k, counts[k])
+		}
+	}
+	fmt.Fprintf(&b, "(starts per %v slot; last response at %v)", d, last.Round(time.Millisecond))
+	return b.String()
 }

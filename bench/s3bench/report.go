@@ -20,27 +20,33 @@ func printReport(w io.Writer, cfg config, load string, genTime time.Duration, no
 	for _, n := range notes {
 		fmt.Fprintf(w, "Write: %s  \n", n)
 	}
-	fmt.Fprintf(w, "Workloads: all = whole array, one ReadBytes; random = %d inner chunks, one ReadBytes each, `conc` at a time; shard = the middle shard, one ReadBytes. "+
+	fmt.Fprintf(w, "Workloads: all = whole array, one ReadBytes; random = %[1]d inner chunks, one ReadBytes each, `conc` at a time; shard = the middle shard, one ReadBytes; "+
+		"probe = %[1]d GETs of 4 KiB at random offsets of one shard object straight through the S3 store, `conc` at a time (no zarr: the store and server alone). "+
 		"Each run opens the array afresh (cold shard-index cache; the metadata GET is not counted). Median of %d runs after a warm-up. "+
 		"Every value read was checked against the data written.  \n", cfg.random, cfg.reps)
 	fmt.Fprintf(w, "GETs s/r/f: suffix (index) / bounded range (inner chunks) / whole object (shard). MB/s: array bytes delivered per second (10^6 B). "+
 		"floor = ceil(requests ÷ conc) × latency. CPU: user+system during the run, of this process (client; includes gofakes3 when it is the server) and of the server process.\n\n")
-	fmt.Fprintln(w, "| server | latency | conc | workload | requests | GETs s/r/f | fetched MiB | time ms | MB/s | floor ms | time/floor | client CPU ms | server CPU ms |")
-	fmt.Fprintln(w, "|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| server | latency | conc | workload | requests | GETs s/r/f | fetched MiB | time ms | MB/s | floor ms | time/floor | time − time at 0 ms | client CPU ms | server CPU ms |")
+	fmt.Fprintln(w, "|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rs {
-		floor, ratio := "–", "–"
+		floor, ratio, added := "–", "–", "–"
 		if f := r.floor(); f > 0 {
 			floor = ms(f)
 			ratio = fmt.Sprintf("%.2f", float64(r.wall)/float64(f))
+		}
+		for _, z := range rs {
+			if r.latency > 0 && z.latency == 0 && z.server == r.server && z.conc == r.conc && z.workload == r.workload {
+				added = ms(r.wall - z.wall)
+			}
 		}
 		srv := "–"
 		if r.serverCPU >= 0 {
 			srv = ms(r.serverCPU)
 		}
-		fmt.Fprintf(w, "| %s | %v | %d | %s | %d | %d/%d/%d | %.1f | %s | %.0f | %s | %s | %s | %s |\n",
+		fmt.Fprintf(w, "| %s | %v | %d | %s | %d | %d/%d/%d | %.1f | %s | %.0f | %s | %s | %s | %s | %s |\n",
 			r.server, r.latency, r.conc, r.workload, r.requests, r.suffix, r.ranged, r.full,
 			float64(r.fetched)/(1<<20), ms(r.wall), float64(r.out)/r.wall.Seconds()/1e6,
-			floor, ratio, ms(r.clientCPU), srv)
+			floor, ratio, added, ms(r.clientCPU), srv)
 	}
 }
 
