@@ -9,7 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,12 +17,11 @@ import (
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/internal/refdata"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/mem"
 )
-
-const refdir = "../testdata/refdata"
 
 // countingStore wraps a store.Reader and counts the calls and bytes read.
 type countingStore struct {
@@ -134,7 +133,8 @@ func forEachCoord(shape []int, fn func([]int)) {
 // loadRef reads a reference case.
 func loadRef(t testing.TB, name string) *refArray {
 	t.Helper()
-	dir := filepath.Join(refdir, filepath.FromSlash(refCase(t, name).Path))
+	rc := refdata.Lookup(t, name)
+	dir := rc.Dir()
 	doc, err := os.ReadFile(filepath.Join(dir, "zarr.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -172,102 +172,21 @@ func loadRef(t testing.TB, name string) *refArray {
 	if a.fill, err = dtype.ParseFill(a.dt, m.FillValue); err != nil {
 		t.Fatal(err)
 	}
-	a.data = readNpy(t, filepath.Join(refdir, refCase(t, name).Expected), a.shape, a.dt)
+	want := rc.ExpectedArray(t)
+	if want.Descr != a.dt.NumpyDescr() || !slices.Equal(want.Shape, a.shape) {
+		t.Fatalf("%s: .npy %s %v, metadata says %s %v", name, want.Descr, want.Shape, a.dt.NumpyDescr(), a.shape)
+	}
+	a.data = want.Data
 	return a
-}
-
-var npyShape = regexp.MustCompile(`'shape':\s*\(([^)]*)\)`)
-
-// readNpy parses a little-endian C-order .npy v1 file minimally.
-func readNpy(t testing.TB, path string, shape []int, dt dtype.DataType) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(b) < 10 || string(b[:6]) != "\x93NUMPY" {
-		t.Fatalf("%s: not a .npy file", path)
-	}
-	hl := int(binary.LittleEndian.Uint16(b[8:10]))
-	header := string(b[10 : 10+hl])
-	if !strings.Contains(header, "'fortran_order': False") || !strings.Contains(header, "'"+dt.NumpyDescr()+"'") {
-		t.Fatalf("%s: unexpected header %s (want %s)", path, header, dt.NumpyDescr())
-	}
-	if m := npyShape.FindStringSubmatch(header); m != nil {
-		var got []int
-		for f := range strings.SplitSeq(m[1], ",") {
-			if f = strings.TrimSpace(f); f != "" {
-				n, _ := strconv.Atoi(f)
-				got = append(got, n)
-			}
-		}
-		if fmt.Sprint(got) != fmt.Sprint(shape) {
-			t.Fatalf("%s: shape %v, metadata says %v", path, got, shape)
-		}
-	}
-	data := b[10+hl:]
-	if len(data) != nd.NumElements(shape)*dt.Size() {
-		t.Fatalf("%s: %d data bytes, want %d", path, len(data), nd.NumElements(shape)*dt.Size())
-	}
-	return data
-}
-
-// manifestCase is one case of the reference manifest.
-type manifestCase struct {
-	Name     string   `json:"name"`
-	Path     string   `json:"path"`
-	Expected string   `json:"expected"`
-	Tags     []string `json:"tags"`
-}
-
-var manifest struct {
-	once  sync.Once
-	cases []manifestCase
-	err   error
-}
-
-// refCases returns the reference manifest's cases.
-func refCases(t testing.TB) []manifestCase {
-	t.Helper()
-	manifest.once.Do(func() {
-		b, err := os.ReadFile(filepath.Join(refdir, "manifest.json"))
-		if err != nil {
-			manifest.err = err
-			return
-		}
-		var m struct {
-			Cases []manifestCase `json:"cases"`
-		}
-		manifest.err = json.Unmarshal(b, &m)
-		manifest.cases = m.Cases
-	})
-	if manifest.err != nil {
-		t.Fatal(manifest.err)
-	}
-	return manifest.cases
-}
-
-// refCase returns the manifest entry of one case.
-func refCase(t testing.TB, name string) manifestCase {
-	t.Helper()
-	for _, c := range refCases(t) {
-		if c.Name == name {
-			return c
-		}
-	}
-	t.Fatalf("no reference case %q", name)
-	return manifestCase{}
 }
 
 // shardCases lists the reference cases tagged codec:sharding.
 func shardCases(t testing.TB) []string {
 	t.Helper()
 	var out []string
-	for _, c := range refCases(t) {
-		for _, tag := range c.Tags {
-			if tag == "codec:sharding" {
-				out = append(out, c.Name)
-			}
+	for _, c := range refdata.Cases(t) {
+		if c.HasTag("codec:sharding") {
+			out = append(out, c.Name)
 		}
 	}
 	if len(out) < 10 {
