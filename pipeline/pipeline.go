@@ -23,6 +23,7 @@ package pipeline
 import (
 	"runtime"
 
+	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/sharding"
 	"github.com/gozarr/gozarr/store"
@@ -87,6 +88,29 @@ type Grid struct {
 	IndexCache *sharding.IndexCache
 	// StoreID tells stores apart in shared caches.
 	StoreID string
+	// Cache, if set, keeps decoded chunks (inner chunks, for a sharded
+	// array) between reads, keyed cache.Key(StoreID, chunk key, 0, -1)
+	// (inner chunks: the inner chunk's index instead of -1); see
+	// cacheKey. Writes remove the chunks they replace. nil: no cache.
+	Cache cache.Cache
+}
+
+// cacheKey is the Cache key of the whole chunk at store key key.
+func (g *Grid) cacheKey(key string) string { return cache.Key(g.StoreID, key, 0, -1) }
+
+// forget removes from g.Cache the chunk stored at key (every inner chunk
+// of it, for a sharded array), after a write replaced or deleted it.
+func (g *Grid) forget(key string) {
+	if g.Cache == nil {
+		return
+	}
+	if g.Shard != nil {
+		for lin := range g.Shard.NumChunks() {
+			g.Cache.Remove(cache.Key(g.StoreID, key, 0, lin))
+		}
+		return
+	}
+	g.Cache.Remove(g.cacheKey(key))
 }
 
 // itemSize returns the element size of the array.

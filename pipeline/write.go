@@ -57,6 +57,7 @@ func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []
 // writeChunk assembles, encodes and stores one chunk (or shard).
 func writeChunk(ctx context.Context, s ReadWriter, g *Grid, p nd.ChunkPart, srcView nd.View, keepEmpty bool) error {
 	key := g.Key(p.Coords)
+	defer g.forget(key) // drop cached decoded chunks, even if the write failed midway
 	covers := p.CoversChunk(g.ChunkShape, g.Shape)
 	if g.Shard != nil && !covers {
 		return updateShard(ctx, s, g, p, srcView, keepEmpty)

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/store"
 )
@@ -74,6 +75,55 @@ type ReadOptions struct {
 	// Cache, if set, keeps decoded indexes of shards read from stores
 	// (sources with a non-empty storeID).
 	Cache *IndexCache
+	// ChunkCache, if set, keeps decoded inner chunks of shards read from
+	// stores (StoreSource with a non-empty storeID; not nested shards),
+	// keyed cache.Key(storeID, shard key, 0, inner chunk's C-order
+	// index). Read serves the inner chunks it finds there without I/O and
+	// fetches only the others; it caches the inner chunks it decodes
+	// whole. A writer that replaces a shard must Remove its inner chunks'
+	// keys (the gozarr pipeline does).
+	ChunkCache cache.Cache
+
+	// chunks is set by read for the shard it reads when inner chunks go
+	// through ChunkCache: their key prefix and which of them were hits.
+	chunks *cachedChunks
+}
+
+// cachedChunks names one shard's inner chunks in a ChunkCache and marks
+// those already placed from it.
+type cachedChunks struct {
+	storeID, key string
+	hit          []bool // by C-order inner chunk index
+	anyHit       bool
+}
+
+// chunkCacheable reports whether src's inner chunks may live in
+// opt.ChunkCache: a whole stored shard of plain inner chunks.
+func (l *Layout) chunkCacheable(src Source, opt ReadOptions) bool {
+	return opt.ChunkCache != nil && !src.inMem && src.storeID != "" && src.base == 0 && src.size == 0 && l.nested == nil
+}
+
+// readCachedChunks places from opt.ChunkCache the inner chunks of sel it
+// holds and returns which, and whether every inner chunk sel needs was a
+// hit.
+func (l *Layout) readCachedChunks(src Source, sel nd.Selection, dst nd.View, opt ReadOptions) (*cachedChunks, bool) {
+	cc := &cachedChunks{storeID: src.storeID, key: src.key, hit: make([]bool, l.n)}
+	all := true
+	for p := range sel.Chunks(l.chunkShape) {
+		lin := 0
+		for d, c := range p.Coords {
+			lin += c * l.cpsStrides[d]
+		}
+		v, ok := opt.ChunkCache.Get(cache.Key(cc.storeID, cc.key, 0, lin))
+		if !ok || len(v) != l.innerBytes {
+			all = false
+			continue
+		}
+		nd.Copy(p.DstView(dst), p.SrcView(nd.Contiguous(v, l.chunkShape, l.itemSize)))
+		cc.hit[lin] = true
+		cc.anyHit = true
+	}
+	return cc, all
 }
 
 // maxRuns bounds the byte runs one partially read uncompressed inner chunk
@@ -148,6 +198,14 @@ func cacheable(src Source, opt ReadOptions) bool {
 
 // read is Read without the argument checks and error context.
 func (l *Layout) read(ctx context.Context, src Source, sel nd.Selection, dst nd.View, opt ReadOptions) error {
+	opt.chunks = nil
+	if l.chunkCacheable(src, opt) {
+		cc, all := l.readCachedChunks(src, sel, dst, opt)
+		if all {
+			return nil
+		}
+		opt.chunks = cc
+	}
 	ix := src.ix
 	var err error
 	switch {
@@ -167,7 +225,7 @@ func (l *Layout) read(ctx context.Context, src Source, sel nd.Selection, dst nd.
 		if cacheable(src, opt) {
 			ix, _ = opt.Cache.Get(src.storeID, src.key, src.base, src.size)
 		}
-		if ix == nil && sel.NumChunks(l.chunkShape) == l.n {
+		if ix == nil && sel.NumChunks(l.chunkShape) == l.n && (opt.chunks == nil || !opt.chunks.anyHit) {
 			return l.readWhole(ctx, src, sel, dst, opt)
 		}
 		if ix == nil {
@@ -308,6 +366,9 @@ func (l *Layout) readChunks(ctx context.Context, src Source, ix *Index, sel nd.S
 		for d, c := range p.Coords {
 			lin += c * l.cpsStrides[d]
 		}
+		if opt.chunks != nil && opt.chunks.hit[lin] {
+			continue // placed from the chunk cache
+		}
 		off, n, ok := ix.Entry(lin)
 		if !ok {
 			nd.Fill(p.DstView(dst), l.fill)
@@ -336,7 +397,7 @@ func (l *Layout) readChunks(ctx context.Context, src Source, ix *Index, sel nd.S
 				o, k, _ := br.Bounded()
 				spans = append(spans, store.Span{Offset: o - src.base, Length: k})
 			}
-		case l.identity:
+		case l.identity && opt.chunks == nil: // with a chunk cache, read whole chunks to cache them
 			if n != int64(l.innerBytes) {
 				return fmt.Errorf("%w: inner chunk %v has %d bytes, uncompressed chunks have %d",
 					ErrCorruptIndex, p.Coords, n, l.innerBytes)
@@ -556,6 +617,9 @@ func (l *Layout) runJob(ctx context.Context, src Source, j *job, spans []store.S
 		return nil
 	}
 	enc := data[j.s0]
+	if opt.chunks != nil {
+		return l.decodeCached(enc, j, out, opt)
+	}
 	if l.nested != nil {
 		mem := BytesSource(enc)
 		nopt := opt
@@ -577,6 +641,23 @@ func (l *Layout) runJob(ctx context.Context, src Source, j *job, spans []store.S
 		return err
 	}
 	nd.Copy(out, p.SrcView(nd.Contiguous(*bufp, l.chunkShape, l.itemSize)))
+	return nil
+}
+
+// decodeCached decodes one whole inner chunk into a new buffer, hands it to
+// the chunk cache and places its part.
+func (l *Layout) decodeCached(enc []byte, j *job, out nd.View, opt ReadOptions) error {
+	var v []byte
+	if l.identity && len(enc) == l.innerBytes {
+		v = append([]byte(nil), enc...) // enc may share a larger fetch buffer
+	} else {
+		v = make([]byte, l.innerBytes)
+		if err := l.inner.Decode(v, enc); err != nil {
+			return err
+		}
+	}
+	cache.AddElem(opt.ChunkCache, cache.Key(opt.chunks.storeID, opt.chunks.key, 0, j.lin), v, l.itemSize)
+	nd.Copy(out, j.part.SrcView(nd.Contiguous(v, l.chunkShape, l.itemSize)))
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/pipeline"
@@ -44,6 +45,7 @@ type options struct {
 	pipe       pipeline.Options
 	indexCache *sharding.IndexCache
 	storeID    string
+	chunkCache cache.Cache
 }
 
 // WithPipeline sets the concurrency, in-flight memory and coalescing
@@ -65,6 +67,22 @@ func WithIndexCache(c *sharding.IndexCache) Option { return func(o *options) { o
 // WithStoreID names the store in shared caches; arrays of different stores
 // sharing one cache must have different IDs. Default: the store's address.
 func WithStoreID(id string) Option { return func(o *options) { o.storeID = id } }
+
+// WithCache keeps the array's decoded chunks (inner chunks, for a sharded
+// array) in c between reads; writes through the array remove the chunks
+// they replace. Default: no cache. One cache may be shared by many arrays,
+// of one store or several, under one byte budget: keys hold the store ID
+// (WithStoreID) and the chunk's key, which includes the array's path. To
+// share a cache between the arrays of a group, pass the same WithCache to
+// each Group.OpenArray:
+//
+//	c := cache.NewLRU(512 << 20)
+//	a, err := g.OpenArray(ctx, "temperature", zarr.WithCache(c))
+//	b, err := g.OpenArray(ctx, "pressure", zarr.WithCache(c))
+//
+// Writes that bypass the array (another process, another Array value over
+// the same store without the same cache) are not seen by the cache.
+func WithCache(c cache.Cache) Option { return func(o *options) { o.chunkCache = c } }
 
 // DefaultIndexCacheBytes is the size of an array's own shard-index cache.
 const DefaultIndexCacheBytes = 16 << 20
@@ -195,6 +213,7 @@ func newArray(s store.Reader, p string, meta *ArrayMetadata, format int, opts []
 			return nodeKey(p, enc.Key(coords))
 		},
 		StoreID: a.opts.storeID,
+		Cache:   a.opts.chunkCache,
 	}
 	if g.StoreID == "" {
 		g.StoreID = fmt.Sprintf("%p", s)
