@@ -3,26 +3,31 @@
 // latency, and compares each read with its latency floor.
 //
 //	eval "$(bash .ci/s3server.sh start)"   # versitygw on loopback
-//	go run ./bench/s3bench                 # ~1 minute on 2 cores
+//	go run ./bench/s3bench                 # ~30 s on 2 cores (-server both: ~1 min)
 //	bash .ci/s3server.sh stop
 //
 // It writes the benchmark array (float32, a smooth field plus noise,
 // default 4096×4096 = 64 MiB in shards of 1024×1024 holding inner chunks of
 // 256×256, zstd level 1 inside, bytes+crc32c index at the end) to the server
 // named by the GOZARR_S3_* variables, or, when they are unset, to an
-// in-process gofakes3 server (it says so). It then reads it back through
-// zarr.Array for three workloads:
+// in-process gofakes3 server (it says so; -server both runs the two one
+// after the other). It then reads it back for four workloads:
 //
-//   - all: the whole array with one ReadBytes.
+//   - all: the whole array with one zarr.Array.ReadBytes.
 //   - random: N distinct inner chunks in a random order, one ReadBytes each,
 //     issued by as many goroutines as the concurrency.
 //   - shard: one whole shard (the middle one) with one ReadBytes.
+//   - probe: N GETs of 4 KiB at random offsets of one shard object straight
+//     through the S3 store, as many at once as the concurrency: the store
+//     and server alone, no zarr, for comparison.
 //
-// Every read opens the array afresh, so shard indexes are not cached
+// Every array read opens the array afresh, so shard indexes are not cached
 // (the metadata GET of the open is not timed nor counted). Each
 // combination of latency (-latency) and concurrency (-conc: both the
 // pipeline's IOConcurrency and the S3 store's request limit) runs -reps
 // times after one warm-up; the table shows the run with the median time.
+// -trace prints every run to stderr with how many requests started in each
+// latency-wide slot (the "rounds"), -cpuprofile profiles the reads.
 // Every value read is compared with what was written.
 //
 // floor = ceil(requests ÷ concurrency) × latency is the time the requests
@@ -37,6 +42,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -73,7 +79,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "s3bench:", err)
 		os.Exit(2)
 	}
-	if err := run(context.Background(), cfg); err != nil {
+	if err := run(context.Background(), cfg, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "s3bench:", err)
 		os.Exit(1)
 	}
@@ -181,7 +187,8 @@ func openTarget(kind string) (*target, error) {
 	return &target{name: "gofakes3", srv: srv, stop: ts.Close}, nil
 }
 
-func run(ctx context.Context, cfg config) error {
+// run benchmarks every server of cfg and writes the report to w.
+func run(ctx context.Context, cfg config, w io.Writer) error {
 	load := loadAvg()
 	t0 := time.Now()
 	data := field(cfg.seed, cfg.n)
@@ -217,7 +224,7 @@ func run(ctx context.Context, cfg config) error {
 		results = append(results, rs...)
 		notes = append(notes, note)
 	}
-	printReport(os.Stdout, cfg, load, genTime, notes, results)
+	printReport(w, cfg, load, genTime, notes, results)
 	return nil
 }
 
