@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/codecs/blosc/blosctest"
 	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/internal/refdata"
 )
 
 // genData returns n bytes of compressible data derived from seed.
@@ -219,7 +221,7 @@ func TestBlocksizeAndSplit(t *testing.T) {
 // and checks that the header (flags, block size) is the one zarr-python's
 // c-blosc wrote.
 func TestEncoderMatchesCorpus(t *testing.T) {
-	for _, c := range loadManifest(t) {
+	for _, c := range refdata.Cases(t) {
 		var specs []v3CodecSpec
 		if c.ZarrFormat != 3 || json.Unmarshal(c.Codecs, &specs) != nil || len(specs) != 2 || specs[1].Name != "blosc" {
 			continue
@@ -228,8 +230,8 @@ func TestEncoderMatchesCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, idx := range gridIndices(c.Shape, c.ChunkShape) {
-			src, err := readChunk(c, idx)
+		for _, idx := range refdata.GridIndices(c.Shape, c.ChunkShape) {
+			src, err := os.ReadFile(c.File(c.ChunkKey(idx)))
 			if err != nil {
 				continue
 			}
@@ -358,9 +360,11 @@ func BenchmarkUnshuffle(b *testing.B) {
 		b.Run(fmt.Sprintf("ts%d", ts), func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			b.ReportAllocs()
+			done := cpuMeter(b, len(src))
 			for b.Loop() {
 				unshuffle(dst, src, ts)
 			}
+			done()
 		})
 	}
 }
@@ -373,9 +377,11 @@ func BenchmarkBitunshuffle(b *testing.B) {
 		b.Run(fmt.Sprintf("ts%d", ts), func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			b.ReportAllocs()
+			done := cpuMeter(b, len(src))
 			for b.Loop() {
 				bitunshuffle(dst, src, ts, tmp)
 			}
+			done()
 		})
 	}
 }
@@ -395,11 +401,13 @@ func BenchmarkDecompress(b *testing.B) {
 		b.Run(fmt.Sprintf("%s-%s-ts%d", bc.cname, bc.sh, bc.ts), func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			b.ReportAllocs()
+			done := cpuMeter(b, len(src))
 			for b.Loop() {
 				if _, err := Decompress(dst, frame, len(src)); err != nil {
 					b.Fatal(err)
 				}
 			}
+			done()
 			b.ReportMetric(float64(len(src))/float64(len(frame)), "ratio")
 		})
 	}

@@ -6,72 +6,36 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/internal/refdata"
 )
 
-const refdataDir = "../../testdata/refdata"
-
-// npyArray is a minimally parsed .npy file (format 1.x/2.x, C order).
-type npyArray struct {
-	shape    []int
-	itemsize int
-	data     []byte
-}
-
-func readNpy(t *testing.T, path string) npyArray {
+// itemSize is the element size of a corpus .npy array.
+func itemSize(t *testing.T, a *npy.Array) int {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	n, err := npy.ItemSize(a.Descr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) < 10 || string(b[:6]) != "\x93NUMPY" {
-		t.Fatalf("%s: not a .npy file", path)
-	}
-	var hlen, off int
-	if b[6] == 1 {
-		hlen, off = int(binary.LittleEndian.Uint16(b[8:])), 10
-	} else {
-		hlen, off = int(binary.LittleEndian.Uint32(b[8:])), 12
-	}
-	header := string(b[off : off+hlen])
-	if strings.Contains(header, "'fortran_order': True") {
-		t.Fatalf("%s: Fortran order", path)
-	}
-	descr := regexp.MustCompile(`'descr': '([<>|])([a-zA-Z])(\d+)'`).FindStringSubmatch(header)
-	if descr == nil {
-		t.Fatalf("%s: no simple descr in %q", path, header)
-	}
-	item, _ := strconv.Atoi(descr[3])
-	if descr[2] == "U" {
-		item *= 4
-	}
-	shp := regexp.MustCompile(`'shape': \(([^)]*)\)`).FindStringSubmatch(header)
-	var shape []int
-	for _, f := range strings.Split(shp[1], ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			v, _ := strconv.Atoi(f)
-			shape = append(shape, v)
-		}
-	}
-	return npyArray{shape: shape, itemsize: item, data: b[off+hlen:]}
+	return n
 }
 
 // compareChunk checks that decoded (a chunk of chunkShape elements, in C
 // or F order) equals the region of want starting at origin, for the part
 // of the chunk inside the array.
-func compareChunk(t *testing.T, name string, want npyArray, decoded []byte, origin, chunkShape []int, fortran bool) {
+func compareChunk(t *testing.T, name string, want *npy.Array, decoded []byte, origin, chunkShape []int, fortran bool) {
 	t.Helper()
+	itemsize := itemSize(t, want)
 	nd := len(chunkShape)
 	n := 1
 	for _, s := range chunkShape {
 		n *= s
 	}
-	if len(decoded) != n*want.itemsize {
-		t.Fatalf("%s: decoded %d bytes, chunk has %d", name, len(decoded), n*want.itemsize)
+	if len(decoded) != n*itemsize {
+		t.Fatalf("%s: decoded %d bytes, chunk has %d", name, len(decoded), n*itemsize)
 	}
 	idx := make([]int, nd)
 	mismatches := 0
@@ -86,11 +50,11 @@ func compareChunk(t *testing.T, name string, want npyArray, decoded []byte, orig
 		g := 0
 		for d := range nd {
 			p := origin[d] + idx[d]
-			if p >= want.shape[d] {
+			if p >= want.Shape[d] {
 				inside = false
 				break
 			}
-			g = g*want.shape[d] + p
+			g = g*want.Shape[d] + p
 		}
 		if !inside {
 			continue
@@ -102,8 +66,8 @@ func compareChunk(t *testing.T, name string, want npyArray, decoded []byte, orig
 				l = l*chunkShape[d] + idx[d]
 			}
 		}
-		got := decoded[l*want.itemsize : (l+1)*want.itemsize]
-		exp := want.data[g*want.itemsize : (g+1)*want.itemsize]
+		got := decoded[l*itemsize : (l+1)*itemsize]
+		exp := want.Data[g*itemsize : (g+1)*itemsize]
 		if !bytes.Equal(got, exp) {
 			if mismatches < 3 {
 				t.Errorf("%s: element %v: got %x, want %x", name, idx, got, exp)
@@ -114,32 +78,6 @@ func compareChunk(t *testing.T, name string, want npyArray, decoded []byte, orig
 	if mismatches > 0 {
 		t.Errorf("%s: %d elements differ", name, mismatches)
 	}
-}
-
-type refCase struct {
-	Name         string            `json:"name"`
-	ZarrFormat   int               `json:"zarr_format"`
-	Path         string            `json:"path"`
-	Expected     string            `json:"expected"`
-	Shape        []int             `json:"shape"`
-	ChunkShape   []int             `json:"chunk_shape"`
-	ShardShape   []int             `json:"shard_shape"`
-	Codecs       json.RawMessage   `json:"codecs"`
-	KeyEncoding  *keyEncoding      `json:"chunk_key_encoding"`
-	DimSep       string            `json:"dimension_separator"`
-	NumpyDType   string            `json:"numpy_dtype"`
-	Extra        map[string]any    `json:"-"`
-	Attributes   json.RawMessage   `json:"attributes"`
-	Tags         []string          `json:"tags"`
-	NestedShapes [][]int           `json:"nested_chunk_shapes"`
-	Groups       map[string]string `json:"-"`
-}
-
-type keyEncoding struct {
-	Name          string `json:"name"`
-	Configuration struct {
-		Separator string `json:"separator"`
-	} `json:"configuration"`
 }
 
 type v3CodecSpec struct {
@@ -155,67 +93,11 @@ type v2Codecs struct {
 	Order string `json:"order"`
 }
 
-func loadManifest(t *testing.T) []refCase {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(refdataDir, "manifest.json"))
-	if err != nil {
-		t.Skipf("no reference corpus: %v", err)
-	}
-	var m struct {
-		Cases []refCase `json:"cases"`
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m.Cases
-}
-
-// gridKeys lists the chunk grid indices of an array.
-func gridIndices(shape, chunk []int) [][]int {
-	out := [][]int{{}}
-	for d := range shape {
-		var next [][]int
-		nc := (shape[d] + chunk[d] - 1) / chunk[d]
-		for _, p := range out {
-			for i := range nc {
-				next = append(next, append(append([]int(nil), p...), i))
-			}
-		}
-		out = next
-	}
-	return out
-}
-
-func joinIdx(idx []int, sep string) string {
-	s := make([]string, len(idx))
-	for i, v := range idx {
-		s[i] = strconv.Itoa(v)
-	}
-	return strings.Join(s, sep)
-}
-
-func v3Key(c refCase, idx []int) string {
-	sep := "/"
-	if c.KeyEncoding != nil && c.KeyEncoding.Configuration.Separator != "" {
-		sep = c.KeyEncoding.Configuration.Separator
-	}
-	if c.KeyEncoding != nil && c.KeyEncoding.Name == "v2" {
-		if len(idx) == 0 {
-			return "0"
-		}
-		return joinIdx(idx, sep)
-	}
-	if len(idx) == 0 {
-		return "c"
-	}
-	return "c" + sep + joinIdx(idx, sep)
-}
-
 // TestRefdata decodes every Blosc chunk of the zarr-python reference corpus
 // (v3 arrays, blosc inner chunks of v3 shards, v2 arrays) and compares it
 // with the expected .npy contents.
 func TestRefdata(t *testing.T) {
-	cases := loadManifest(t)
+	cases := refdata.Cases(t)
 	tested := 0
 	for _, c := range cases {
 		if strings.HasPrefix(c.NumpyDType, ">") {
@@ -238,7 +120,7 @@ func TestRefdata(t *testing.T) {
 					IndexLocation string        `json:"index_location"`
 				}
 				if json.Unmarshal(specs[0].Configuration, &sc) != nil || len(sc.Codecs) != 2 || sc.Codecs[1].Name != "blosc" ||
-					sc.Codecs[0].Name != "bytes" || len(c.NestedShapes) > 0 {
+					sc.Codecs[0].Name != "bytes" || len(c.NestedChunkShapes) > 0 {
 					continue
 				}
 				tested++
@@ -259,15 +141,15 @@ func TestRefdata(t *testing.T) {
 	}
 }
 
-func testV3(t *testing.T, c refCase, cfg json.RawMessage) {
+func testV3(t *testing.T, c refdata.Case, cfg json.RawMessage) {
 	if _, err := NewCodec(cfg); err != nil {
 		t.Fatalf("config %s: %v", cfg, err)
 	}
-	want := readNpy(t, filepath.Join(refdataDir, c.Expected))
+	want := c.ExpectedArray(t)
 	found := 0
-	for _, idx := range gridIndices(c.Shape, c.ChunkShape) {
-		key := v3Key(c, idx)
-		src, err := os.ReadFile(filepath.Join(refdataDir, c.Path, filepath.FromSlash(key)))
+	for _, idx := range refdata.GridIndices(c.Shape, c.ChunkShape) {
+		key := c.ChunkKey(idx)
+		src, err := os.ReadFile(c.File(key))
 		if os.IsNotExist(err) {
 			continue
 		}
@@ -282,9 +164,9 @@ func testV3(t *testing.T, c refCase, cfg json.RawMessage) {
 	}
 }
 
-func checkFrame(t *testing.T, key string, src []byte, want npyArray, idx, chunkShape, step []int, fortran bool) {
+func checkFrame(t *testing.T, key string, src []byte, want *npy.Array, idx, chunkShape, step []int, fortran bool) {
 	t.Helper()
-	n := want.itemsize
+	n := itemSize(t, want)
 	for _, s := range chunkShape {
 		n *= s
 	}
@@ -312,8 +194,8 @@ func checkFrame(t *testing.T, key string, src []byte, want npyArray, idx, chunkS
 	}
 }
 
-func testShard(t *testing.T, c refCase, loc string, nIndexCodecs int) {
-	want := readNpy(t, filepath.Join(refdataDir, c.Expected))
+func testShard(t *testing.T, c refdata.Case, loc string, nIndexCodecs int) {
+	want := c.ExpectedArray(t)
 	inner := 1
 	per := make([]int, len(c.ShardShape))
 	for d := range per {
@@ -321,9 +203,9 @@ func testShard(t *testing.T, c refCase, loc string, nIndexCodecs int) {
 		inner *= per[d]
 	}
 	found := 0
-	for _, sidx := range gridIndices(c.Shape, c.ShardShape) {
-		key := v3Key(c, sidx)
-		shard, err := os.ReadFile(filepath.Join(refdataDir, c.Path, filepath.FromSlash(key)))
+	for _, sidx := range refdata.GridIndices(c.Shape, c.ShardShape) {
+		key := c.ChunkKey(sidx)
+		shard, err := os.ReadFile(c.File(key))
 		if os.IsNotExist(err) {
 			continue
 		}
@@ -337,7 +219,7 @@ func testShard(t *testing.T, c refCase, loc string, nIndexCodecs int) {
 		} else {
 			index = shard[len(shard)-ilen:]
 		}
-		for k, iidx := range gridIndices(c.ShardShape, c.ChunkShape) {
+		for k, iidx := range refdata.GridIndices(c.ShardShape, c.ChunkShape) {
 			off := binary.LittleEndian.Uint64(index[16*k:])
 			nb := binary.LittleEndian.Uint64(index[16*k+8:])
 			if off == ^uint64(0) && nb == ^uint64(0) {
@@ -363,19 +245,12 @@ func testShard(t *testing.T, c refCase, loc string, nIndexCodecs int) {
 	}
 }
 
-func testV2(t *testing.T, c refCase, fortran bool) {
-	want := readNpy(t, filepath.Join(refdataDir, c.Expected))
-	sep := c.DimSep
-	if sep == "" {
-		sep = "."
-	}
+func testV2(t *testing.T, c refdata.Case, fortran bool) {
+	want := c.ExpectedArray(t)
 	found := 0
-	for _, idx := range gridIndices(c.Shape, c.ChunkShape) {
-		key := joinIdx(idx, sep)
-		if len(idx) == 0 {
-			key = "0"
-		}
-		src, err := os.ReadFile(filepath.Join(refdataDir, c.Path, filepath.FromSlash(key)))
+	for _, idx := range refdata.GridIndices(c.Shape, c.ChunkShape) {
+		key := c.ChunkKey(idx)
+		src, err := os.ReadFile(c.File(key))
 		if os.IsNotExist(err) {
 			continue
 		}
@@ -388,9 +263,4 @@ func testV2(t *testing.T, c refCase, fortran bool) {
 	if found == 0 {
 		t.Fatal("no chunks")
 	}
-}
-
-// readChunk reads the v3 chunk at grid index idx.
-func readChunk(c refCase, idx []int) ([]byte, error) {
-	return os.ReadFile(filepath.Join(refdataDir, c.Path, filepath.FromSlash(v3Key(c, idx))))
 }
