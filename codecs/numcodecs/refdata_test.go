@@ -2,7 +2,6 @@ package numcodecs_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,10 +10,9 @@ import (
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/codecs/numcodecs"
+	"github.com/gozarr/gozarr/internal/refdata"
 	"github.com/gozarr/gozarr/zarr"
 )
-
-const refDir = "../../testdata/refdata"
 
 // refV2 is a v2 reference array: its v3 codec chain and its chunk files.
 type refV2 struct {
@@ -27,26 +25,12 @@ type refV2 struct {
 // zarr-python 3.4 with numcodecs 0.17) whose chain has a numcodecs codec.
 func loadRefV2(t *testing.T) []refV2 {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(refDir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m struct {
-		Cases []struct {
-			Name   string `json:"name"`
-			Format int    `json:"zarr_format"`
-			Path   string `json:"path"`
-		} `json:"cases"`
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
 	var out []refV2
-	for _, c := range m.Cases {
-		if c.Format != 2 {
+	for _, c := range refdata.Cases(t) {
+		if c.ZarrFormat != 2 {
 			continue
 		}
-		dir := filepath.Join(refDir, c.Path)
+		dir := c.Dir()
 		zarray, err := os.ReadFile(filepath.Join(dir, ".zarray"))
 		if err != nil {
 			t.Fatal(err)
