@@ -84,7 +84,9 @@ start() {
 			continue
 		fi
 		# --keep-alive: let clients reuse connections, as S3 does.
-		"$bin" --port "127.0.0.1:$port" --access "$ACCESS" --secret "$SECRET" \
+		# VGW_POSIX_IO_BUFFER_SIZE: its default 1 MiB read buffer, allocated
+		# per ranged GET, is half of its CPU cost for small ranges.
+		VGW_POSIX_IO_BUFFER_SIZE=65536 "$bin" --port "127.0.0.1:$port" --access "$ACCESS" --secret "$SECRET" \
 			--region "$REGION" --keep-alive --quiet \
 			posix "$STATE/root" >"$STATE/log" 2>&1 &
 		pid=$!

@@ -82,6 +82,16 @@ func (c *IndexCache) Get(storeID, key string, base, size int64) (*Index, bool) {
 	return nil, false
 }
 
+// peek returns a cached index without counting a hit or a miss.
+func (c *IndexCache) peek(storeID, key string, base, size int64) (*Index, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.entries[cacheKey{objKey{storeID, key}, base, size}]; ok {
+		return e.Value.(*cacheEntry).ix, true
+	}
+	return nil, false
+}
+
 // Add puts ix in the cache, evicting the least recently used indexes to
 // stay within the bound. An index larger than the whole bound is not kept.
 func (c *IndexCache) Add(storeID, key string, base, size int64, ix *Index) {
@@ -162,6 +172,11 @@ func (c *IndexCache) load(ctx context.Context, storeID, key string, base, size i
 	sk := strconv.Itoa(len(storeID)) + ":" + storeID + strconv.Itoa(len(key)) + ":" + key + "@" + strconv.FormatInt(base, 10) + "+" + strconv.FormatInt(size, 10)
 	for attempt := 0; ; attempt++ {
 		v, err, _ := c.sf.Do(sk, func() (any, error) {
+			// Another caller's fetch may have finished (and left the
+			// single-flight group) between our cache miss and now.
+			if ix, ok := c.peek(storeID, key, base, size); ok {
+				return ix, nil
+			}
 			ix, err := fetch(ctx)
 			if err == nil && ix != nil {
 				c.Add(storeID, key, base, size, ix)
