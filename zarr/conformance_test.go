@@ -4,17 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gozarr/gozarr/dtype"
-	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/internal/refdata"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/pipeline"
 	"github.com/gozarr/gozarr/store"
@@ -24,35 +21,7 @@ import (
 )
 
 // refDir is the reference corpus written by zarr-python 3.4.
-const refDir = "../testdata/refdata"
-
-// refCase is one manifest entry.
-type refCase struct {
-	Name       string   `json:"name"`
-	Category   string   `json:"category"`
-	Format     int      `json:"zarr_format"`
-	Notes      string   `json:"notes"`
-	Path       string   `json:"path"`
-	Expected   string   `json:"expected"`
-	Shape      []int    `json:"shape"`
-	Tags       []string `json:"tags"`
-	ShardShape []int    `json:"shard_shape"`
-}
-
-func loadManifest(t testing.TB) []refCase {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(refDir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m struct {
-		Cases []refCase `json:"cases"`
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m.Cases
-}
+var refDir = refdata.Dir()
 
 // sameValues compares two buffers of dt elements: bit for bit, except that
 // any NaN equals any NaN.
@@ -146,7 +115,7 @@ func selectionsFor(shape []int) []string {
 	return out
 }
 
-func openRef(t *testing.T, c refCase) *zarr.Array {
+func openRef(t *testing.T, c refdata.Case) *zarr.Array {
 	t.Helper()
 	st, err := fs.New(refDir, fs.ReadOnly())
 	if err != nil {
@@ -165,13 +134,10 @@ func openRef(t *testing.T, c refCase) *zarr.Array {
 func TestConformance(t *testing.T) {
 	ctx := context.Background()
 	passed := 0
-	cases := loadManifest(t)
+	cases := refdata.Cases(t)
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
-			want, err := npy.ReadFile(filepath.Join(refDir, c.Expected))
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := c.ExpectedArray(t)
 			a := openRef(t, c)
 			dt := a.Metadata().DataType
 			if !slices.Equal(a.Shape(), c.Shape) || !slices.Equal(want.Shape, c.Shape) {
@@ -181,6 +147,7 @@ func TestConformance(t *testing.T) {
 				a := a
 				if opt.IOConcurrency == 1 {
 					st, _ := fs.New(refDir, fs.ReadOnly())
+					var err error
 					a, err = zarr.OpenArray(ctx, st, c.Path, zarr.WithPipeline(opt))
 					if err != nil {
 						t.Fatal(err)
@@ -249,15 +216,12 @@ func TestWriteConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range loadManifest(t) {
-		if c.Format != 3 {
+	for _, c := range refdata.Cases(t) {
+		if c.ZarrFormat != 3 {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			want, err := npy.ReadFile(filepath.Join(refDir, c.Expected))
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := c.ExpectedArray(t)
 			src := openRef(t, c)
 			st := mem.New()
 			pipe := pipeline.Options{WriteEmptyChunks: strings.Contains(c.Notes, "write_empty_chunks=True")}
@@ -294,15 +258,12 @@ func TestBandedWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range loadManifest(t) {
-		if c.Format != 3 || len(c.Shape) == 0 || c.Shape[0] < 2 {
+	for _, c := range refdata.Cases(t) {
+		if c.ZarrFormat != 3 || len(c.Shape) == 0 || c.Shape[0] < 2 {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			want, err := npy.ReadFile(filepath.Join(refDir, c.Expected))
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := c.ExpectedArray(t)
 			src := openRef(t, c)
 			item := src.Metadata().DataType.Size()
 			st := mem.New()
