@@ -124,6 +124,8 @@ type evictHooker interface {
 	setOnEvict(evictFunc, *transit)
 	// getElem is Get returning the element size given at Add too.
 	getElem(key string) ([]byte, int, bool)
+	// touch refreshes key's recency without counting; false if absent.
+	touch(key string) bool
 }
 
 // entry is one key's record in a core.
@@ -309,6 +311,18 @@ func (c *core[V]) unlink(e *list.Element) entry[V] {
 	c.used -= en.w
 	c.raw -= en.raw
 	return *en
+}
+
+// touch makes key the most recently used entry if it is held, counting
+// nothing, and reports whether it is.
+func (c *core[V]) touch(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[key]; ok {
+		c.ll.MoveToFront(e)
+		return true
+	}
+	return false
 }
 
 // has reports whether key is held, counting nothing.

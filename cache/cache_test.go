@@ -379,8 +379,8 @@ func TestTieredMovement(t *testing.T) {
 	if v, ok := tc.Get("k0"); !ok || !bytes.Equal(v, val("k0", n)) {
 		t.Fatal("k0 lost")
 	}
-	// k0 moved up, k1 (least recent in top) down.
-	if !has(top, "k0") || has(mid, "k0") || !has(mid, "k1") {
+	// k0 copied up (mid keeps its copy), k1 (least recent in top) down.
+	if !has(top, "k0") || !has(mid, "k0") || !has(mid, "k1") || has(top, "k1") {
 		t.Errorf("after hit: top %v", top.Keys())
 	}
 	// Fill mid so that it spills to disk.
@@ -401,8 +401,18 @@ func TestTieredMovement(t *testing.T) {
 	if v, ok := tc2.Get("k0"); !ok || !bytes.Equal(v, val("k0", n)) {
 		t.Fatal("k0 not served from disk")
 	}
-	if !has(tc2.tiers[0], "k0") || has(disk2, "k0") {
-		t.Error("k0 not moved up from disk")
+	if !has(tc2.tiers[0], "k0") || !has(disk2, "k0") {
+		t.Error("k0 not copied up from disk")
+	}
+	// k3 fell out of the top into mid (which held nothing of it), and the
+	// disk tier was not written again for k0.
+	writes := disk2.Stats().Entries
+	tc2.AddElem("k5", val("k5", n), 4) // pushes k0 down again
+	if !has(mid2, "k0") && !has(disk2, "k0") {
+		t.Error("k0 lost on its way down")
+	}
+	if disk2.Stats().Entries < writes {
+		t.Errorf("disk entries %d, were %d", disk2.Stats().Entries, writes)
 	}
 	if _, ok := tc2.Get("nope"); ok {
 		t.Error("phantom hit")

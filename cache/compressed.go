@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync"
 
@@ -214,10 +215,12 @@ func shuffle(dst, src []byte, elem int) {
 	count := len(src) / elem
 	switch elem {
 	case 4:
-		d0, d1, d2, d3 := dst[:count], dst[count:2*count], dst[2*count:3*count], dst[3*count:4*count]
-		for i := range count {
-			s := src[4*i : 4*i+4]
-			d0[i], d1[i], d2[i], d3[i] = s[0], s[1], s[2], s[3]
+		d0 := dst[:count]
+		d1, d2, d3 := dst[count : 2*count][:len(d0)], dst[2*count : 3*count][:len(d0)], dst[3*count : 4*count][:len(d0)]
+		s := src[:4*len(d0)]
+		for i := range d0 {
+			x := binary.LittleEndian.Uint32(s[4*i:])
+			d0[i], d1[i], d2[i], d3[i] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
 		}
 	default:
 		for b := range elem {
@@ -235,10 +238,11 @@ func unshuffle(dst, src []byte, elem int) {
 	count := len(src) / elem
 	switch elem {
 	case 4:
-		s0, s1, s2, s3 := src[:count], src[count:2*count], src[2*count:3*count], src[3*count:4*count]
-		for i := range count {
-			d := dst[4*i : 4*i+4]
-			d[0], d[1], d[2], d[3] = s0[i], s1[i], s2[i], s3[i]
+		s0 := src[:count]
+		s1, s2, s3 := src[count : 2*count][:len(s0)], src[2*count : 3*count][:len(s0)], src[3*count : 4*count][:len(s0)]
+		d := dst[:4*len(s0)]
+		for i := range s0 {
+			binary.LittleEndian.PutUint32(d[4*i:], uint32(s0[i])|uint32(s1[i])<<8|uint32(s2[i])<<16|uint32(s3[i])<<24)
 		}
 	default:
 		for b := range elem {
@@ -252,3 +256,5 @@ func unshuffle(dst, src []byte, elem int) {
 }
 
 func (z *Compressed) has(key string) bool { return z.c.has(key) }
+
+func (z *Compressed) touch(key string) bool { return z.c.touch(key) }

@@ -212,3 +212,5 @@ func (d *Disk) Close() error {
 func (d *Disk) setOnEvict(f evictFunc, tr *transit) { d.c.setOnEvict(f, tr) }
 
 func (d *Disk) has(key string) bool { return d.c.has(key) }
+
+func (d *Disk) touch(key string) bool { return d.c.touch(key) }

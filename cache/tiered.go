@@ -15,7 +15,13 @@ var ErrTier = errors.New("cache: invalid tier")
 // entry a tier evicts to make room (or refuses as larger than its bound)
 // moves down to the next tier, and out of the cache from the last one. Get
 // looks in the tiers in order; a hit below tier 0 moves the entry back up to
-// tier 0. Tiered is safe for concurrent use.
+// tier 0.
+//
+// Moving up copies: the lower tier keeps its copy (it is the same value:
+// Add of a new value removes a key from every lower tier), so when the
+// entry falls out of tier 0 again, moving it down only refreshes that copy
+// instead of compressing or writing it again. An entry may therefore be
+// counted in more than one tier's Stats. Tiered is safe for concurrent use.
 type Tiered struct {
 	tiers  []Cache
 	hits   atomic.Int64
@@ -46,7 +52,12 @@ func NewTiered(tiers ...Cache) (*Tiered, error) {
 			continue
 		}
 		next := t.tiers[i+1]
-		h.setOnEvict(func(key string, value []byte, elemSize int) { AddElem(next, key, value, elemSize) }, &t.tr)
+		h.setOnEvict(func(key string, value []byte, elemSize int) {
+			if nh, ok := next.(evictHooker); ok && nh.touch(key) {
+				return // still there since it moved up: refresh it
+			}
+			AddElem(next, key, value, elemSize)
+		}, &t.tr)
 	}
 	return t, nil
 }
@@ -93,12 +104,8 @@ func (t *Tiered) scan(key string) ([]byte, bool) {
 			continue
 		}
 		if i > 0 {
-			// Up first, then out of tier i, so the entry is never in no
-			// tier; a value too large for the top stays where it is.
+			// Up to tier 0; tier i keeps its copy (see Tiered).
 			AddElem(t.tiers[0], key, v, elem)
-			if h, ok := t.tiers[0].(haser); ok && h.has(key) {
-				c.Remove(key)
-			}
 		}
 		return v, true
 	}
@@ -126,8 +133,9 @@ func (t *Tiered) Remove(key string) {
 
 // Stats implements Cache: Hits and Misses are the Tiered cache's own
 // (a hit in any tier, a miss in all); Evictions are the last tier's (the
-// entries that left the cache); the other figures are summed over tiers,
-// and Tiers holds each tier's Stats.
+// entries that left the cache); the other figures are summed over tiers
+// (an entry held by two tiers counts twice), and Tiers holds each tier's
+// Stats.
 func (t *Tiered) Stats() Stats {
 	s := Stats{Hits: t.hits.Load(), Misses: t.misses.Load()}
 	for _, c := range t.tiers {
