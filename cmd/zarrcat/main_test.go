@@ -3,35 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/internal/refdata"
 )
 
 const refDir = "../../testdata/refdata"
-
-type refCase struct {
-	Name     string `json:"name"`
-	Path     string `json:"path"`
-	Expected string `json:"expected"`
-}
-
-func manifest(t *testing.T) []refCase {
-	b, err := os.ReadFile(filepath.Join(refDir, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m struct{ Cases []refCase }
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m.Cases
-}
 
 // TestGetNpyMatchesReference runs "zarrcat get --format npy" on every
 // reference array and compares the file it writes with the expected .npy:
@@ -41,7 +22,7 @@ func manifest(t *testing.T) []refCase {
 func TestGetNpyMatchesReference(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	for _, c := range manifest(t) {
+	for _, c := range refdata.Cases(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			out := filepath.Join(dir, strings.ReplaceAll(c.Name, "/", "_")+".npy")
 			var stdout bytes.Buffer
@@ -56,10 +37,7 @@ func TestGetNpyMatchesReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := npy.ReadFile(filepath.Join(refDir, c.Expected))
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := c.ExpectedArray(t)
 			if got.Descr != want.Descr || !equalInts(got.Shape, want.Shape) || !bytes.Equal(got.Data, want.Data) {
 				t.Fatalf("got %s %v (%d bytes), want %s %v (%d bytes)", got.Descr, got.Shape, len(got.Data), want.Descr, want.Shape, len(want.Data))
 			}

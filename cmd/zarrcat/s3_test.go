@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/internal/refdata"
 	"github.com/gozarr/gozarr/store/s3/s3test"
 )
 
@@ -60,7 +61,7 @@ func TestGetFromS3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range manifest(t) {
+	for _, c := range refdata.Cases(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			var out bytes.Buffer
 			url := "s3://" + srv.Bucket + "/" + prefix + "/" + strings.TrimSuffix(c.Path, "/")
@@ -71,10 +72,7 @@ func TestGetFromS3(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := npy.ReadFile(filepath.Join(refDir, c.Expected))
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := c.ExpectedArray(t)
 			if got.Descr != want.Descr || !equalInts(got.Shape, want.Shape) || !bytes.Equal(got.Data, want.Data) {
 				t.Fatalf("got %s %v, want %s %v", got.Descr, got.Shape, want.Descr, want.Shape)
 			}
