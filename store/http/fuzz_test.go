@@ -2,15 +2,14 @@ package http_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	nethttp "net/http"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/http"
+	"github.com/gozarr/gozarr/store/storetest"
 )
 
 // fixedResponse answers every request with the same status, Content-Range
@@ -46,41 +45,11 @@ func FuzzResponse(f *testing.F) {
 	f.Add(uint8(2), "bytes */10", []byte(""), uint8(1), int64(20), int64(5))
 	f.Add(uint8(1), "bytes 0-99999999999999999999/1", []byte("ab"), uint8(0), int64(0), int64(0))
 	f.Fuzz(func(t *testing.T, status uint8, cr string, body []byte, kind uint8, off, n int64) {
-		var r store.ByteRange
-		switch kind % 4 {
-		case 0:
-			r = store.Full()
-		case 1:
-			r = store.Range(off, n)
-		case 2:
-			r = store.From(off)
-		case 3:
-			r = store.Suffix(n)
-		}
 		rt := fixedResponse{status: fuzzStatuses[int(status)%len(fuzzStatuses)], cr: cr, body: body}
 		st, err := http.New("http://fuzz.invalid/x", http.WithClient(&nethttp.Client{Transport: rt}), http.WithRetry(1, time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx := context.Background()
-		got, err := st.Get(ctx, "k", r)
-		if err == nil {
-			if got == nil {
-				t.Fatalf("Get(%v) returned nil bytes without error", r)
-			}
-			if o, l, ok := r.Bounded(); ok && o >= 0 && l >= 0 && int64(len(got)) > l {
-				t.Fatalf("Get(%v) returned %d bytes", r, len(got))
-			}
-			if l, ok := r.IsSuffix(); ok && l >= 0 && int64(len(got)) > l {
-				t.Fatalf("Get(%v) returned %d bytes", r, len(got))
-			}
-		}
-		if off >= 0 && n >= 0 && n <= 1<<16 {
-			dst := make([]byte, n)
-			k, err := st.ReadInto(ctx, "k", off, dst)
-			if err == nil && (k < 0 || k > len(dst)) {
-				t.Fatalf("ReadInto(%d, [%d]) = %d", off, n, k)
-			}
-		}
+		storetest.CheckFuzzedRead(t, st, "k", kind, off, n)
 	})
 }

@@ -2,7 +2,6 @@ package s3_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -10,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/s3/s3test"
+	"github.com/gozarr/gozarr/store/storetest"
 )
 
 // settableResponse answers every request with the response last set.
@@ -55,39 +54,9 @@ func FuzzResponse(f *testing.F) {
 	srv := &s3test.Server{Endpoint: "http://fuzz.invalid", AccessKey: "a", SecretKey: "b", Bucket: "b", Region: "us-east-1"}
 	st := srv.Store(f, "p", s3.WithHTTPClient(&http.Client{Transport: rt}), s3.WithRetry(1, time.Millisecond))
 	f.Fuzz(func(t *testing.T, status uint8, cr string, body []byte, kind uint8, off, n int64) {
-		var r store.ByteRange
-		switch kind % 4 {
-		case 0:
-			r = store.Full()
-		case 1:
-			r = store.Range(off, n)
-		case 2:
-			r = store.From(off)
-		case 3:
-			r = store.Suffix(n)
-		}
 		rt.mu.Lock()
 		rt.status, rt.cr, rt.body = fuzzStatuses[int(status)%len(fuzzStatuses)], cr, body
 		rt.mu.Unlock()
-		ctx := context.Background()
-		got, err := st.Get(ctx, "k", r)
-		if err == nil {
-			if got == nil {
-				t.Fatalf("Get(%v) returned nil bytes without error", r)
-			}
-			if o, l, ok := r.Bounded(); ok && o >= 0 && l >= 0 && int64(len(got)) > l {
-				t.Fatalf("Get(%v) returned %d bytes", r, len(got))
-			}
-			if l, ok := r.IsSuffix(); ok && l >= 0 && int64(len(got)) > l {
-				t.Fatalf("Get(%v) returned %d bytes", r, len(got))
-			}
-		}
-		if off >= 0 && n >= 0 && n <= 1<<16 {
-			dst := make([]byte, n)
-			k, err := st.ReadInto(ctx, "k", off, dst)
-			if err == nil && (k < 0 || k > len(dst)) {
-				t.Fatalf("ReadInto(%d, [%d]) = %d", off, n, k)
-			}
-		}
+		storetest.CheckFuzzedRead(t, st, "k", kind, off, n)
 	})
 }

@@ -1,0 +1,58 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/gozarr/gozarr/store"
+)
+
+// FuzzRange returns the ByteRange a fuzz target's (kind, off, n) inputs
+// select: kind%4 picks Full, Range(off, n), From(off) or Suffix(n). The
+// range may be invalid (negative values); backends must refuse those.
+func FuzzRange(kind uint8, off, n int64) store.ByteRange {
+	switch kind % 4 {
+	case 1:
+		return store.Range(off, n)
+	case 2:
+		return store.From(off)
+	case 3:
+		return store.Suffix(n)
+	}
+	return store.Full()
+}
+
+// CheckFuzzedRead is the body of a backend fuzz target that feeds the
+// backend hostile answers (a remote server's status, headers, body): it
+// reads key with Get(FuzzRange(kind, off, n)) and, if r is a
+// store.IntoReader and off and n are valid (n up to 64 KiB), with
+// ReadInto(off, [n]byte). Errors are fine; what a call accepts must be a
+// non-nil slice no longer than the range asks for, or a count within the
+// buffer, else t fails. It must not panic, and is safe for concurrent use
+// if r is.
+func CheckFuzzedRead(t *testing.T, r store.Reader, key string, kind uint8, off, n int64) {
+	t.Helper()
+	ctx := context.Background()
+	br := FuzzRange(kind, off, n)
+	got, err := r.Get(ctx, key, br)
+	if err == nil {
+		if got == nil {
+			t.Fatalf("Get(%v) returned nil bytes without error", br)
+		}
+		if o, l, ok := br.Bounded(); ok && o >= 0 && l >= 0 && int64(len(got)) > l {
+			t.Fatalf("Get(%v) returned %d bytes", br, len(got))
+		}
+		if l, ok := br.IsSuffix(); ok && l >= 0 && int64(len(got)) > l {
+			t.Fatalf("Get(%v) returned %d bytes", br, len(got))
+		}
+	}
+	ir, ok := r.(store.IntoReader)
+	if !ok || off < 0 || n < 0 || n > 1<<16 {
+		return
+	}
+	dst := make([]byte, n)
+	k, err := ir.ReadInto(ctx, key, off, dst)
+	if err == nil && (k < 0 || k > len(dst)) {
+		t.Fatalf("ReadInto(%d, [%d]) = %d", off, n, k)
+	}
+}
