@@ -12,6 +12,7 @@ import (
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/store/mem"
+	"github.com/gozarr/gozarr/store/storetest"
 )
 
 // opReader decodes fuzz input into store operations.
@@ -40,16 +41,8 @@ func (r *opReader) key() string {
 }
 
 func (r *opReader) byteRange() store.ByteRange {
-	kind, a, b := r.next()%4, int64(r.next()%24)-2, int64(r.next()%24)-2
-	switch kind {
-	case 1:
-		return store.Range(a, b)
-	case 2:
-		return store.From(a)
-	case 3:
-		return store.Suffix(b)
-	}
-	return store.Full()
+	kind, a, b := r.next(), int64(r.next()%24)-2, int64(r.next()%24)-2
+	return storetest.FuzzRange(kind, a, b)
 }
 
 // class names the sentinel an error wraps, for comparing two stores.
