@@ -180,6 +180,21 @@ func loadRef(t testing.TB, name string) *refArray {
 	return a
 }
 
+// loadRefChain reads a reference case and builds its codec chain, skipping
+// the test when the chain needs blosc and blosc is not registered.
+func loadRefChain(t *testing.T, name string) (*refArray, *codecs.Chain) {
+	t.Helper()
+	a := loadRef(t, name)
+	if usesCodec(a.specs, "blosc") && !registered("blosc") {
+		t.Skip("blosc codec not registered")
+	}
+	chain, err := codecs.NewChain(a.specs, a.repr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, chain
+}
+
 // shardCases lists the reference cases tagged codec:sharding.
 func shardCases(t testing.TB) []string {
 	t.Helper()

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gozarr/gozarr/codecs"
 	_ "github.com/gozarr/gozarr/codecs/blosc" // the 3-d and 4-d reference shards use blosc
 	"github.com/gozarr/gozarr/nd"
 )
@@ -60,19 +59,13 @@ func selections(extent, chunk []int) map[string]nd.Selection {
 func TestRefdata(t *testing.T) {
 	for _, name := range shardCases(t) {
 		t.Run(name, func(t *testing.T) {
-			a := loadRef(t, name)
-			if usesCodec(a.specs, "blosc") && !registered("blosc") {
-				t.Skip("blosc codec not registered")
-			}
-			chain, err := codecs.NewChain(a.specs, a.repr())
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, chain := loadRefChain(t, name)
 			s := loadStore(t, a)
 			cs := &countingStore{r: s}
 			cache := NewIndexCache(0)
 			var layout *Layout
 			if sc, ok := chain.ArrayToBytes().(*Codec); ok && len(chain.Codecs()) == 1 {
+				var err error
 				if layout, err = sc.Layout(a.repr()); err != nil {
 					t.Fatal(err)
 				}
@@ -156,14 +149,7 @@ func TestRefdataEncodeExact(t *testing.T) {
 	exact := 0
 	for _, name := range shardCases(t) {
 		t.Run(name, func(t *testing.T) {
-			a := loadRef(t, name)
-			if usesCodec(a.specs, "blosc") && !registered("blosc") {
-				t.Skip("blosc codec not registered")
-			}
-			chain, err := codecs.NewChain(a.specs, a.repr())
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, chain := loadRefChain(t, name)
 			sc, ok := chain.ArrayToBytes().(*Codec)
 			if !ok || len(chain.Codecs()) != 1 {
 				t.Skip("codecs around sharding_indexed")
