@@ -67,24 +67,3 @@ func BenchmarkAdd(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkShuffle measures the byte shuffle and its inverse (4-byte
-// elements, 128 KiB).
-func BenchmarkShuffle(b *testing.B) {
-	v := val("chunk", 128<<10)
-	dst := make([]byte, len(v))
-	b.Run("shuffle", func(b *testing.B) {
-		b.SetBytes(int64(len(v)))
-		b.ReportAllocs()
-		for b.Loop() {
-			shuffle(dst, v, 4)
-		}
-	})
-	b.Run("unshuffle", func(b *testing.B) {
-		b.SetBytes(int64(len(v)))
-		b.ReportAllocs()
-		for b.Loop() {
-			unshuffle(dst, v, 4)
-		}
-	})
-}

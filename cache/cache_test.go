@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/gozarr/gozarr/codecs/blosc"
 	"math"
 	"os"
 	"path/filepath"
@@ -192,7 +193,9 @@ func TestCompressedRoundTrip(t *testing.T) {
 					if name == "zeros" && st.Bytes-weight("k", 0) > 500 {
 						t.Errorf("zeros stored in %d bytes", st.Bytes-weight("k", 0))
 					}
-					if name == "random" && st.Bytes-weight("k", 0) > int64(len(v)) {
+					// Incompressible data is stored as it is, behind the
+					// 16-byte Blosc header.
+					if name == "random" && st.Bytes-weight("k", 0) > int64(len(v)+blosc.HeaderSize) {
 						t.Errorf("random data grew to %d bytes", st.Bytes-weight("k", 0))
 					}
 				})
@@ -210,26 +213,6 @@ func TestShuffleHelps(t *testing.T) {
 	shuf.Add("k", v)
 	if p, s := plain.Stats().Bytes, shuf.Stats().Bytes; s >= p {
 		t.Errorf("shuffled %d bytes, plain %d", s, p)
-	}
-}
-
-func TestShuffleInverse(t *testing.T) {
-	for _, elem := range []int{2, 3, 4, 8, 16} {
-		for _, n := range []int{0, 1, elem, 5*elem + 1, 1000} {
-			src := val("s", n)
-			sh, back := make([]byte, n), make([]byte, n)
-			shuffle(sh, src, elem)
-			unshuffle(back, sh, elem)
-			if !bytes.Equal(back, src) {
-				t.Errorf("elem %d n %d: not inverse", elem, n)
-			}
-			if n >= 2*elem && elem > 1 {
-				count := n / elem
-				if sh[count] != src[1] {
-					t.Errorf("elem %d n %d: byte 1 of element 0 at %d is %d, want %d", elem, n, count, sh[count], src[1])
-				}
-			}
-		}
 	}
 }
 

@@ -1,12 +1,9 @@
 package cache
 
 import (
-	"encoding/binary"
 	"fmt"
-	"sync"
 
-	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
+	"github.com/gozarr/gozarr/codecs/blosc"
 )
 
 // Codec is the compressor of a Compressed cache.
@@ -42,7 +39,7 @@ type CompressedOptions struct {
 }
 
 // Compressed is an in-memory cache that keeps each value byte-shuffled and
-// compressed, bounded by the compressed bytes (plus key and
+// compressed as a Blosc frame (codecs/blosc, with its SSE2 unshuffle), bounded by the compressed bytes (plus key and
 // EntryOverhead), least recently used out first. Get decompresses into a
 // fresh slice. Values that do not shrink are kept as they are. It is safe
 // for concurrent use.
@@ -52,36 +49,18 @@ type Compressed struct {
 	flight
 }
 
-// packed is one compressed value.
+// packed is one compressed value: a Blosc frame.
 type packed struct {
 	data []byte
-	mode uint8 // stored raw, lz4 or zstd
 }
 
-const (
-	modeRaw uint8 = iota
-	modeLZ4
-	modeZstd
-)
-
-var (
-	zstdEnc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithLowerEncoderMem(true))
-	zstdDec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderLowmem(true))
-	lz4Pool    = sync.Pool{New: func() any { return new(lz4.Compressor) }}
-	bufPool    sync.Pool // of *[]byte scratch
-)
-
-// getBuf returns a pooled scratch slice of length n.
-func getBuf(n int) *[]byte {
-	if p, ok := bufPool.Get().(*[]byte); ok && cap(*p) >= n {
-		*p = (*p)[:n]
-		return p
+// cname returns the Blosc inner codec of a Codec.
+func (c Codec) cname() string {
+	if c == Zstd {
+		return blosc.Zstd
 	}
-	b := make([]byte, n)
-	return &b
+	return blosc.LZ4
 }
-
-func putBuf(p *[]byte) { bufPool.Put(p) }
 
 // NewCompressed returns an empty Compressed cache holding at most maxBytes
 // of compressed values (plus keys and EntryOverhead per entry).
@@ -139,120 +118,32 @@ func (z *Compressed) Stats() Stats { return z.c.stats() }
 
 func (z *Compressed) setOnEvict(f evictFunc, tr *transit) { z.c.setOnEvict(f, tr) }
 
-// pack shuffles and compresses value into a new exact-size slice.
+// pack shuffles and compresses value into a Blosc frame (lz4 or zstd at
+// level 1, byte shuffle by elem when elem > 1). Blosc stores data that does
+// not shrink as it is, so a frame is at most 16 bytes over the value.
 func pack(value []byte, elem int, codec Codec) packed {
-	src := value
-	if elem > 1 && len(value) >= 2*elem {
-		sp := getBuf(len(value))
-		defer putBuf(sp)
-		shuffle(*sp, value, elem)
-		src = *sp
+	opt := blosc.Options{Cname: codec.cname(), Clevel: 1, Typesize: max(elem, 1)}
+	if elem > 1 {
+		opt.Shuffle = blosc.ByteShuffle
 	}
-	switch codec {
-	case Zstd:
-		dp := getBuf(zstdEnc.MaxEncodedSize(len(src)))
-		defer putBuf(dp)
-		out := zstdEnc.EncodeAll(src, (*dp)[:0])
-		if len(out) < len(src) {
-			return packed{data: append([]byte(nil), out...), mode: modeZstd}
-		}
-	default:
-		dp := getBuf(lz4.CompressBlockBound(len(src)))
-		defer putBuf(dp)
-		c := lz4Pool.Get().(*lz4.Compressor)
-		n, err := c.CompressBlock(src, *dp)
-		lz4Pool.Put(c)
-		if err == nil && n > 0 && n < len(src) {
-			return packed{data: append([]byte(nil), (*dp)[:n]...), mode: modeLZ4}
-		}
+	frame, err := blosc.Compress(make([]byte, 0, len(value)+blosc.HeaderSize), value, opt)
+	if err != nil {
+		// Options are fixed and valid; keep the value stored all the same.
+		frame, _ = blosc.Compress(nil, value, blosc.Options{Cname: blosc.LZ4})
 	}
-	return packed{data: append([]byte(nil), src...), mode: modeRaw}
+	return packed{data: frame}
 }
 
-// unpack decompresses p into a new slice of n bytes and unshuffles it.
-func unpack(p packed, n, elem int) ([]byte, error) {
-	shuffled := elem > 1 && n >= 2*elem
-	out := make([]byte, n)
-	dst := out
-	if shuffled {
-		sp := getBuf(n)
-		defer putBuf(sp)
-		dst = *sp
+// unpack decompresses p into a new slice of n bytes.
+func unpack(p packed, n, _ int) ([]byte, error) {
+	out, err := blosc.Decompress(make([]byte, 0, n), p.data, n)
+	if err != nil {
+		return nil, err
 	}
-	switch p.mode {
-	case modeRaw:
-		if len(p.data) != n {
-			return nil, fmt.Errorf("stored %d bytes, want %d", len(p.data), n)
-		}
-		copy(dst, p.data)
-	case modeLZ4:
-		k, err := lz4.UncompressBlock(p.data, dst)
-		if err != nil {
-			return nil, err
-		}
-		if k != n {
-			return nil, fmt.Errorf("decompressed %d bytes, want %d", k, n)
-		}
-	case modeZstd:
-		got, err := zstdDec.DecodeAll(p.data, dst[:0])
-		if err != nil {
-			return nil, err
-		}
-		if len(got) != n || (n > 0 && &got[0] != &dst[0]) {
-			return nil, fmt.Errorf("decompressed %d bytes, want %d", len(got), n)
-		}
-	}
-	if shuffled {
-		unshuffle(out, dst, elem)
+	if len(out) != n {
+		return nil, fmt.Errorf("decompressed %d bytes, want %d", len(out), n)
 	}
 	return out, nil
-}
-
-// shuffle writes src's bytes to dst grouped by their position within
-// elements of elem bytes: byte b of element i goes to b*count + i. Bytes
-// past the last whole element are copied as they are.
-func shuffle(dst, src []byte, elem int) {
-	count := len(src) / elem
-	switch elem {
-	case 4:
-		d0 := dst[:count]
-		d1, d2, d3 := dst[count : 2*count][:len(d0)], dst[2*count : 3*count][:len(d0)], dst[3*count : 4*count][:len(d0)]
-		s := src[:4*len(d0)]
-		for i := range d0 {
-			x := binary.LittleEndian.Uint32(s[4*i:])
-			d0[i], d1[i], d2[i], d3[i] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
-		}
-	default:
-		for b := range elem {
-			d := dst[b*count : (b+1)*count]
-			for i := range count {
-				d[i] = src[i*elem+b]
-			}
-		}
-	}
-	copy(dst[count*elem:], src[count*elem:])
-}
-
-// unshuffle inverts shuffle.
-func unshuffle(dst, src []byte, elem int) {
-	count := len(src) / elem
-	switch elem {
-	case 4:
-		s0 := src[:count]
-		s1, s2, s3 := src[count : 2*count][:len(s0)], src[2*count : 3*count][:len(s0)], src[3*count : 4*count][:len(s0)]
-		d := dst[:4*len(s0)]
-		for i := range s0 {
-			binary.LittleEndian.PutUint32(d[4*i:], uint32(s0[i])|uint32(s1[i])<<8|uint32(s2[i])<<16|uint32(s3[i])<<24)
-		}
-	default:
-		for b := range elem {
-			s := src[b*count : (b+1)*count]
-			for i := range count {
-				dst[i*elem+b] = s[i]
-			}
-		}
-	}
-	copy(dst[count*elem:], src[count*elem:])
 }
 
 func (z *Compressed) has(key string) bool { return z.c.has(key) }
