@@ -39,8 +39,9 @@ const (
 // Options tune one read or write. The zero value means every default.
 type Options struct {
 	// IOConcurrency is how many chunk or shard fetches run at once.
-	// Default: 4 × GOMAXPROCS, at least 8 (enough to keep a local disk busy;
-	// remote stores set their own request limits as well).
+	// Default: the store's own request limit when it states one
+	// (store.ConcurrencyLimiter: 64 for S3 by default), else 4 × GOMAXPROCS
+	// and at least 8, enough to keep a local disk busy.
 	IOConcurrency int
 	// DecodeConcurrency is how many goroutines decode and encode chunks.
 	// Default: GOMAXPROCS. 1 makes the whole read sequential in decoding.
@@ -55,6 +56,16 @@ type Options struct {
 	// WriteEmptyChunks stores chunks that are all fill value instead of
 	// deleting them (zarr-python's write_empty_chunks). Default false.
 	WriteEmptyChunks bool
+}
+
+// forStore returns o with defaults, taking the I/O concurrency from a store
+// that states its own request limit (store.ConcurrencyLimiter) when o does
+// not set one.
+func (o Options) forStore(r store.Reader) Options {
+	if l, ok := r.(store.ConcurrencyLimiter); ok && o.IOConcurrency <= 0 {
+		o.IOConcurrency = max(l.MaxConcurrency(), 1)
+	}
+	return o.WithDefaults()
 }
 
 // WithDefaults returns o with every zero field set to its default.

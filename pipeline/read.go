@@ -32,7 +32,7 @@ type fetched struct {
 // chunk's key; on error or cancellation every goroutine it started has
 // returned before it does.
 func Read(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, out []byte, opt Options) error {
-	opt = opt.WithDefaults()
+	opt = opt.forStore(r)
 	fullShape := sel.FullShape()
 	item := g.itemSize()
 	if want := nd.NumElements(fullShape) * item; len(out) != want {

@@ -27,7 +27,7 @@ type ReadWriter interface {
 // (or Delete); chunks are written concurrently, so an error can leave some
 // chunks of the selection written and others not.
 func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []byte, opt Options) error {
-	opt = opt.WithDefaults()
+	opt = opt.forStore(s)
 	fullShape := sel.FullShape()
 	item := g.itemSize()
 	if want := nd.NumElements(fullShape) * item; len(data) != want {

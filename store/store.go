@@ -182,6 +182,14 @@ type SizeReader interface {
 	Size(ctx context.Context, key string) (int64, error)
 }
 
+// ConcurrencyLimiter is implemented by stores that limit how many requests
+// they run at once (S3, HTTP). The pipeline takes that limit as its default
+// I/O concurrency, so remote reads keep as many requests in flight as the
+// store allows.
+type ConcurrencyLimiter interface {
+	MaxConcurrency() int
+}
+
 // Writer stores and deletes values. Set replaces a value atomically: a
 // concurrent reader sees the old value or the new one, never a mix. Deleting
 // a missing key is not an error.

@@ -439,3 +439,7 @@ func (s *Store) sleep(ctx context.Context, attempt int) error {
 		return ctx.Err()
 	}
 }
+
+// MaxConcurrency implements store.ConcurrencyLimiter: the most requests
+// the store runs at once.
+func (s *Store) MaxConcurrency() int { return cap(s.sem) }

@@ -687,3 +687,7 @@ func httpStatus(err error) int {
 	}
 	return 0
 }
+
+// MaxConcurrency implements store.ConcurrencyLimiter: the most requests
+// the store runs at once.
+func (s *Store) MaxConcurrency() int { return cap(s.sem) }
