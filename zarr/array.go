@@ -126,36 +126,18 @@ func OpenArray(ctx context.Context, s store.Reader, nodePath string, opts ...Opt
 	if err != nil {
 		return nil, err
 	}
-	doc, err := s.Get(ctx, nodeKey(p, MetadataKey), store.Full())
-	switch {
-	case err == nil:
-		nt, err := ParseNodeType(doc)
-		if err != nil {
-			return nil, fmt.Errorf("open %q: %w", p, err)
-		}
-		if nt != NodeArray {
-			return nil, fmt.Errorf("open %q: %w: found a %s, not an array", p, ErrNodeType, nt)
-		}
-		meta, err := ParseArrayMetadata(doc)
+	d, err := readNode(ctx, s, p, NodeArray)
+	if err != nil {
+		return nil, err
+	}
+	if d.v3 != nil {
+		meta, err := ParseArrayMetadata(d.v3)
 		if err != nil {
 			return nil, fmt.Errorf("open %q: %w", p, err)
 		}
 		return newArray(s, p, meta, 3, opts)
-	case !errors.Is(err, store.ErrNotFound):
-		return nil, err
 	}
-	zarray, err := s.Get(ctx, nodeKey(p, V2ArrayKey), store.Full())
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("open %q: %w (no %s or %s)", p, ErrNodeNotFound, MetadataKey, V2ArrayKey)
-	}
-	if err != nil {
-		return nil, err
-	}
-	zattrs, err := s.Get(ctx, nodeKey(p, V2AttrsKey), store.Full())
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, err
-	}
-	v2, err := ParseArrayMetadataV2(zarray, zattrs)
+	v2, err := ParseArrayMetadataV2(d.v2, d.v2attrs)
 	if err != nil {
 		return nil, fmt.Errorf("open %q: %w", p, err)
 	}

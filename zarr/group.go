@@ -30,39 +30,18 @@ func OpenGroup(ctx context.Context, s store.Reader, nodePath string) (*Group, er
 	if err != nil {
 		return nil, err
 	}
-	doc, err := s.Get(ctx, nodeKey(p, MetadataKey), store.Full())
-	switch {
-	case err == nil:
-		nt, err := ParseNodeType(doc)
-		if err != nil {
-			return nil, fmt.Errorf("open group %q: %w", p, err)
-		}
-		if nt != NodeGroup {
-			return nil, fmt.Errorf("open group %q: %w: found a %s", p, ErrNodeType, nt)
-		}
-		meta, err := ParseGroupMetadata(doc)
+	d, err := readNode(ctx, s, p, NodeGroup)
+	if err != nil {
+		return nil, err
+	}
+	if d.v3 != nil {
+		meta, err := ParseGroupMetadata(d.v3)
 		if err != nil {
 			return nil, fmt.Errorf("open group %q: %w", p, err)
 		}
 		return &Group{st: s, path: p, meta: meta, format: 3}, nil
-	case !errors.Is(err, store.ErrNotFound):
-		return nil, err
 	}
-	zgroup, err := s.Get(ctx, nodeKey(p, V2GroupKey), store.Full())
-	if errors.Is(err, store.ErrNotFound) {
-		if _, aerr := s.Get(ctx, nodeKey(p, V2ArrayKey), store.Suffix(0)); aerr == nil {
-			return nil, fmt.Errorf("open group %q: %w: found an array", p, ErrNodeType)
-		}
-		return nil, fmt.Errorf("open group %q: %w", p, ErrNodeNotFound)
-	}
-	if err != nil {
-		return nil, err
-	}
-	zattrs, err := s.Get(ctx, nodeKey(p, V2AttrsKey), store.Full())
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, err
-	}
-	meta, err := ParseGroupMetadataV2(zgroup, zattrs)
+	meta, err := ParseGroupMetadataV2(d.v2, d.v2attrs)
 	if err != nil {
 		return nil, fmt.Errorf("open group %q: %w", p, err)
 	}
