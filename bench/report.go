@@ -151,12 +151,20 @@ func evaluate(r report) []target {
 const referenceNote = `Reference (issue brief, 256 MiB zstd-sharded float32 read-all, 2 cores): ` +
 	`zarr-python 3.4 ≈ 0.76 s, zarrita.js ≈ 1.55 s, codec alone on both cores ≈ 0.22 s; target ≤ 0.26 s.`
 
+// revNote formats the build revision for the header ("" when unknown).
+func revNote(rev string) string {
+	if rev == "" {
+		return ""
+	}
+	return " · rev " + rev[:min(len(rev), 12)]
+}
+
 // printMarkdown writes the report as markdown tables.
 func printMarkdown(w io.Writer, r report) {
 	g := r.Geometry
 	fmt.Fprintf(w, "\n## gozarr bench: %d×%d float32 (%.0f MiB)\n\n", g.N, g.N, float64(g.bytes())/(1<<20))
-	fmt.Fprintf(w, "`%s` · rev %.12s · %s · GOMAXPROCS %d · chunks %d², shards %d² of %d² inner chunks · best of %d runs after a warm-up · page cache warm",
-		r.Command, r.Revision, r.GoVersion, r.GOMAXPROCS, g.Chunk, g.Shard, g.Inner, r.Reps)
+	fmt.Fprintf(w, "`%s`%s · %s · GOMAXPROCS %d · chunks %d², shards %d² of %d² inner chunks · best of %d runs after a warm-up · page cache warm",
+		r.Command, revNote(r.Revision), r.GoVersion, r.GOMAXPROCS, g.Chunk, g.Shard, g.Inner, r.Reps)
 	if r.Zarrita != "" {
 		fmt.Fprintf(w, " · zarrita.js %s", r.Zarrita)
 	}
