@@ -38,6 +38,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sync"
 	"time"
@@ -213,7 +214,7 @@ func best(rounds int, a, b func() float64) (float64, float64) {
 	return ba, bb
 }
 
-func bench(size int, rounds int, d time.Duration) {
+func bench(size int, rounds int, d time.Duration, only *regexp.Regexp) {
 	fmt.Printf("c-blosc %s vs gozarr, %d-byte buffers, best of %d rounds of %v CPU time each (GB/s per core; 2core = sum over two goroutines on their own threads; ratio = gozarr/c-blosc)\n",
 		C.GoString(C.blosc_get_version_string()), size, rounds, d)
 	type bc struct {
@@ -235,6 +236,9 @@ func bench(size int, rounds int, d time.Duration) {
 	fmt.Printf("%-26s %7s %7s | %8s %8s %6s | %8s %8s %6s | %8s %8s %6s\n", "case", "c ratio", "g ratio",
 		"dec C", "dec Go", "ratio", "2core C", "2core Go", "ratio", "enc C", "enc Go", "ratio")
 	for _, c := range cases {
+		if only != nil && !only.MatchString(c.name) {
+			continue
+		}
 		src := blosctest.Data(c.kind, size, c.ts, 42)
 		frame := ccompress(src, c.cname, c.clevel, c.shuf, c.ts, 0)
 		opts := blosc.Options{Cname: c.cname, Clevel: c.clevel, Shuffle: blosc.Shuffle(c.shuf), Typesize: c.ts}
@@ -296,7 +300,12 @@ func main() {
 	size := flag.Int("size", 4<<20, "benchmark buffer size")
 	rounds := flag.Int("rounds", 5, "benchmark rounds (best kept)")
 	dur := flag.Duration("d", 300*time.Millisecond, "duration of one benchmark measurement")
+	casesRE := flag.String("cases", "", "benchmark only the cases whose name matches this regexp")
 	flag.Parse()
+	var only *regexp.Regexp
+	if *casesRE != "" {
+		only = regexp.MustCompile(*casesRE)
+	}
 	C.blosc_init()
 	defer C.blosc_destroy()
 	if *fixtures != "" {
@@ -306,7 +315,7 @@ func main() {
 		check()
 	}
 	if *doBench {
-		bench(*size, *rounds, *dur)
+		bench(*size, *rounds, *dur, only)
 	}
 	if *fixtures == "" && !*doCheck && !*doBench {
 		flag.Usage()
