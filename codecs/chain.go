@@ -145,7 +145,10 @@ func (c *Chain) Identity() bool {
 }
 
 // Decode decodes the encoded chunk src into dst, which must hold exactly
-// Repr().NumBytes() bytes. dst and src must not overlap. Where the chain
+// Repr().NumBytes() bytes. dst and src must not overlap. Decoders may use
+// dst's spare capacity (bytes past len(dst)) as scratch: pass dst[:n:n]
+// when those bytes belong to someone else, and give scratch buffers
+// DecodeSlack spare bytes for speed. Where the chain
 // allows (no array->array codec, an InPlaceDecoder array->bytes codec), the
 // last bytes->bytes decoder writes straight into dst with no extra copy.
 func (c *Chain) Decode(dst, src []byte) error {

@@ -191,13 +191,21 @@ func (z *Zstd) Decode(dst, src []byte, limit int) ([]byte, error) {
 	for {
 		var buf []byte
 		if cap(dst)-start >= size {
-			buf = dst[: start : start+size]
+			end := start + size
+			if cap(dst)-end >= DecodeSlack {
+				// Room to spare: the decoder's fast loops may use it.
+				end += DecodeSlack
+			}
+			buf = dst[:start:end]
 		} else {
-			buf = make([]byte, start, start+size)
+			buf = make([]byte, start, start+size+DecodeSlack)
 			copy(buf, dst)
 		}
 		out, err := d.DecodeAll(src, buf)
 		if err == nil {
+			if len(out)-start > limit {
+				return dst, fmt.Errorf("%w: zstd: decoded data exceeds %d bytes", ErrCorrupt, limit)
+			}
 			return out, nil
 		}
 		if errors.Is(err, zstd.ErrDecoderSizeExceeded) {

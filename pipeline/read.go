@@ -195,7 +195,8 @@ func (w *worker) place(f fetched, outView nd.View) error {
 	}
 	if wholeForward(f.part, w.g.ChunkShape) {
 		if run, ok := dst.IsContiguous(); ok {
-			if err := w.g.Chain.Decode(run, f.data); err != nil {
+			// Capped: the bytes past run belong to other chunks.
+			if err := w.g.Chain.Decode(run[:len(run):len(run)], f.data); err != nil {
 				return fmt.Errorf("chunk %q: %w", w.g.Key(f.part.Coords), err)
 			}
 			return nil
@@ -203,7 +204,7 @@ func (w *worker) place(f fetched, outView nd.View) error {
 	}
 	n := w.g.chunkBytes()
 	if cap(w.scratch) < n {
-		w.scratch = make([]byte, n)
+		w.scratch = make([]byte, n, n+codecs.DecodeSlack)
 	}
 	w.scratch = w.scratch[:n]
 	if err := w.g.Chain.Decode(w.scratch, f.data); err != nil {

@@ -444,7 +444,8 @@ const maxPooled = 64 << 20
 func getScratch(n int) *[]byte {
 	b := scratchPool.Get().(*[]byte)
 	if cap(*b) < n {
-		*b = make([]byte, n)
+		// Spare capacity for the inner decoders (codecs.DecodeSlack).
+		*b = make([]byte, n, n+codecs.DecodeSlack)
 	}
 	*b = (*b)[:n]
 	return b

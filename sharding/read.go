@@ -632,7 +632,8 @@ func (l *Layout) runJob(ctx context.Context, src Source, j *job, spans []store.S
 	}
 	if l.coversChunk(p) {
 		if b, ok := out.IsContiguous(); ok {
-			return l.inner.Decode(b, enc)
+			// Capped: the bytes past b belong to other chunks.
+			return l.inner.Decode(b[:len(b):len(b)], enc)
 		}
 	}
 	bufp := getScratch(l.innerBytes)
