@@ -7,6 +7,7 @@
 //	go run -tags cblosc ./bench/cblosc -fixtures codecs/blosc/testdata/cblosc
 //	go run -tags cblosc ./bench/cblosc -check
 //	go run -tags cblosc ./bench/cblosc -bench
+//	go run -tags cblosc,czstd ./bench/cblosc -zstd
 //
 // -fixtures writes c-blosc frames across cname x shuffle x typesize x
 // clevel x size, with a manifest from which the inputs are regenerated
@@ -14,7 +15,9 @@
 // -check compresses the same matrix with gozarr and decodes every frame
 // with c-blosc. -bench times single-threaded decode and encode of both on
 // the same buffers, and decode on two goroutines, and prints ratios
-// (gozarr throughput / c-blosc throughput).
+// (gozarr throughput / c-blosc throughput). -zstd (with the czstd tag and
+// libzstd-dev) times the zstd frames inside a c-blosc zstd frame decoded
+// alone by libzstd and by klauspost/compress/zstd.
 package main
 
 /*
@@ -40,6 +43,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"time"
 	"unsafe"
@@ -301,7 +305,15 @@ func main() {
 	rounds := flag.Int("rounds", 5, "benchmark rounds (best kept)")
 	dur := flag.Duration("d", 300*time.Millisecond, "duration of one benchmark measurement")
 	casesRE := flag.String("cases", "", "benchmark only the cases whose name matches this regexp")
+	doZstd := flag.Bool("zstd", false, "time the zstd frames inside a c-blosc zstd frame with libzstd and klauspost/compress (needs -tags cblosc,czstd and libzstd-dev)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		must(err)
+		must(pprof.StartCPUProfile(f))
+		defer pprof.StopCPUProfile()
+	}
 	var only *regexp.Regexp
 	if *casesRE != "" {
 		only = regexp.MustCompile(*casesRE)
@@ -317,7 +329,10 @@ func main() {
 	if *doBench {
 		bench(*size, *rounds, *dur, only)
 	}
-	if *fixtures == "" && !*doCheck && !*doBench {
+	if *doZstd {
+		zstdCompare(*size, *rounds, *dur)
+	}
+	if *fixtures == "" && !*doCheck && !*doBench && !*doZstd {
 		flag.Usage()
 	}
 }
