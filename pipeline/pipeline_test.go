@@ -40,6 +40,18 @@ func (h *hookStore) Get(ctx context.Context, key string, r store.ByteRange) ([]b
 	return h.Store.Get(ctx, key, r)
 }
 
+// ReadInto runs the hook too: the pipeline reads chunks into pooled buffers
+// through it.
+func (h *hookStore) ReadInto(ctx context.Context, key string, off int64, dst []byte) (int, error) {
+	h.gets.Add(1)
+	if h.before != nil {
+		if err := h.before(ctx, key); err != nil {
+			return 0, err
+		}
+	}
+	return h.Store.ReadInto(ctx, key, off, dst)
+}
+
 // makeArray writes a 2-D float32 array of 64×64 chunks with the given
 // codecs and returns its store and values.
 func makeArray(t *testing.T, shape, chunks []int, specs []codecs.Spec) (*mem.Store, []float32) {

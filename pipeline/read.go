@@ -20,9 +20,39 @@ import (
 type fetched struct {
 	part    nd.ChunkPart
 	data    []byte
-	missing bool  // the chunk is not stored: its part reads as fill value
-	placed  bool  // the fetcher already read it straight into the output
-	cost    int64 // bytes reserved against the in-flight cap
+	buf     *[]byte // the pooled buffer data lives in, if any
+	missing bool    // the chunk is not stored: its part reads as fill value
+	cost    int64   // bytes reserved against the in-flight cap
+}
+
+// fetchPool recycles the buffers chunks are read into, so a steady read
+// allocates almost nothing per chunk (the garbage of fresh buffers would
+// otherwise let the heap, and RSS, grow well past the output).
+var fetchPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// fetchChunk reads a whole chunk. Through an IntoReader it reads into a
+// pooled buffer one byte longer than the largest valid encoding, so one
+// request both reads the chunk and tells an oversized one (ErrCorrupt);
+// otherwise it uses Get.
+func fetchChunk(ctx context.Context, r store.Reader, key string, maxEnc int) (data []byte, buf *[]byte, err error) {
+	into, ok := r.(store.IntoReader)
+	if !ok {
+		data, err = r.Get(ctx, key, store.Full())
+		return data, nil, err
+	}
+	buf = fetchPool.Get().(*[]byte)
+	if cap(*buf) < maxEnc+1 {
+		*buf = make([]byte, maxEnc+1)
+	}
+	n, err := into.ReadInto(ctx, key, 0, (*buf)[:maxEnc+1])
+	if err == nil && n > maxEnc {
+		err = fmt.Errorf("chunk %q: %w: larger than any valid encoding (%d bytes)", key, codecs.ErrCorrupt, maxEnc)
+	}
+	if err != nil {
+		fetchPool.Put(buf)
+		return nil, nil, err
+	}
+	return (*buf)[:n], buf, nil
 }
 
 // Read reads the elements sel selects into out, in C order of sel's output
@@ -55,7 +85,8 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 	}
 	eg, ctx := errgroup.WithContext(ctx)
 	chunkBytes := int64(g.chunkBytes())
-	cost := min(chunkBytes+int64(g.Chain.MaxEncodedSize()), opt.MaxBytesInFlight)
+	maxEnc := g.Chain.MaxEncodedSize()
+	cost := min(chunkBytes+int64(maxEnc), opt.MaxBytesInFlight)
 	inflight := semaphore.NewWeighted(opt.MaxBytesInFlight)
 	into, canReadInto := r.(store.IntoReader)
 	sizer, _ := r.(store.SizeReader)
@@ -99,7 +130,7 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 						return err
 					}
 					f.cost = cost
-					data, err := r.Get(ctx, key, store.Full())
+					data, buf, err := fetchChunk(ctx, r, key, maxEnc)
 					switch {
 					case errors.Is(err, store.ErrNotFound):
 						f.missing = true
@@ -107,12 +138,12 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 						inflight.Release(cost)
 						return err
 					}
-					f.data = data
+					f.data, f.buf = data, buf
 				}
 				select {
 				case ready <- f:
 				case <-ctx.Done():
-					inflight.Release(f.cost)
+					f.release(inflight)
 					return ctx.Err()
 				}
 			}
@@ -125,7 +156,7 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 			w := worker{g: g}
 			for f := range ready {
 				err := w.place(f, outView)
-				inflight.Release(f.cost)
+				f.release(inflight)
 				if err != nil {
 					return err
 				}
@@ -137,6 +168,15 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 		})
 	}
 	return eg.Wait()
+}
+
+// release returns f's buffer to the pool and its bytes to the cap.
+func (f *fetched) release(inflight *semaphore.Weighted) {
+	if f.buf != nil {
+		fetchPool.Put(f.buf)
+		f.buf = nil
+	}
+	inflight.Release(f.cost)
 }
 
 // readInto reads an identity-encoded chunk straight into dst. It reports a
@@ -203,6 +243,11 @@ func (w *worker) place(f fetched, outView nd.View) error {
 		}
 	}
 	n := w.g.chunkBytes()
+	if w.g.Chain.Identity() && len(f.data) == n {
+		// Stored as it decodes: place straight from the fetched bytes.
+		nd.Copy(dst, f.part.SrcView(nd.Contiguous(f.data, w.g.ChunkShape, w.g.itemSize())))
+		return nil
+	}
 	if cap(w.scratch) < n {
 		w.scratch = make([]byte, n, n+codecs.DecodeSlack)
 	}
