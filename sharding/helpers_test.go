@@ -62,6 +62,26 @@ func (c *countingStore) GetRanges(ctx context.Context, key string, rs []store.By
 	return out, err
 }
 
+// ReadInto counts like a Get (a whole-value one when it reads from 0 to
+// the end of the value): the sharding reader reads whole shards through it.
+func (c *countingStore) ReadInto(ctx context.Context, key string, off int64, dst []byte) (int, error) {
+	into, ok := c.r.(store.IntoReader)
+	if !ok {
+		return 0, fmt.Errorf("counting store: %T cannot ReadInto", c.r)
+	}
+	n, err := into.ReadInto(ctx, key, off, dst)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gets++
+	c.ranges++
+	if off == 0 && n < len(dst) {
+		c.full++
+	}
+	c.bytes += int64(n)
+	c.log = append(c.log, fmt.Sprintf("readinto %s %d+%d", key, off, len(dst)))
+	return n, err
+}
+
 // calls returns the number of store calls.
 func (c *countingStore) calls() int {
 	c.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -306,6 +307,9 @@ func (l *Layout) loadIndex(ctx context.Context, src Source, opt ReadOptions) (*I
 	return opt.Cache.load(ctx, src.storeID, src.key, src.base, src.size, fetch)
 }
 
+// shardPool recycles the buffers whole shards are read into.
+var shardPool = sync.Pool{New: func() any { return new([]byte) }}
+
 // readWhole reads all of src with one request and decodes sel from memory.
 func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, dst nd.View, opt ReadOptions) error {
 	br := store.Full()
@@ -315,7 +319,28 @@ func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, ds
 	case src.base > 0:
 		br = store.From(src.base)
 	}
-	b, err := src.r.Get(ctx, src.key, br)
+	var b []byte
+	var err error
+	if into, ok := src.r.(store.IntoReader); ok && src.base == 0 && src.size <= 0 {
+		// A whole top-level shard: read it with one request into a pooled
+		// buffer one byte longer than any valid shard, held only while
+		// its chunks decode (fresh buffers would be garbage that lets the
+		// heap, and RSS, grow well past the output).
+		maxEnc := l.MaxEncodedSize()
+		bp := shardPool.Get().(*[]byte)
+		defer shardPool.Put(bp)
+		if cap(*bp) < maxEnc+1 {
+			*bp = make([]byte, maxEnc+1)
+		}
+		var n int
+		n, err = into.ReadInto(ctx, src.key, 0, (*bp)[:maxEnc+1])
+		if err == nil && n > maxEnc {
+			err = fmt.Errorf("%w: shard larger than any valid one (%d bytes)", ErrCorruptIndex, maxEnc)
+		}
+		b = (*bp)[:n]
+	} else {
+		b, err = src.r.Get(ctx, src.key, br)
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		nd.Fill(dst, l.fill)
 		return nil
