@@ -438,10 +438,11 @@ func (l *Layout) readChunks(ctx context.Context, src Source, ix *Index, sel nd.S
 	if len(jobs) == 0 {
 		return nil
 	}
-	data, err := l.fetch(ctx, src, spans, opt)
+	data, release, err := l.fetch(ctx, src, spans, opt)
 	if err != nil {
 		return err
 	}
+	defer release()
 	for i, s := range spans {
 		if int64(len(data[i])) != s.Length {
 			return fmt.Errorf("%w: bytes [%d, %d) lie past the end of the shard", ErrCorruptIndex, s.Offset, s.End())
@@ -577,42 +578,74 @@ func (l *Layout) appendRuns(spans []store.Span, p nd.ChunkPart, off int64) ([]st
 }
 
 // fetch returns the bytes of spans (offsets relative to the shard start),
-// from memory or with one batched store call of coalesced ranges. Results
-// may be short where the shard ends first.
-func (l *Layout) fetch(ctx context.Context, src Source, spans []store.Span, opt ReadOptions) ([][]byte, error) {
+// from memory or with one batched store call of coalesced ranges, and a
+// function that recycles the buffers they live in once the caller is done
+// with them. Results may be short where the shard ends first.
+//
+// A local store (an IntoReader that states no request limit of its own, as
+// remote stores do with store.ConcurrencyLimiter) reads each coalesced
+// range into a pooled buffer; a remote one serves them all in one
+// GetRanges call, concurrently.
+func (l *Layout) fetch(ctx context.Context, src Source, spans []store.Span, opt ReadOptions) ([][]byte, func(), error) {
 	out := make([][]byte, len(spans))
+	noop := func() {}
 	if src.inMem {
 		size := int64(len(src.mem))
 		for i, s := range spans {
 			lo, hi := min(s.Offset, size), min(s.End(), size)
 			out[i] = src.mem[lo:hi:hi]
 		}
-		return out, nil
+		return out, noop, nil
 	}
 	if len(spans) == 0 {
-		return out, nil
+		return out, noop, nil
 	}
 	groups, err := store.Coalesce(spans, opt.Coalesce)
 	if err != nil {
-		return nil, err
+		return nil, noop, err
 	}
-	ranges := make([]store.ByteRange, len(groups))
-	for i, g := range groups {
-		ranges[i] = store.Range(src.base+g.Span.Offset, g.Span.Length)
-	}
-	data, err := store.GetRanges(ctx, src.r, src.key, ranges)
-	if err != nil {
-		return nil, err
-	}
-	if len(data) != len(groups) {
-		return nil, fmt.Errorf("sharding: store returned %d ranges for %d requested", len(data), len(groups))
+	var data [][]byte
+	release := noop
+	into, local := src.r.(store.IntoReader)
+	if _, remote := src.r.(store.ConcurrencyLimiter); local && !remote {
+		data = make([][]byte, len(groups))
+		held := make([]*[]byte, 0, len(groups))
+		release = func() {
+			for _, bp := range held {
+				shardPool.Put(bp)
+			}
+		}
+		for i, g := range groups {
+			bp := shardPool.Get().(*[]byte)
+			held = append(held, bp)
+			if int64(cap(*bp)) < g.Span.Length {
+				*bp = make([]byte, g.Span.Length)
+			}
+			n, err := into.ReadInto(ctx, src.key, src.base+g.Span.Offset, (*bp)[:g.Span.Length])
+			if err != nil {
+				release()
+				return nil, noop, err
+			}
+			data[i] = (*bp)[:n]
+		}
+	} else {
+		ranges := make([]store.ByteRange, len(groups))
+		for i, g := range groups {
+			ranges[i] = store.Range(src.base+g.Span.Offset, g.Span.Length)
+		}
+		if data, err = store.GetRanges(ctx, src.r, src.key, ranges); err != nil {
+			return nil, noop, err
+		}
+		if len(data) != len(groups) {
+			return nil, noop, fmt.Errorf("sharding: store returned %d ranges for %d requested", len(data), len(groups))
+		}
 	}
 	for i, g := range groups {
 		for _, m := range g.Members {
 			out[m] = g.Extract(data[i], spans[m])
 		}
 	}
-	return out, nil
+	return out, release, nil
 }
 
 // runJob decodes one inner chunk's share into dst.
