@@ -265,6 +265,9 @@ func (w *worker) place(f fetched, outView nd.View) error {
 func readSharded(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, outView nd.View, opt Options) error {
 	nShards := sel.NumChunks(g.ChunkShape)
 	parallel := max(1, min(nShards, max(opt.IOConcurrency, opt.DecodeConcurrency)))
+	// The decode budget is split between shards and the inner chunks of
+	// each: one shard gets all workers, many shards one each. (Giving every
+	// shard all workers measured no faster and cost more CPU.)
 	inner := max(1, opt.DecodeConcurrency/min(nShards, opt.DecodeConcurrency))
 	eg, gctx := errgroup.WithContext(ctx)
 	eg.SetLimit(parallel)
