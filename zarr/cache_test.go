@@ -35,8 +35,10 @@ func (c *countStore) GetRanges(ctx context.Context, key string, rs []store.ByteR
 	return c.s.GetRanges(ctx, key, rs)
 }
 
-func (c *countStore) Set(ctx context.Context, key string, v []byte) error { return c.s.Set(ctx, key, v) }
-func (c *countStore) Delete(ctx context.Context, key string) error        { return c.s.Delete(ctx, key) }
+func (c *countStore) Set(ctx context.Context, key string, v []byte) error {
+	return c.s.Set(ctx, key, v)
+}
+func (c *countStore) Delete(ctx context.Context, key string) error { return c.s.Delete(ctx, key) }
 func (c *countStore) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
 	return c.s.List(ctx, prefix)
 }
