@@ -321,11 +321,13 @@ func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, ds
 	}
 	var b []byte
 	var err error
-	if into, ok := src.r.(store.IntoReader); ok && src.base == 0 && src.size <= 0 {
-		// A whole top-level shard: read it with one request into a pooled
-		// buffer one byte longer than any valid shard, held only while
-		// its chunks decode (fresh buffers would be garbage that lets the
-		// heap, and RSS, grow well past the output).
+	into, local := src.r.(store.IntoReader)
+	if _, remote := src.r.(store.ConcurrencyLimiter); local && !remote && src.base == 0 && src.size <= 0 {
+		// A whole top-level shard in a local store: read it into a pooled
+		// buffer one byte longer than any valid shard, held only while its
+		// chunks decode (fresh buffers would be garbage that lets the heap,
+		// and RSS, grow well past the output). A remote store gets one
+		// plain GET of the whole object.
 		maxEnc := l.MaxEncodedSize()
 		bp := shardPool.Get().(*[]byte)
 		defer shardPool.Put(bp)
