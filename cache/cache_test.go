@@ -601,3 +601,15 @@ func TestGetOrLoadErrors(t *testing.T) {
 		t.Errorf("waiter got %q", v)
 	}
 }
+
+// TestCompressedHoldsOnlyCompressedBytes checks that an entry's memory is
+// its compressed size, not a buffer with room for the whole value.
+func TestCompressedHoldsOnlyCompressedBytes(t *testing.T) {
+	z := NewCompressed(1<<30, CompressedOptions{ElemSize: 4})
+	v := make([]byte, 1<<20) // zeros: compresses to almost nothing
+	z.Add("k", v)
+	e := z.c.m["k"].Value.(*entry[packed])
+	if c := cap(e.v.data); c > 64<<10 {
+		t.Fatalf("entry of %d compressed bytes holds a %d-byte buffer", len(e.v.data), c)
+	}
+}

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/gozarr/gozarr/codecs/blosc"
 )
@@ -126,13 +127,23 @@ func pack(value []byte, elem int, codec Codec) packed {
 	if elem > 1 {
 		opt.Shuffle = blosc.ByteShuffle
 	}
-	frame, err := blosc.Compress(make([]byte, 0, len(value)+blosc.HeaderSize), value, opt)
+	scratch := packPool.Get().(*[]byte)
+	defer packPool.Put(scratch)
+	if cap(*scratch) < len(value)+blosc.HeaderSize {
+		*scratch = make([]byte, 0, len(value)+blosc.HeaderSize)
+	}
+	frame, err := blosc.Compress((*scratch)[:0], value, opt)
 	if err != nil {
 		// Options are fixed and valid; keep the value stored all the same.
-		frame, _ = blosc.Compress(nil, value, blosc.Options{Cname: blosc.LZ4})
+		frame, _ = blosc.Compress((*scratch)[:0], value, blosc.Options{Cname: blosc.LZ4})
 	}
-	return packed{data: frame}
+	// An exact copy: the cache must hold only the compressed bytes, not a
+	// buffer with room for the whole value.
+	return packed{data: append([]byte(nil), frame...)}
 }
+
+// packPool holds the scratch buffers frames are compressed into.
+var packPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // unpack decompresses p into a new slice of n bytes.
 func unpack(p packed, n, _ int) ([]byte, error) {
