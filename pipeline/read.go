@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/internal/bufpool"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/sharding"
 	"github.com/gozarr/gozarr/store"
@@ -25,13 +26,10 @@ type fetched struct {
 	cost    int64   // bytes reserved against the in-flight cap
 }
 
-// fetchPool recycles the buffers chunks are read into, so a steady read
-// allocates almost nothing per chunk (the garbage of fresh buffers would
-// otherwise let the heap, and RSS, grow well past the output).
-var fetchPool = sync.Pool{New: func() any { return new([]byte) }}
-
 // fetchChunk reads a whole chunk. Through an IntoReader it reads into a
-// pooled buffer one byte longer than the largest valid encoding, so one
+// pooled buffer (internal/bufpool: a steady read then allocates almost
+// nothing per chunk, where the garbage of fresh buffers would let the heap,
+// and RSS, grow well past the output) one byte longer than the largest valid encoding, so one
 // request both reads the chunk and tells an oversized one (ErrCorrupt);
 // otherwise it uses Get.
 func fetchChunk(ctx context.Context, r store.Reader, key string, maxEnc int) (data []byte, buf *[]byte, err error) {
@@ -40,16 +38,13 @@ func fetchChunk(ctx context.Context, r store.Reader, key string, maxEnc int) (da
 		data, err = r.Get(ctx, key, store.Full())
 		return data, nil, err
 	}
-	buf = fetchPool.Get().(*[]byte)
-	if cap(*buf) < maxEnc+1 {
-		*buf = make([]byte, maxEnc+1)
-	}
-	n, err := into.ReadInto(ctx, key, 0, (*buf)[:maxEnc+1])
+	buf = bufpool.Get(maxEnc + 1)
+	n, err := into.ReadInto(ctx, key, 0, *buf)
 	if err == nil && n > maxEnc {
 		err = fmt.Errorf("chunk %q: %w: larger than any valid encoding (%d bytes)", key, codecs.ErrCorrupt, maxEnc)
 	}
 	if err != nil {
-		fetchPool.Put(buf)
+		bufpool.Put(buf)
 		return nil, nil, err
 	}
 	return (*buf)[:n], buf, nil
@@ -173,7 +168,7 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 // release returns f's buffer to the pool and its bytes to the cap.
 func (f *fetched) release(inflight *semaphore.Weighted) {
 	if f.buf != nil {
-		fetchPool.Put(f.buf)
+		bufpool.Put(f.buf)
 		f.buf = nil
 	}
 	inflight.Release(f.cost)

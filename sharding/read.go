@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gozarr/gozarr/cache"
+	"github.com/gozarr/gozarr/internal/bufpool"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/store"
 )
@@ -307,9 +307,6 @@ func (l *Layout) loadIndex(ctx context.Context, src Source, opt ReadOptions) (*I
 	return opt.Cache.load(ctx, src.storeID, src.key, src.base, src.size, fetch)
 }
 
-// shardPool recycles the buffers whole shards are read into.
-var shardPool = sync.Pool{New: func() any { return new([]byte) }}
-
 // readWhole reads all of src with one request and decodes sel from memory.
 func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, dst nd.View, opt ReadOptions) error {
 	br := store.Full()
@@ -329,13 +326,10 @@ func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, ds
 		// and RSS, grow well past the output). A remote store gets one
 		// plain GET of the whole object.
 		maxEnc := l.MaxEncodedSize()
-		bp := shardPool.Get().(*[]byte)
-		defer shardPool.Put(bp)
-		if cap(*bp) < maxEnc+1 {
-			*bp = make([]byte, maxEnc+1)
-		}
+		bp := bufpool.Get(maxEnc + 1)
+		defer bufpool.Put(bp)
 		var n int
-		n, err = into.ReadInto(ctx, src.key, 0, (*bp)[:maxEnc+1])
+		n, err = into.ReadInto(ctx, src.key, 0, *bp)
 		if err == nil && n > maxEnc {
 			err = fmt.Errorf("%w: shard larger than any valid one (%d bytes)", ErrCorruptIndex, maxEnc)
 		}
@@ -614,16 +608,13 @@ func (l *Layout) fetch(ctx context.Context, src Source, spans []store.Span, opt 
 		held := make([]*[]byte, 0, len(groups))
 		release = func() {
 			for _, bp := range held {
-				shardPool.Put(bp)
+				bufpool.Put(bp)
 			}
 		}
 		for i, g := range groups {
-			bp := shardPool.Get().(*[]byte)
+			bp := bufpool.Get(int(g.Span.Length))
 			held = append(held, bp)
-			if int64(cap(*bp)) < g.Span.Length {
-				*bp = make([]byte, g.Span.Length)
-			}
-			n, err := into.ReadInto(ctx, src.key, src.base+g.Span.Offset, (*bp)[:g.Span.Length])
+			n, err := into.ReadInto(ctx, src.key, src.base+g.Span.Offset, *bp)
 			if err != nil {
 				release()
 				return nil, noop, err
