@@ -226,7 +226,10 @@ func (l *Layout) read(ctx context.Context, src Source, sel nd.Selection, dst nd.
 		if cacheable(src, opt) {
 			ix, _ = opt.Cache.Get(src.storeID, src.key, src.base, src.size)
 		}
-		if ix == nil && sel.NumChunks(l.chunkShape) == l.n && (opt.chunks == nil || !opt.chunks.anyHit) {
+		// A selection that needs every inner chunk reads the whole shard
+		// with one request: when the index is not cached, and always from
+		// a local store (one read, into one pooled buffer of one size).
+		if (ix == nil || isLocal(src.r)) && sel.NumChunks(l.chunkShape) == l.n && (opt.chunks == nil || !opt.chunks.anyHit) {
 			return l.readWhole(ctx, src, sel, dst, opt)
 		}
 		if ix == nil {
@@ -307,6 +310,15 @@ func (l *Layout) loadIndex(ctx context.Context, src Source, opt ReadOptions) (*I
 	return opt.Cache.load(ctx, src.storeID, src.key, src.base, src.size, fetch)
 }
 
+// isLocal reports whether r reads into caller's buffers (IntoReader) and
+// states no request limit of its own, as remote stores do
+// (store.ConcurrencyLimiter): the filesystem and memory stores.
+func isLocal(r store.Reader) bool {
+	_, into := r.(store.IntoReader)
+	_, remote := r.(store.ConcurrencyLimiter)
+	return into && !remote
+}
+
 // readWhole reads all of src with one request and decodes sel from memory.
 func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, dst nd.View, opt ReadOptions) error {
 	br := store.Full()
@@ -318,8 +330,7 @@ func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, ds
 	}
 	var b []byte
 	var err error
-	into, local := src.r.(store.IntoReader)
-	if _, remote := src.r.(store.ConcurrencyLimiter); local && !remote && src.base == 0 && src.size <= 0 {
+	if into, ok := src.r.(store.IntoReader); ok && isLocal(src.r) && src.base == 0 && src.size <= 0 {
 		// A whole top-level shard in a local store: read it into a pooled
 		// buffer one byte longer than any valid shard, held only while its
 		// chunks decode (fresh buffers would be garbage that lets the heap,
@@ -602,8 +613,7 @@ func (l *Layout) fetch(ctx context.Context, src Source, spans []store.Span, opt 
 	}
 	var data [][]byte
 	release := noop
-	into, local := src.r.(store.IntoReader)
-	if _, remote := src.r.(store.ConcurrencyLimiter); local && !remote {
+	if into, ok := src.r.(store.IntoReader); ok && isLocal(src.r) {
 		data = make([][]byte, len(groups))
 		held := make([]*[]byte, 0, len(groups))
 		release = func() {
