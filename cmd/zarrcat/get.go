@@ -89,6 +89,11 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		f.Close()
 		return err
 	}
+	// CreateTemp makes the file private (0600); the output is an ordinary file.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
 	if err := f.Close(); err != nil {
 		return err
 	}
