@@ -8,6 +8,7 @@
 //	go run -tags cblosc ./bench/cblosc -check
 //	go run -tags cblosc ./bench/cblosc -bench
 //	go run -tags cblosc,czstd ./bench/cblosc -zstd
+//	go run -tags cblosc ./bench/cblosc -place
 //
 // -fixtures writes c-blosc frames across cname x shuffle x typesize x
 // clevel x size, with a manifest from which the inputs are regenerated
@@ -17,7 +18,9 @@
 // the same buffers, and decode on two goroutines, and prints ratios
 // (gozarr throughput / c-blosc throughput). -zstd (with the czstd tag and
 // libzstd-dev) times the zstd frames inside a c-blosc zstd frame decoded
-// alone by libzstd and by klauspost/compress/zstd.
+// alone by libzstd and by klauspost/compress/zstd. -place times decode plus
+// placement of a chunked 2-D float32 array into its output on two cores
+// (see place.go).
 package main
 
 /*
@@ -306,6 +309,10 @@ func main() {
 	dur := flag.Duration("d", 300*time.Millisecond, "duration of one benchmark measurement")
 	casesRE := flag.String("cases", "", "benchmark only the cases whose name matches this regexp")
 	doZstd := flag.Bool("zstd", false, "time the zstd frames inside a c-blosc zstd frame with libzstd and klauspost/compress (needs -tags cblosc,czstd and libzstd-dev)")
+	doPlace := flag.Bool("place", false, "time decode plus placement of a chunked 2-D float32 array on two cores, gozarr vs c-blosc")
+	side := flag.Int("side", 4096, "-place: side of the square float32 array")
+	chunkSide := flag.Int("chunk", 512, "-place: side of the square chunks")
+	placeRounds := flag.Int("place-rounds", 30, "-place: timed passes over the array per implementation (best kept)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -332,7 +339,10 @@ func main() {
 	if *doZstd {
 		zstdCompare(*size, *rounds, *dur)
 	}
-	if *fixtures == "" && !*doCheck && !*doBench && !*doZstd {
+	if *doPlace {
+		place(*side, *chunkSide, *placeRounds)
+	}
+	if *fixtures == "" && !*doCheck && !*doBench && !*doZstd && !*doPlace {
 		flag.Usage()
 	}
 }
