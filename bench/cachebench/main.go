@@ -10,6 +10,14 @@
 //	go run ./bench/cachebench                # full size: 30 arrays of 100 MiB, a 1 GiB array
 //	go run ./bench/cachebench -small         # 30 arrays of 8 MiB, a 128 MiB array
 //	go run ./bench/cachebench -configs none,map,tiered -iter=false
+//	go run ./bench/cachebench -small -s3     # the group read from S3, 20 ms per request
+//
+// With -s3 the generated group is uploaded once to an S3 server and every
+// child reads it from there through store/s3, each request delayed by
+// -latency (s3test.Latency). The server is the real one named by the
+// GOZARR_S3_* variables when they are set (eval "$(bash .ci/s3server.sh
+// start)" starts one), else an in-memory gofakes3 served by this process on
+// 127.0.0.1. The iteration benchmark stays local.
 //
 // The data is generated once into -data (default a directory under
 // os.TempDir, reused while its parameters match) and the disk caches live
@@ -24,7 +32,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io/fs"
 	"math"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,9 +45,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
 	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/nd"
-	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store"
+	fsstore "github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/s3"
+	"github.com/gozarr/gozarr/store/s3/s3test"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -59,6 +76,9 @@ var (
 	tierMB   = flag.String("tiers", "100,500", "tiered configuration: LRU MiB, compressed MiB (then an unbounded disk tier)")
 	child    = flag.String("child", "", "internal: run one configuration in this process and print its result as JSON")
 	memLimit = flag.Int("memlimit", 0, "internal: the child's soft memory limit, MiB (0: none)")
+	useS3    = flag.Bool("s3", false, "read the group from S3 (GOZARR_S3_* server, else an in-process gofakes3) with -latency per request")
+	latency  = flag.Duration("latency", 20*time.Millisecond, "with -s3: delay added to every S3 request")
+	s3Prefix = flag.String("s3-prefix", "", "internal: the child reads the group from S3 under this prefix")
 )
 
 func main() {
@@ -105,6 +125,21 @@ func main() {
 	}
 	fmt.Printf("cachebench: %d arrays of %d MiB (float32, zstd level 1, sharded), %d hot; GOMAXPROCS %d; data %s\n",
 		*nArrays, *arrayMB, *hot, runtime.GOMAXPROCS(0), *dataDir)
+	if *useS3 {
+		where, stop, err := startS3()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cachebench:", err)
+			os.Exit(1)
+		}
+		defer stop()
+		*s3Prefix = fmt.Sprintf("cachebench-v1-a%d-mb%d", *nArrays, *arrayMB)
+		if err := upload(ctx, *s3Prefix); err != nil {
+			fmt.Fprintln(os.Stderr, "cachebench: upload:", err)
+			exit(1)
+		}
+		fmt.Printf("source: S3 (%s), s3://%s/%s, %v added to every request\n", where, os.Getenv(s3test.EnvBucket), *s3Prefix, *latency)
+		*doIter = false
+	}
 	fmt.Printf("workload: read each array once, re-read the %d hot arrays after each one (%d reads, %d MiB decoded)\n\n",
 		*hot, *nArrays*(1+*hot), *nArrays*(1+*hot)**arrayMB)
 	fmt.Printf("%-11s %9s %11s %9s %8s %s\n", "config", "wall s", "peak RSS MiB", "hits", "misses", "cache")
@@ -117,7 +152,7 @@ func main() {
 		res, err := spawn(c, 0)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "cachebench: %s: %v\n", c, err)
-			os.Exit(1)
+			exit(1)
 		}
 		results[c] = res
 		fmt.Printf("%-11s %9.2f %11.0f %9d %8d %s\n", c, res.Wall, res.PeakMiB, res.Hits, res.Misses, res.Note)
@@ -125,6 +160,13 @@ func main() {
 	if m, ok := results["map"]; ok {
 		if t, ok := results["tiered"]; ok {
 			fmt.Printf("\ntiered / map: peak RSS %.2f, wall %.2f\n", t.PeakMiB/m.PeakMiB, t.Wall/m.Wall)
+		}
+	}
+	if n, ok := results["none"]; ok {
+		for _, c := range []string{"tiered", "disk"} {
+			if r, ok := results[c]; ok {
+				fmt.Printf("none / %s: wall %.2f\n", c, n.Wall/r.Wall)
+			}
 		}
 	}
 	if *doIter {
@@ -157,7 +199,8 @@ type result struct {
 func spawn(config string, limitMiB int) (result, error) {
 	args := []string{"-child", config, "-data", *dataDir, "-arrays", strconv.Itoa(*nArrays), "-mb", strconv.Itoa(*arrayMB),
 		"-hot", strconv.Itoa(*hot), "-iter-mb", strconv.Itoa(*iterMB), "-budget", strconv.Itoa(*budgetMB),
-		"-lru-mb", strconv.Itoa(*lruMB), "-tiers", *tierMB, "-memlimit", strconv.Itoa(limitMiB)}
+		"-lru-mb", strconv.Itoa(*lruMB), "-tiers", *tierMB, "-memlimit", strconv.Itoa(limitMiB),
+		"-s3-prefix", *s3Prefix, "-latency", latency.String()}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
@@ -236,7 +279,7 @@ func ensureData(ctx context.Context) error {
 	if err := os.MkdirAll(*dataDir, 0o755); err != nil {
 		return err
 	}
-	st, err := fs.New(*dataDir)
+	st, err := fsstore.New(*dataDir)
 	if err != nil {
 		return err
 	}
@@ -318,7 +361,13 @@ func newCache(config string) (cache.Cache, func(), error) {
 
 // runChild runs one configuration.
 func runChild(ctx context.Context, config string) (result, error) {
-	st, err := fs.New(*dataDir, fs.ReadOnly())
+	var st store.Reader
+	var err error
+	if *s3Prefix != "" {
+		st, err = openS3(ctx, *s3Prefix)
+	} else {
+		st, err = fsstore.New(*dataDir, fsstore.ReadOnly())
+	}
 	if err != nil {
 		return result{}, err
 	}
@@ -379,7 +428,7 @@ func runChild(ctx context.Context, config string) (result, error) {
 
 // runIter iterates over the big array with the budget, touching every
 // value.
-func runIter(ctx context.Context, st *fs.Store) (result, error) {
+func runIter(ctx context.Context, st store.Reader) (result, error) {
 	a, err := zarr.OpenArray(ctx, st, "big")
 	if err != nil {
 		return result{}, err
@@ -398,4 +447,131 @@ func runIter(ctx context.Context, st *fs.Store) (result, error) {
 	}
 	return result{Wall: time.Since(start).Seconds(), PeakMiB: peakRSS(),
 		Note: fmt.Sprintf("%d blocks of %v", blocks, a.BlockShape(int64(*budgetMB)*mib))}, nil
+}
+
+// exitHooks run before exit (stopping the fake S3 server).
+var exitHooks []func()
+
+// exit runs the exit hooks and ends the process with code.
+func exit(code int) {
+	for _, f := range exitHooks {
+		f()
+	}
+	os.Exit(code)
+}
+
+// startS3 makes the GOZARR_S3_* variables (inherited by the children) name
+// an S3 server: the real one they already name, or an in-memory gofakes3
+// served by this process on a loopback port. It returns a description of
+// the server and a function that stops the fake (a no-op for a real one).
+func startS3() (string, func(), error) {
+	if srv, ok := s3test.LookupEnv(); ok {
+		return "real server at " + srv.Endpoint, func() {}, nil
+	}
+	const bucket = "cachebench"
+	backend := s3mem.New()
+	if err := backend.CreateBucket(bucket); err != nil {
+		return "", nil, fmt.Errorf("gofakes3: creating bucket %q: %w", bucket, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	hs := &http.Server{Handler: gofakes3.New(backend).Server()}
+	go hs.Serve(ln)
+	endpoint := "http://" + ln.Addr().String()
+	for k, v := range map[string]string{s3test.EnvEndpoint: endpoint, s3test.EnvAccessKey: "cachebench",
+		s3test.EnvSecretKey: "cachebenchsecret", s3test.EnvBucket: bucket, s3test.EnvRegion: "us-east-1"} {
+		os.Setenv(k, v)
+	}
+	stop := func() { hs.Close() }
+	exitHooks = append(exitHooks, stop)
+	return "in-process gofakes3 at " + endpoint, stop, nil
+}
+
+// openS3 opens the group's store on the GOZARR_S3_* server under prefix,
+// every request delayed by -latency. With latency = 0 the requests go
+// straight to the transport.
+func openS3(ctx context.Context, prefix string) (*s3.Store, error) {
+	srv, ok := s3test.LookupEnv()
+	if !ok {
+		return nil, fmt.Errorf("-s3-prefix %q: no S3 server in the environment (%s, %s)", prefix, s3test.EnvEndpoint, s3test.EnvBucket)
+	}
+	// Keep as many idle connections as requests may be in flight, so the
+	// latency measured is the injected one, not connection setup.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 256, 256
+	var rt http.RoundTripper = tr
+	if *latency > 0 {
+		rt = s3test.Latency(tr, *latency)
+	}
+	return s3.Open(ctx, srv.Bucket, prefix, srv.Options(s3.WithHTTPClient(&http.Client{Transport: rt}))...)
+}
+
+// upload copies the group (root metadata and the -arrays arrays, not the
+// iteration array) from -data to the S3 server under prefix, without
+// injected latency, unless a previous upload with the same parameters
+// finished there (its CACHEBENCH stamp is written last).
+func upload(ctx context.Context, prefix string) error {
+	srv, _ := s3test.LookupEnv()
+	st, err := s3.Open(ctx, srv.Bucket, prefix, srv.Options()...)
+	if err != nil {
+		return err
+	}
+	stamp, err := os.ReadFile(filepath.Join(*dataDir, "CACHEBENCH"))
+	if err != nil {
+		return err
+	}
+	if b, err := st.Get(ctx, "CACHEBENCH", store.Full()); err == nil && bytes.Equal(b, stamp) {
+		return nil
+	}
+	start := time.Now()
+	var n, total int64
+	err = filepath.WalkDir(*dataDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(*dataDir, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == "big" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if rel == "CACHEBENCH" {
+			return nil
+		}
+		if top, _, _ := strings.Cut(rel, "/"); top != "zarr.json" && !isGroupArray(top) {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		total += int64(len(b))
+		return st.Set(ctx, rel, b)
+	})
+	if err != nil {
+		return err
+	}
+	if err := st.Set(ctx, "CACHEBENCH", stamp); err != nil {
+		return err
+	}
+	fmt.Printf("uploaded %d objects (%d MiB) to s3://%s/%s in %.1f s\n", n, total/mib, srv.Bucket, prefix, time.Since(start).Seconds())
+	return nil
+}
+
+// isGroupArray reports whether name is one of the -arrays arrays (a00, a01, …).
+func isGroupArray(name string) bool {
+	for i := range *nArrays {
+		if name == fmt.Sprintf("a%02d", i) {
+			return true
+		}
+	}
+	return false
 }
