@@ -16,13 +16,13 @@ import zarr
 def same(got, want):
     if got.shape != want.shape or got.dtype.newbyteorder("=") != want.dtype.newbyteorder("="):
         return False
-    g = np.ascontiguousarray(got).astype(want.dtype, copy=False)
-    if want.dtype.kind in "fc":
-        gv = g.view(np.complex128 if want.dtype.kind == "c" and want.dtype.itemsize == 16 else g.dtype)
-        both_nan = np.isnan(g) & np.isnan(want)
-        bits_equal = g.view(np.uint8).reshape(g.shape + (-1,)) == want.view(np.uint8).reshape(want.shape + (-1,))
-        return bool(np.all(both_nan | bits_equal.all(axis=-1)))
-    return g.tobytes() == want.tobytes()
+    g = np.atleast_1d(np.ascontiguousarray(got).astype(want.dtype, copy=False))
+    w = np.atleast_1d(want)
+    if w.dtype.kind in "fc":
+        both_nan = np.isnan(g) & np.isnan(w)
+        bits = lambda a: a.view(np.uint8).reshape(a.shape + (-1,))
+        return bool(np.all(both_nan | (bits(g) == bits(w)).all(axis=-1)))
+    return g.tobytes() == w.tobytes()
 
 
 def main(root):
