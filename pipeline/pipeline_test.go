@@ -309,3 +309,25 @@ func TestWrongOutputSize(t *testing.T) {
 		t.Fatalf("got %v, %v", got, err)
 	}
 }
+
+// TestOversizedChunk stores a chunk longer than any valid encoding: reads
+// of it, whole or in part, are ErrCorrupt, never a short or padded read.
+// The large chunks take the path that asks the store for the size first.
+func TestOversizedChunk(t *testing.T) {
+	ctx := context.Background()
+	for _, side := range []int{64, 1600} {
+		st, _ := makeArray(t, []int{2 * side, 2 * side}, []int{side, side}, []codecs.Spec{spec(t, "bytes", map[string]string{"endian": "little"})})
+		if err := st.Set(ctx, "a/c/0/1", make([]byte, side*side*4+100)); err != nil {
+			t.Fatal(err)
+		}
+		a, err := zarr.OpenArray(ctx, st, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, items := range [][]nd.Item{nil, {nd.Range(0, 10), nd.Range(side-4, side+4)}} {
+			if _, _, err := a.ReadAllBytes(ctx, items...); !errors.Is(err, codecs.ErrCorrupt) {
+				t.Errorf("chunks of %d²: read %v: %v, want ErrCorrupt", side, items, err)
+			}
+		}
+	}
+}

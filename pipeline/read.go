@@ -26,8 +26,13 @@ type fetched struct {
 	cost    int64   // bytes reserved against the in-flight cap
 }
 
+// exactSizeAbove is the largest encoded-size bound for which fetchChunk
+// reads into a buffer of that bound without asking the store for the
+// chunk's size first.
+const exactSizeAbove = 8 << 20
+
 // fetchChunk reads a whole chunk. Through an IntoReader it reads into a
-// pooled buffer (internal/bufpool: a steady read then allocates almost
+// pooled buffer, sized by the store's SizeReader for large chunks (internal/bufpool: a steady read then allocates almost
 // nothing per chunk, where the garbage of fresh buffers would let the heap,
 // and RSS, grow well past the output) one byte longer than the largest valid encoding, so one
 // request both reads the chunk and tells an oversized one (ErrCorrupt);
@@ -38,7 +43,18 @@ func fetchChunk(ctx context.Context, r store.Reader, key string, maxEnc int) (da
 		data, err = r.Get(ctx, key, store.Full())
 		return data, nil, err
 	}
-	buf = bufpool.Get(maxEnc + 1)
+	want := maxEnc + 1
+	if sz, ok := r.(store.SizeReader); ok && maxEnc > exactSizeAbove {
+		// A large chunk is sized exactly: no buffer bigger than the chunk
+		// as stored. (For small ones the extra stat costs more than the
+		// spare bytes.)
+		size, err := sz.Size(ctx, key)
+		if err != nil {
+			return nil, nil, err
+		}
+		want = int(min(size, int64(want)))
+	}
+	buf = bufpool.Get(want)
 	n, err := into.ReadInto(ctx, key, 0, *buf)
 	if err == nil && n > maxEnc {
 		err = fmt.Errorf("chunk %q: %w: larger than any valid encoding (%d bytes)", key, codecs.ErrCorrupt, maxEnc)

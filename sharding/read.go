@@ -310,6 +310,34 @@ func (l *Layout) loadIndex(ctx context.Context, src Source, opt ReadOptions) (*I
 	return opt.Cache.load(ctx, src.storeID, src.key, src.base, src.size, fetch)
 }
 
+// readLocal reads a whole value of a local store into a pooled buffer
+// (return it with bufpool.Put): sized by the store's SizeReader when it has
+// one, else one byte longer than maxSize, so one read both reads it and
+// tells an oversized value. A value over maxSize is ErrCorruptIndex.
+func readLocal(ctx context.Context, r store.Reader, into store.IntoReader, key string, maxSize int) ([]byte, error) {
+	n := maxSize + 1
+	if sz, ok := r.(store.SizeReader); ok {
+		size, err := sz.Size(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		if size > int64(maxSize) {
+			return nil, fmt.Errorf("%w: shard of %d bytes, larger than any valid one (%d)", ErrCorruptIndex, size, maxSize)
+		}
+		n = int(size)
+	}
+	bp := bufpool.Get(n)
+	k, err := into.ReadInto(ctx, key, 0, *bp)
+	if err == nil && k > maxSize {
+		err = fmt.Errorf("%w: shard larger than any valid one (%d bytes)", ErrCorruptIndex, maxSize)
+	}
+	if err != nil {
+		bufpool.Put(bp)
+		return nil, err
+	}
+	return (*bp)[:k], nil
+}
+
 // isLocal reports whether r reads into caller's buffers (IntoReader) and
 // states no request limit of its own, as remote stores do
 // (store.ConcurrencyLimiter): the filesystem and memory stores.
@@ -336,15 +364,10 @@ func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, ds
 		// chunks decode (fresh buffers would be garbage that lets the heap,
 		// and RSS, grow well past the output). A remote store gets one
 		// plain GET of the whole object.
-		maxEnc := l.MaxEncodedSize()
-		bp := bufpool.Get(maxEnc + 1)
-		defer bufpool.Put(bp)
-		var n int
-		n, err = into.ReadInto(ctx, src.key, 0, *bp)
-		if err == nil && n > maxEnc {
-			err = fmt.Errorf("%w: shard larger than any valid one (%d bytes)", ErrCorruptIndex, maxEnc)
+		b, err = readLocal(ctx, src.r, into, src.key, l.MaxEncodedSize())
+		if b != nil {
+			defer bufpool.Put(&b)
 		}
-		b = (*bp)[:n]
 	} else {
 		b, err = src.r.Get(ctx, src.key, br)
 	}
