@@ -211,9 +211,23 @@ func newArray(s store.Reader, p string, meta *ArrayMetadata, format int, opts []
 			g.IndexCache = sharding.NewIndexCache(DefaultIndexCacheBytes)
 		}
 	}
+	// The unit a read decodes whole (a chunk, or a shard's inner chunk) is
+	// allocated as one buffer: refuse absurd ones before any data is read.
+	unit := chain.Repr().NumBytes()
+	if g.Shard != nil {
+		unit = g.Shard.Inner().Repr().NumBytes()
+	}
+	if unit > MaxDecodedChunkBytes {
+		return nil, fmt.Errorf("open %q: %w: a chunk decodes to %d bytes, more than MaxDecodedChunkBytes (%d)", p, ErrUnsupported, unit, MaxDecodedChunkBytes)
+	}
 	a.grid = g
 	return a, nil
 }
+
+// MaxDecodedChunkBytes is the largest decoded chunk (for a sharded array,
+// inner chunk) gozarr opens: reads decode such a unit into one buffer, so a
+// larger one would be an allocation no machine can serve. 4 GiB.
+const MaxDecodedChunkBytes = 4 << 30
 
 // Path returns the array's node path in its store ("" for the root).
 func (a *Array) Path() string { return a.path }

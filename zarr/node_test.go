@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -57,5 +58,24 @@ func TestOpenNodeTypes(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); got != "flags:array sub:group" {
 		t.Errorf("children of v2_group: %q", got)
+	}
+}
+
+// TestAbsurdChunkRefused opens an array whose chunks would each decode to
+// 1 TiB: a clear ErrUnsupported, not an allocation that kills the process.
+func TestAbsurdChunkRefused(t *testing.T) {
+	ctx := context.Background()
+	st := mem.New()
+	doc := `{"zarr_format":3,"node_type":"array","shape":[1048576,1048576],"data_type":"float32",
+"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[524288,524288]}},
+"chunk_key_encoding":{"name":"default"},"fill_value":0,"codecs":[{"name":"bytes","configuration":{"endian":"little"}}]}`
+	if err := st.Set(ctx, "a/zarr.json", []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Set(ctx, "a/c/0/0", []byte("tiny")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zarr.OpenArray(ctx, st, "a"); !errors.Is(err, zarr.ErrUnsupported) {
+		t.Fatalf("open: %v, want ErrUnsupported", err)
 	}
 }
