@@ -21,16 +21,23 @@ func addRefdataSeeds(f *testing.F, name string, add func([]byte)) {
 	})
 }
 
+// parseFailed reports whether a parse failed, failing t when the error
+// wraps neither metadata sentinel.
+func parseFailed(t *testing.T, err error) bool {
+	t.Helper()
+	if err != nil && !errors.Is(err, ErrInvalidMetadata) && !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("error %v wraps no sentinel", err)
+	}
+	return err != nil
+}
+
 func FuzzParseArrayMetadata(f *testing.F) {
 	addRefdataSeeds(f, "zarr.json", func(b []byte) { f.Add(b) })
 	f.Add([]byte(validArray))
 	f.Add([]byte(`{"zarr_format":3,"node_type":"array","shape":[],"data_type":"r8","chunk_grid":{"name":"regular","configuration":{"chunk_shape":[]}},"chunk_key_encoding":"v2","fill_value":[7],"codecs":["bytes"],"x":{"must_understand":false}}`))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		m, err := ParseArrayMetadata(doc)
-		if err != nil {
-			if !errors.Is(err, ErrInvalidMetadata) && !errors.Is(err, ErrUnsupported) {
-				t.Fatalf("error %v wraps no sentinel", err)
-			}
+		if parseFailed(t, err) {
 			return
 		}
 		out, err := m.Marshal()
@@ -54,10 +61,7 @@ func FuzzParseGroupMetadata(f *testing.F) {
 	addRefdataSeeds(f, "zarr.json", func(b []byte) { f.Add(b) })
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		g, err := ParseGroupMetadata(doc)
-		if err != nil {
-			if !errors.Is(err, ErrInvalidMetadata) && !errors.Is(err, ErrUnsupported) {
-				t.Fatalf("error %v wraps no sentinel", err)
-			}
+		if parseFailed(t, err) {
 			return
 		}
 		out, err := g.Marshal()
@@ -76,10 +80,7 @@ func FuzzParseV2Metadata(f *testing.F) {
 	f.Add([]byte(validV2), []byte(nil))
 	f.Fuzz(func(t *testing.T, zarray, zattrs []byte) {
 		m, err := ParseArrayMetadataV2(zarray, zattrs)
-		if err != nil {
-			if !errors.Is(err, ErrInvalidMetadata) && !errors.Is(err, ErrUnsupported) {
-				t.Fatalf("error %v wraps no sentinel", err)
-			}
+		if parseFailed(t, err) {
 			return
 		}
 		out, err := m.Marshal()
