@@ -333,14 +333,7 @@ func (l *Layout) EncodeShard(dst, src []byte) (out []byte, empty bool, err error
 	if len(src) != l.shard.NumBytes() {
 		return nil, false, fmt.Errorf("sharding_indexed: Encode of %d bytes, shard has %d", len(src), l.shard.NumBytes())
 	}
-	entries := make([]uint64, 2*l.n)
-	for i := range entries {
-		entries[i] = math.MaxUint64
-	}
-	base := len(dst)
-	if l.codec.loc == IndexStart {
-		dst = append(dst, make([]byte, l.indexSize)...)
-	}
+	entries, base, dst := l.beginShard(dst)
 	shardView := nd.Contiguous(src, l.shard.Shape, l.itemSize)
 	scratch := getScratch(l.innerBytes)
 	defer putScratch(scratch)
@@ -458,6 +451,21 @@ func putScratch(b *[]byte) {
 	scratchPool.Put(b)
 }
 
+// beginShard starts a shard at the end of dst: index entries all empty, the
+// offset the shard starts at, and dst with room for the index when it
+// comes first.
+func (l *Layout) beginShard(dst []byte) (entries []uint64, base int, out []byte) {
+	entries = make([]uint64, 2*l.n)
+	for i := range entries {
+		entries[i] = math.MaxUint64
+	}
+	base = len(dst)
+	if l.codec.loc == IndexStart {
+		dst = append(dst, make([]byte, l.indexSize)...)
+	}
+	return entries, base, dst
+}
+
 // UpdateShard appends to dst the shard old with the elements sel names
 // replaced by src (a view of shape sel.FullShape()), re-encoding only the
 // inner chunks sel touches: the others keep their encoded bytes verbatim.
@@ -484,14 +492,7 @@ func (l *Layout) UpdateShard(dst, old []byte, sel nd.Selection, src nd.View) (ou
 		}
 		parts[lin] = p
 	}
-	entries := make([]uint64, 2*l.n)
-	for i := range entries {
-		entries[i] = math.MaxUint64
-	}
-	base := len(dst)
-	if l.codec.loc == IndexStart {
-		dst = append(dst, make([]byte, l.indexSize)...)
-	}
+	entries, base, dst := l.beginShard(dst)
 	scratch := getScratch(l.innerBytes)
 	defer putScratch(scratch)
 	chunkView := nd.Contiguous(*scratch, l.chunkShape, l.itemSize)
