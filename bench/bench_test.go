@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/gozarr/gozarr/store/fs"
@@ -105,16 +110,19 @@ func TestRegions(t *testing.T) {
 	}
 }
 
+// The ratio targets are judged on the median of the rounds' ratios, not
+// on best/best: each row below has the two on opposite sides of its target.
 func TestEvaluate(t *testing.T) {
 	r := report{Rows: []row{
-		{Layout: "zstd-sharded", Workload: "read-all", CodecRatio: 0.9, OutBytes: 1 << 30, AllocPct: 1, PeakRSSMiB: 1500, ZarritaSeconds: 2, VsZarrita: 3},
-		{Layout: "none", Workload: "read-all", MemcpyRatio: 0.5, OutBytes: 1 << 30, AllocPct: 8, PeakRSSMiB: 1000},
+		{Layout: "zstd-sharded", Workload: "read-all", CodecRatio: 0.9, CodecRatioMedian: 0.8, OutBytes: 1 << 30, AllocPct: 1, PeakRSSMiB: 1500, ZarritaSeconds: 2, VsZarrita: 3,
+			Rounds: []roundRow{{CodecRatio: 0.7}, {CodecRatio: 0.8}, {CodecRatio: 0.95}}},
+		{Layout: "none", Workload: "read-all", MemcpyRatio: 0.5, MemcpyRatioMedian: 0.65, OutBytes: 1 << 30, AllocPct: 8, PeakRSSMiB: 1000},
 		{Layout: "none", Workload: "chunks", ZarritaSeconds: 1, VsZarrita: 0.8},
 	}}
 	r.Pipeline.MaxBytesInFlight = 256 << 20
 	want := map[string]bool{
-		"read-all zstd-sharded ≥ 0.85 × codec-only (all cores)": true,
-		"read-all none ≥ 0.6 × memcpy":                          false,
+		"read-all zstd-sharded ≥ 0.85 × codec-only (all cores)": false, // median 0.8, best/best 0.9
+		"read-all none ≥ 0.6 × memcpy":                          true,  // median 0.65, best/best 0.5
 		"faster than zarrita.js on every workload":              false,
 		"read-all allocates ≤ 5% of the output":                 false,
 		"read-all peak RSS ≤ output + in-flight cap + 64 MiB":   false, // 1500 > 1024+256+64
@@ -126,6 +134,168 @@ func TestEvaluate(t *testing.T) {
 	for _, x := range got {
 		if w, ok := want[x.Name]; !ok || w != x.Met {
 			t.Errorf("%s: met=%v (%s), want %v", x.Name, x.Met, x.Detail, w)
+		}
+	}
+	if d := got[0].Detail; !strings.HasPrefix(d, "0.80 × (3 rounds 0.70–0.95;") {
+		t.Errorf("zstd-sharded detail %q: want the median, then the rounds' range", d)
+	}
+	if bb := got[0].BestBest; !strings.HasPrefix(bb, "0.90 ×") {
+		t.Errorf("zstd-sharded best/best %q, want 0.90 ×", bb)
+	}
+}
+
+func TestRatioOf(t *testing.T) {
+	tests := []struct {
+		name       string
+		base, work []float64
+		scale      float64
+		best, med  float64
+		lo, hi     float64
+		rounds     int
+	}{
+		// Per round 0.25/0.30, 0.40/0.50, 0.30/0.32: 0.8333, 0.8, 0.9375;
+		// best/best 0.25/0.30 = 0.8333, median 0.8333.
+		{"three", []float64{0.25, 0.40, 0.30}, []float64{0.30, 0.50, 0.32}, 1, 0.25 / 0.30, 0.25 / 0.30, 0.8, 0.9375, 3},
+		// Best times from different rounds (the 0.20 baseline in round 1,
+		// the 0.30 workload in round 2) give best/best 0.67; per round
+		// 0.625, 1.333, 0.9, median 0.9.
+		{"drift", []float64{0.20, 0.40, 0.45}, []float64{0.32, 0.30, 0.50}, 1, 0.20 / 0.30, 0.9, 0.625, 0.40 / 0.30, 3},
+		// Even count: the mean of the two middle ratios (0.5 and 1).
+		{"even", []float64{1, 2, 3, 4}, []float64{4, 4, 3, 1}, 1, 1.0 / 1, 0.75, 0.25, 4, 4},
+		// scale multiplies every baseline (decoded bytes of the workload
+		// over those of the baseline).
+		{"scaled", []float64{2, 4}, []float64{1, 1}, 0.25, 0.5, 0.75, 0.5, 1, 2},
+		// A failed or missing round is skipped, not counted as zero.
+		{"skip", []float64{1, 0, 3}, []float64{2, 1, 3}, 1, 0.5, 0.75, 0.5, 1, 2},
+		{"uneven lengths", []float64{1, 1, 1}, []float64{2}, 1, 0.5, 0.5, 0.5, 0.5, 1},
+		{"none", nil, nil, 1, 0, 0, 0, 0, 0},
+	}
+	const eps = 1e-12
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ratioOf(tc.base, tc.work, tc.scale)
+			if math.Abs(r.Best-tc.best) > eps || math.Abs(r.Median-tc.med) > eps ||
+				math.Abs(r.Min-tc.lo) > eps || math.Abs(r.Max-tc.hi) > eps || len(r.Rounds) != tc.rounds {
+				t.Errorf("ratioOf(%v, %v, %v) = %+v, want best %v median %v min %v max %v over %d rounds",
+					tc.base, tc.work, tc.scale, r, tc.best, tc.med, tc.lo, tc.hi, tc.rounds)
+			}
+		})
+	}
+}
+
+// buildRow keeps best times, the worst round's allocations and RSS, and
+// both forms of every ratio, the codec-only one scaled to the decoded bytes.
+func TestBuildRow(t *testing.T) {
+	const mib = 1 << 20
+	m := measured{
+		work: []result{
+			{Seconds: 0.30, All: []float64{0.30, 0.31}, CPUSeconds: 0.60, OutBytes: 256 * mib, DecodedBytes: 128 * mib, Calls: 1, Mallocs: 10, AllocBytes: mib, PeakRSS: 300 * mib, Checked: 7},
+			{Seconds: 0.50, All: []float64{0.50, 0.52}, CPUSeconds: 0.90, OutBytes: 256 * mib, DecodedBytes: 128 * mib, Calls: 1, Mallocs: 30, AllocBytes: 2 * mib, PeakRSS: 280 * mib, Checked: 7},
+			{Seconds: 0.40, All: []float64{0.40, 0.40}, CPUSeconds: 0.70, OutBytes: 256 * mib, DecodedBytes: 128 * mib, Calls: 1, Mallocs: 20, AllocBytes: mib, PeakRSS: 310 * mib, Checked: 7},
+		},
+		memcpy: []result{{Seconds: 0.15}, {Seconds: 0.20}, {Seconds: 0.30}},
+		// Decodes 256 MiB, twice the workload's 128: scale 0.5.
+		codec: []result{{Seconds: 0.50, CPUSeconds: 1.0, DecodedBytes: 256 * mib}, {Seconds: 0.90, CPUSeconds: 1.6, DecodedBytes: 256 * mib}, {Seconds: 0.60, CPUSeconds: 1.2, DecodedBytes: 256 * mib}},
+	}
+	x := buildRow("zstd-sharded", "read-all", m)
+	near := func(name string, got, want float64) {
+		t.Helper()
+		if math.Abs(got-want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	near("Seconds", x.Seconds, 0.30)
+	near("CPUSeconds", x.CPUSeconds, 0.60)
+	near("Median", x.Median, 0.40) // of 0.30 0.31 0.40 0.40 0.50 0.52
+	near("Mallocs", x.Mallocs, 30)
+	near("AllocPct", x.AllocPct, 100*2.0/256)
+	near("PeakRSSMiB", x.PeakRSSMiB, 310)
+	near("MBps", x.MBps, 256*mib/1e6/0.30)
+	// memcpy per round: 0.5, 0.4, 0.75; best/best 0.15/0.30.
+	near("MemcpyRatio", x.MemcpyRatio, 0.5)
+	near("MemcpyRatioMedian", x.MemcpyRatioMedian, 0.5)
+	near("round 3 memcpy", x.Rounds[2].MemcpyRatio, 0.75)
+	// codec per round: 0.25/0.30, 0.45/0.50, 0.30/0.40; best/best 0.25/0.30.
+	near("CodecRatio", x.CodecRatio, 0.25/0.30)
+	near("CodecRatioMedian", x.CodecRatioMedian, 0.25/0.30)
+	near("round 2 codec", x.Rounds[1].CodecRatio, 0.9)
+	near("round 2 codec seconds", x.Rounds[1].CodecSeconds, 0.45)
+	// CPU per round: 0.5/0.6, 0.8/0.9, 0.6/0.7.
+	near("CodecCPURatio", x.CodecCPURatio, 0.5/0.6)
+	near("CodecCPURatioMedian", x.CodecCPURatioMedian, 0.6/0.7)
+	if len(x.AllSeconds) != 6 || len(x.Rounds) != 3 || x.Checked != 7 || x.DecodedBytes != 128*mib {
+		t.Errorf("row %+v", x)
+	}
+	// An uncompressed layout has no codec-only ratio.
+	m.codec = nil
+	if x := buildRow("none", "read-all", m); x.CodecRatio != 0 || x.CodecRatioMedian != 0 || x.Rounds[0].CodecRatio != 0 {
+		t.Errorf("no codec baseline, yet ratios %v %v", x.CodecRatio, x.CodecRatioMedian)
+	}
+}
+
+// childEnv carries a child's job spec when the test binary re-runs itself.
+const childEnv = "GOZARR_BENCH_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(childEnv); spec != "" {
+		if err := runChild(spec); err != nil {
+			fmt.Fprintln(os.Stderr, "bench child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// A tiny suite end to end, children included: every row has its rounds,
+// per-round ratios and the median among them, and the report says how it
+// was measured.
+func TestTinySuite(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := opts{size: 64, chunk: 16, shard: 32, inner: 16, reps: 1, rounds: 3, otherRounds: 1, random: 5,
+		stride: [2]int{7, 3}, layouts: "none,zstd-sharded", workloads: "write-all,read-all,random", seed: 1}
+	s := &suite{o: o, command: func(spec []byte) *exec.Cmd {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"="+string(spec))
+		return cmd
+	}}
+	var out bytes.Buffer
+	if err := s.run(t.TempDir(), &out); err != nil {
+		t.Fatal(err)
+	}
+	wantRounds := map[string]int{"write-all": 1, "read-all": 3, "random": 1}
+	if len(s.rep.Rows) != 6 {
+		t.Fatalf("%d rows, want 6", len(s.rep.Rows))
+	}
+	for _, x := range s.rep.Rows {
+		name := x.Layout + " " + x.Workload
+		if len(x.Rounds) != wantRounds[x.Workload] || len(x.AllSeconds) != wantRounds[x.Workload] {
+			t.Errorf("%s: %d rounds, %d times; want %d", name, len(x.Rounds), len(x.AllSeconds), wantRounds[x.Workload])
+		}
+		if x.Seconds <= 0 || x.MemcpyRatio <= 0 || x.MemcpyRatioMedian <= 0 || x.PeakRSSMiB <= 0 {
+			t.Errorf("%s: %+v", name, x)
+		}
+		lo, hi := spread(x.Rounds, func(r roundRow) float64 { return r.MemcpyRatio })
+		if x.MemcpyRatioMedian < lo || x.MemcpyRatioMedian > hi {
+			t.Errorf("%s: median %v outside the rounds' %v–%v", name, x.MemcpyRatioMedian, lo, hi)
+		}
+		codec := x.Layout == "zstd-sharded" && x.Workload != "write-all"
+		if got := x.CodecRatioMedian > 0 && x.Rounds[0].CodecSeconds > 0; got != codec {
+			t.Errorf("%s: codec-only ratio %v, want one: %v", name, x.CodecRatioMedian, codec)
+		}
+		if x.Workload == "random" && x.DecodedBytes != 5*16*16*4 {
+			t.Errorf("%s: decoded %d bytes, want %d", name, x.DecodedBytes, 5*16*16*4)
+		}
+	}
+	if l := s.rep.Layouts[1]; l.Layout != "zstd-sharded" || l.CodecMBps <= 0 || l.Codec1MBps <= 0 {
+		t.Errorf("layout %+v", l)
+	}
+	for _, want := range []string{"3 rounds interleaved", "median (best/best)", "| read-all zstd-sharded ≥ 0.85 × codec-only (all cores) |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
 	}
 }

@@ -22,14 +22,29 @@
 // order, into one reused buffer), random (-random regions of one inner
 // chunk, chosen at random), strided ([::7, ::3]).
 //
-// Each layout×workload runs in its own child process (this binary re-run
-// with a hidden -child flag), so its peak RSS (VmHWM) is its own. A child
-// runs the operation once untimed, then -reps times; the best time is
-// reported (and the median in the JSON), the CPU time (user+system) and the
-// heap allocations (runtime.MemStats) per repetition. On a machine shared
-// with other work, the CPU-time ratios are the ones to trust.
-// Files are read from the page cache (warm): the suite measures gozarr, not
-// the disk.
+// Each measurement runs in its own child process (this binary re-run with
+// a hidden -child flag), so its peak RSS (VmHWM) is its own. A child runs
+// the operation once untimed, then -reps times, and reports its best time,
+// the median, the CPU time (user+system) and the heap allocations
+// (runtime.MemStats) per repetition. Files are read from the page cache
+// (warm): the suite measures gozarr, not the disk.
+//
+// Ratios to the baselines are measured in interleaved rounds, because on a
+// shared machine the speed of the whole machine drifts from one minute to
+// the next (CPU time is inflated too, not only waiting). A layout×workload
+// runs -rounds rounds (read-all; default 3) or -other-rounds rounds (the
+// other workloads; default 1, since their ratios are not targets and the
+// codec-only baseline decodes the whole array each round). One round is
+// three children back to back: the workload, memcpy of the output size and
+// the codec-only decode on all cores (compressed layouts), the workload
+// first in even rounds and last in odd ones (W B | B W | W B), so that a
+// steady drift spreads the rounds' ratios instead of biasing them all.
+// Each ratio is reported as best/best (the best baseline time over all
+// rounds ÷ the best workload time over all rounds) and as the median over
+// rounds of the ratio of the round's own two times; the targets use the
+// median, which compares like with like. Times are the best over all
+// rounds, allocations and peak RSS the worst round's. The codec-only
+// baseline on one core is measured once per layout.
 package main
 
 import (
@@ -37,6 +52,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +81,7 @@ type opts struct {
 	dir                       string
 	keep                      bool
 	reps, peerReps            int
+	rounds, otherRounds       int
 	random                    int
 	stride                    [2]int
 	layouts, workloads        string
@@ -86,6 +103,8 @@ func main() {
 	flag.StringVar(&o.dir, "dir", "", "keep the generated arrays in this directory and reuse them (default: a temporary directory, removed)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	flag.IntVar(&o.reps, "reps", 3, "timed repetitions per measurement (after one untimed run)")
+	flag.IntVar(&o.rounds, "rounds", 3, "interleaved rounds of read-all (workload and baselines back to back; ratios are the median over rounds)")
+	flag.IntVar(&o.otherRounds, "other-rounds", 1, "interleaved rounds of the other workloads (write-all, chunks, random, strided)")
 	flag.IntVar(&o.peerReps, "peer-reps", 0, "timed repetitions for zarrita (0: same as -reps)")
 	flag.IntVar(&o.random, "random", 100, "number of random inner-chunk reads")
 	flag.IntVar(&o.stride[0], "stride-rows", 7, "row step of the strided workload")
@@ -139,23 +158,18 @@ func presetGeometry(o opts) geometry {
 type suite struct {
 	o       opts
 	g       geometry
-	root    string // holds one directory per layout
-	exe     string
-	memcpy  map[int64]result
-	nodeDir string // node_modules with zarrita, "" when peers are off or missing
+	root    string                      // holds one directory per layout
+	command func(spec []byte) *exec.Cmd // starts a child process for a job spec
+	nodeDir string                      // node_modules with zarrita, "" when peers are off or missing
 	rep     report
 }
 
 func run(o opts) error {
-	g := presetGeometry(o)
-	if g.N <= 0 || g.Chunk <= 0 || g.Inner <= 0 || g.Shard%g.Inner != 0 {
-		return fmt.Errorf("bad geometry %+v: shard edge must be a multiple of the inner chunk edge", g)
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	s := &suite{o: o, g: g, exe: exe, memcpy: map[int64]result{}}
+	s := &suite{o: o, command: func(spec []byte) *exec.Cmd { return exec.Command(exe, "-child", string(spec)) }}
 	base := o.dir
 	if base == "" {
 		if base, err = os.MkdirTemp("", "gozarr-bench-"); err != nil {
@@ -167,6 +181,19 @@ func run(o opts) error {
 			defer os.RemoveAll(base)
 		}
 	}
+	return s.run(base, os.Stdout)
+}
+
+// run measures every selected layout×workload with data under base and
+// writes the markdown report to w (and the JSON to -json).
+func (s *suite) run(base string, w io.Writer) error {
+	start := time.Now()
+	o := s.o
+	g := presetGeometry(o)
+	if g.N <= 0 || g.Chunk <= 0 || g.Inner <= 0 || g.Shard%g.Inner != 0 {
+		return fmt.Errorf("bad geometry %+v: shard edge must be a multiple of the inner chunk edge", g)
+	}
+	s.g = g
 	s.root = filepath.Join(base, fmt.Sprintf("n%d-c%d-s%d-i%d-seed%d", g.N, g.Chunk, g.Shard, g.Inner, g.Seed))
 	if err := os.MkdirAll(s.root, 0o755); err != nil {
 		return err
@@ -189,7 +216,8 @@ func run(o opts) error {
 		Command: "go run ./bench " + strings.Join(os.Args[1:], " "), Revision: revision(),
 		Geometry: g, GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version(),
 		Pipeline: o.pipe.WithDefaults(), Date: time.Now().UTC().Format(time.RFC3339),
-		Reps: o.reps, Random: o.random, Stride: o.stride,
+		Reps: o.reps, Rounds: s.roundsOf("read-all"), OtherRounds: s.roundsOf("chunks"),
+		Random: o.random, Stride: o.stride,
 	}
 	if s.nodeDir != "" {
 		s.rep.Zarrita = zarritaVersion
@@ -202,7 +230,9 @@ func run(o opts) error {
 		}
 	}
 	s.rep.Targets = evaluate(s.rep)
-	printMarkdown(os.Stdout, s.rep)
+	s.rep.WallSeconds = time.Since(start).Seconds()
+	fmt.Fprintf(os.Stderr, "bench: suite took %.0f s\n", s.rep.WallSeconds)
+	printMarkdown(w, s.rep)
 	if o.jsonOut != "" {
 		b, err := json.MarshalIndent(s.rep, "", "  ")
 		if err != nil {
@@ -213,6 +243,14 @@ func run(o opts) error {
 		}
 	}
 	return nil
+}
+
+// roundsOf returns the number of interleaved rounds of workload w (≥ 1).
+func (s *suite) roundsOf(w string) int {
+	if w == "read-all" {
+		return max(s.o.rounds, 1)
+	}
+	return max(s.o.otherRounds, 1)
 }
 
 // pick filters items by a comma-separated list of names ("" keeps all).
@@ -239,7 +277,7 @@ func (s *suite) child(j job) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	cmd := exec.Command(s.exe, "-child", string(spec))
+	cmd := s.command(spec)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -252,38 +290,31 @@ func (s *suite) child(j job) (result, error) {
 	return r, nil
 }
 
-// memcpyOf returns the memcpy measurement of n bytes (cached).
-func (s *suite) memcpyOf(n int64) (result, error) {
-	if r, ok := s.memcpy[n]; ok {
-		return r, nil
-	}
-	r, err := s.child(job{Mode: "memcpy", Bytes: n})
-	if err == nil {
-		s.memcpy[n] = r
-	}
-	return r, err
-}
-
 // runLayout measures every workload of one layout.
 func (s *suite) runLayout(l layout, wls []string) error {
 	dir := filepath.Join(s.root, l.Name)
 	marker := dir + ".complete"
 	_, statErr := os.Stat(marker)
 	info := layoutInfo{Layout: l.Name}
-	if slices.Contains(wls, "write-all") || statErr != nil {
+	switch {
+	case slices.Contains(wls, "write-all"):
+		// Every round rewrites the array; the marker is set once all have.
 		os.Remove(marker)
-		fmt.Fprintf(os.Stderr, "%-14s write-all ...\n", l.Name)
-		r, err := s.child(job{Mode: "write", Layout: l, Dir: dir, Workload: "write-all"})
+		m, err := s.rounds(l, dir, "write-all")
 		if err != nil {
 			return err
 		}
 		if err := os.WriteFile(marker, nil, 0o644); err != nil {
 			return err
 		}
-		if slices.Contains(wls, "write-all") {
-			if err := s.addRow(l, "write-all", r, nil); err != nil {
-				return err
-			}
+		s.addRow(l, "write-all", m)
+	case statErr != nil:
+		fmt.Fprintf(os.Stderr, "%-14s generate ...\n", l.Name)
+		if _, err := s.child(job{Mode: "write", Layout: l, Dir: dir, Workload: "write-all"}); err != nil {
+			return err
+		}
+		if err := os.WriteFile(marker, nil, 0o644); err != nil {
+			return err
 		}
 	}
 	var err error
@@ -291,59 +322,94 @@ func (s *suite) runLayout(l layout, wls []string) error {
 		return err
 	}
 	info.Ratio = float64(s.g.bytes()) / float64(info.StoredBytes)
-	var codec *result
-	if l.Codec != "none" && slices.ContainsFunc(wls, func(w string) bool { return w != "write-all" }) {
-		fmt.Fprintf(os.Stderr, "%-14s codec-only ...\n", l.Name)
-		all, err := s.child(job{Mode: "codec", Layout: l, Dir: dir, Threads: runtime.GOMAXPROCS(0)})
-		if err != nil {
-			return err
-		}
+	reads := slices.DeleteFunc(slices.Clone(wls), func(w string) bool { return w == "write-all" })
+	if l.Codec != "none" && len(reads) > 0 {
+		fmt.Fprintf(os.Stderr, "%-14s codec-only (1 core) ...\n", l.Name)
 		one, err := s.child(job{Mode: "codec", Layout: l, Dir: dir, Threads: 1})
 		if err != nil {
 			return err
 		}
-		info.CodecMBps = mbps(all.DecodedBytes, all.Seconds)
 		info.Codec1MBps = mbps(one.DecodedBytes, one.Seconds)
-		info.CodecCPUMBps = mbps(all.DecodedBytes, all.CPUSeconds)
-		codec = &all
 	}
-	s.rep.Layouts = append(s.rep.Layouts, info)
-	for _, w := range wls {
-		if w == "write-all" {
-			continue
-		}
-		fmt.Fprintf(os.Stderr, "%-14s %s ...\n", l.Name, w)
-		r, err := s.child(job{Mode: "read", Layout: l, Dir: dir, Workload: w})
+	var codec []result // every all-core codec-only measurement of the layout
+	for _, w := range reads {
+		m, err := s.rounds(l, dir, w)
 		if err != nil {
 			return err
 		}
-		if err := s.addRow(l, w, r, codec); err != nil {
-			return err
-		}
+		codec = append(codec, m.codec...)
+		s.addRow(l, w, m)
 	}
+	if len(codec) > 0 {
+		info.CodecMBps = mbps(codec[0].DecodedBytes, bestOf(seconds(codec)))
+		info.CodecCPUMBps = mbps(codec[0].DecodedBytes, bestOf(cpuTimes(codec)))
+	}
+	s.rep.Layouts = append(s.rep.Layouts, info)
 	return nil
 }
 
-// addRow turns a measurement into a report row, with its baselines and peer.
-func (s *suite) addRow(l layout, w string, r result, codec *result) error {
-	mc, err := s.memcpyOf(r.OutBytes)
-	if err != nil {
+// rounds measures one layout×workload in interleaved rounds (see the
+// package comment): each round runs the workload child and its baseline
+// children (memcpy of the output size; codec-only on all cores for reads
+// of a compressed layout) back to back, alternating which goes first.
+func (s *suite) rounds(l layout, dir, w string) (measured, error) {
+	var m measured
+	n := s.roundsOf(w)
+	wj := job{Mode: "read", Layout: l, Dir: dir, Workload: w}
+	if w == "write-all" {
+		wj.Mode = "write"
+	}
+	codec := l.Codec != "none" && w != "write-all"
+	workload := func() error {
+		r, err := s.child(wj)
+		if err == nil {
+			m.work = append(m.work, r)
+		}
 		return err
 	}
-	row := row{
-		Layout: l.Name, Workload: w, Seconds: r.Seconds, AllSeconds: r.All, Median: r.Median, CPUSeconds: r.CPUSeconds,
-		OutBytes: r.OutBytes, DecodedBytes: r.DecodedBytes, Calls: r.Calls,
-		MBps:    mbps(r.OutBytes, r.Seconds),
-		Mallocs: r.Mallocs, AllocBytes: r.AllocBytes, AllocPct: 100 * r.AllocBytes / float64(r.OutBytes),
-		PeakRSSMiB:  float64(r.PeakRSS) / (1 << 20),
-		MemcpyRatio: mc.Seconds / r.Seconds,
-		Checked:     r.Checked,
+	baselines := func() error {
+		// The first round runs the workload first, so its size is known.
+		mc, err := s.child(job{Mode: "memcpy", Bytes: m.work[0].OutBytes})
+		if err != nil {
+			return err
+		}
+		m.memcpy = append(m.memcpy, mc)
+		if codec {
+			c, err := s.child(job{Mode: "codec", Layout: l, Dir: dir, Threads: runtime.GOMAXPROCS(0)})
+			if err != nil {
+				return err
+			}
+			m.codec = append(m.codec, c)
+		}
+		return nil
 	}
-	if codec != nil && r.DecodedBytes > 0 {
-		// The codec-only time for the chunks this workload decodes.
-		row.CodecRatio = codec.Seconds * float64(r.DecodedBytes) / float64(codec.DecodedBytes) / r.Seconds
-		row.CodecCPURatio = codec.CPUSeconds * float64(r.DecodedBytes) / float64(codec.DecodedBytes) / r.CPUSeconds
+	for i := range n {
+		fmt.Fprintf(os.Stderr, "%-14s %-9s round %d/%d ...\n", l.Name, w, i+1, n)
+		steps := []func() error{workload, baselines}
+		if i%2 == 1 {
+			steps[0], steps[1] = baselines, workload
+		}
+		for _, step := range steps {
+			if err := step(); err != nil {
+				return m, err
+			}
+		}
+		r, mc := m.work[i], m.memcpy[i]
+		line := fmt.Sprintf("%-14s %-9s round %d/%d: %.3f s (cpu %.3f s), memcpy %.3f s ×%.2f", l.Name, w, i+1, n, r.Seconds, r.CPUSeconds, mc.Seconds, mc.Seconds/r.Seconds)
+		if codec && r.DecodedBytes > 0 {
+			c := m.codec[i]
+			scale := float64(r.DecodedBytes) / float64(c.DecodedBytes)
+			line += fmt.Sprintf(", codec-only %.3f s ×%.2f (cpu ×%.2f)", c.Seconds*scale, c.Seconds*scale/r.Seconds, c.CPUSeconds*scale/r.CPUSeconds)
+		}
+		fmt.Fprintln(os.Stderr, line)
 	}
+	return m, nil
+}
+
+// addRow turns the rounds of a layout×workload into a report row, with its
+// peer.
+func (s *suite) addRow(l layout, w string, m measured) {
+	row := buildRow(l.Name, w, m)
 	if s.nodeDir != "" && w != "write-all" {
 		z, err := s.zarrita(l, w)
 		if err != nil {
@@ -351,13 +417,12 @@ func (s *suite) addRow(l layout, w string, r result, codec *result) error {
 			row.ZarritaError = err.Error()
 		} else {
 			row.ZarritaSeconds, row.ZarritaRSSMiB = z.Seconds, float64(z.PeakRSS)/(1<<20)
-			row.VsZarrita = z.Seconds / r.Seconds
+			row.VsZarrita = z.Seconds / row.Seconds
 		}
 	}
-	fmt.Fprintf(os.Stderr, "%-14s %-9s %8.3f s (cpu %.3f s) %9.1f MB/s  memcpy×%.2f codec×%.2f (cpu ×%.2f) alloc %.2f%% rss %.0f MiB zarrita %.3f s\n",
-		l.Name, w, row.Seconds, row.CPUSeconds, row.MBps, row.MemcpyRatio, row.CodecRatio, row.CodecCPURatio, row.AllocPct, row.PeakRSSMiB, row.ZarritaSeconds)
+	fmt.Fprintf(os.Stderr, "%-14s %-9s %8.3f s (cpu %.3f s) %9.1f MB/s  memcpy×%.2f (best/best %.2f) codec×%.2f (best/best %.2f, cpu ×%.2f) alloc %.2f%% rss %.0f MiB zarrita %.3f s\n",
+		l.Name, w, row.Seconds, row.CPUSeconds, row.MBps, row.MemcpyRatioMedian, row.MemcpyRatio, row.CodecRatioMedian, row.CodecRatio, row.CodecCPURatioMedian, row.AllocPct, row.PeakRSSMiB, row.ZarritaSeconds)
 	s.rep.Rows = append(s.rep.Rows, row)
-	return nil
 }
 
 func mbps(n int64, sec float64) float64 {
