@@ -176,6 +176,24 @@ type IntoReader interface {
 	ReadInto(ctx context.Context, key string, offset int64, dst []byte) (int, error)
 }
 
+// VectorReader is implemented by stores that can scatter one read of a
+// value into several caller's buffers (the filesystem on Linux, with
+// preadv), so a chunk stored as it decodes lands straight in the many runs
+// of its place in an output array.
+//
+// ReadVec reads the bytes [off, off+total) of key's value, where total is
+// the sum of len(bufs), into bufs in order: the first len(bufs[0]) bytes
+// into bufs[0], and so on. It returns how many bytes it read, like
+// io.ReadFull: total and a nil error, or, when the value ends first, fewer
+// and an error wrapping io.ErrUnexpectedEOF that says how many bytes were
+// there (bufs are filled up to that point). A missing key is ErrNotFound, a
+// negative off ErrInvalidRange, a done ctx an error wrapping ctx.Err();
+// errors are *KeyError naming the key. Implementations are safe for
+// concurrent use (with distinct bufs).
+type VectorReader interface {
+	ReadVec(ctx context.Context, key string, off int64, bufs [][]byte) (int, error)
+}
+
 // SizeReader is implemented by stores that can report a value's size
 // without reading it.
 type SizeReader interface {

@@ -45,8 +45,9 @@ import (
 const tempPrefix = ".gozarr-tmp-"
 
 // Store is a store rooted at a directory. It implements store.Store,
-// store.RangesReader, store.IntoReader and store.SizeReader, and is safe for
-// concurrent use, also by several processes sharing the directory.
+// store.RangesReader, store.IntoReader and store.SizeReader, and on Linux
+// store.VectorReader too, and is safe for concurrent use, also by several
+// processes sharing the directory.
 type Store struct {
 	root     string // absolute, cleaned
 	readOnly bool

@@ -33,6 +33,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -126,6 +127,14 @@ func TestReader(t *testing.T, newReader func(t *testing.T, contents map[string][
 			t.Skip("store does not implement store.IntoReader")
 		}
 		testReadInto(t, ir)
+	})
+	t.Run("ReadVec", func(t *testing.T) {
+		r := newReader(t, contents)
+		vr, ok := r.(store.VectorReader)
+		if !ok {
+			t.Skip("store does not implement store.VectorReader")
+		}
+		testReadVec(t, vr)
 	})
 	t.Run("Size", func(t *testing.T) {
 		r := newReader(t, contents)
@@ -383,6 +392,124 @@ func testReadInto(t *testing.T, r store.IntoReader) {
 	if _, err := r.ReadInto(cctx, "digits", 0, make([]byte, 4)); !errors.Is(err, context.Canceled) {
 		t.Errorf("ReadInto with cancelled context: err = %v, want context.Canceled", err)
 	}
+}
+
+// splitBufs returns buffers of the given lengths, cycling through them
+// until they hold total bytes (the last one cut short), all filled with
+// 0xee so bytes left unwritten show.
+func splitBufs(total int, lengths ...int) [][]byte {
+	var bufs [][]byte
+	for i := 0; total > 0; i++ {
+		n := min(lengths[i%len(lengths)], total)
+		bufs = append(bufs, bytes.Repeat([]byte{0xee}, n))
+		total -= n
+	}
+	return bufs
+}
+
+func testReadVec(t *testing.T, r store.VectorReader) {
+	ctx := context.Background()
+	large := fixture()["large"]
+	for _, tc := range []struct {
+		name    string
+		key     string
+		off     int64
+		bufs    [][]byte
+		want    []byte // the value's bytes from off that the read returns
+		wantErr error
+	}{
+		{"one buffer", "digits", 0, splitBufs(10, 10), digits, nil},
+		{"middle", "digits", 2, splitBufs(5, 2, 3), digits[2:7], nil},
+		{"to the end", "digits", 7, splitBufs(3, 1), digits[7:], nil},
+		{"empty buffers between", "digits", 1, [][]byte{{0xee, 0xee}, {}, {0xee}, nil, {0xee, 0xee, 0xee}}, digits[1:7], nil},
+		{"no buffers", "digits", 4, nil, nil, nil},
+		{"empty value, no bytes", "empty", 0, [][]byte{{}}, nil, nil},
+		{"many small buffers", "large", 12345, splitBufs(1<<20, 1, 7, 3, 64, 2), large[12345 : 12345+1<<20], nil},
+		{"more than 1024 buffers", "large", 999, splitBufs(3000*257, 257), large[999 : 999+3000*257], nil},
+		{"more than 1024 buffers to the end", "large", 0, splitBufs(len(large), 1000, 3), large, nil},
+		{"large buffers", "large", 1, splitBufs(len(large)-1, 1<<20), large[1:], nil},
+		{"short value", "digits", 6, splitBufs(8, 3), digits[6:], io.ErrUnexpectedEOF},
+		{"short value, sink byte", "digits", 0, [][]byte{bytes.Repeat([]byte{0xee}, 10), {0xee}}, digits, io.ErrUnexpectedEOF},
+		{"short large value", "large", 100, splitBufs(len(large), 4096), large[100:], io.ErrUnexpectedEOF},
+		{"offset at the end", "digits", 10, splitBufs(2, 1), nil, io.ErrUnexpectedEOF},
+		{"offset past the end", "digits", 50, splitBufs(2, 1), nil, io.ErrUnexpectedEOF},
+		{"empty value", "empty", 0, splitBufs(4, 4), nil, io.ErrUnexpectedEOF},
+		{"missing key", "missing", 0, splitBufs(4, 4), nil, store.ErrNotFound},
+		{"missing key, no bytes", "missing", 0, nil, nil, store.ErrNotFound},
+		{"directory", "dir", 0, splitBufs(4, 4), nil, store.ErrNotFound},
+		{"directory, no bytes", "dir", 0, nil, nil, store.ErrNotFound},
+		{"below a value", "dir/a/b", 0, splitBufs(4, 4), nil, store.ErrNotFound},
+		{"negative offset", "digits", -1, splitBufs(4, 4), nil, store.ErrInvalidRange},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			total := 0
+			for _, b := range tc.bufs {
+				total += len(b)
+			}
+			n, err := r.ReadVec(ctx, tc.key, tc.off, tc.bufs)
+			if tc.wantErr != nil {
+				checkKeyErr(t, "ReadVec", err, tc.wantErr, tc.key)
+			} else if err != nil {
+				t.Fatalf("ReadVec(%q, %d, %d bytes): %v", tc.key, tc.off, total, err)
+			}
+			if n != len(tc.want) {
+				t.Errorf("ReadVec(%q, %d, %d bytes) = %d bytes, want %d", tc.key, tc.off, total, n, len(tc.want))
+			}
+			// Bytes up to n land in order; the rest stay untouched.
+			got := bytes.Join(tc.bufs, nil)
+			wantAll := append(append([]byte(nil), tc.want...), bytes.Repeat([]byte{0xee}, total-len(tc.want))...)
+			if !bytes.Equal(got, wantAll) {
+				i := 0
+				for i < len(got) && i < len(wantAll) && got[i] == wantAll[i] {
+					i++
+				}
+				t.Errorf("ReadVec(%q, %d, %d bytes): bytes differ from byte %d on: got %s, want %s", tc.key, tc.off, total, i, show(got[i:]), show(wantAll[i:]))
+			}
+		})
+	}
+	t.Run("short value says how many bytes", func(t *testing.T) {
+		_, err := r.ReadVec(ctx, "digits", 6, splitBufs(8, 8))
+		if err == nil || !strings.Contains(err.Error(), "4") {
+			t.Errorf("ReadVec(digits, 6, 8 bytes): err = %v, want one that says 4 bytes were there", err)
+		}
+	})
+	t.Run("hostile keys", func(t *testing.T) {
+		for _, key := range HostileKeys {
+			if _, err := r.ReadVec(ctx, key, 0, splitBufs(4, 4)); !errors.Is(err, store.ErrInvalidKey) {
+				t.Errorf("ReadVec(%q): err = %v, want ErrInvalidKey", key, err)
+			}
+		}
+	})
+	t.Run("cancelled context", func(t *testing.T) {
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		bufs := splitBufs(4, 1)
+		n, err := r.ReadVec(cctx, "digits", 0, bufs)
+		checkKeyErr(t, "ReadVec with cancelled context", err, context.Canceled, "digits")
+		if n != 0 || !bytes.Equal(bytes.Join(bufs, nil), []byte{0xee, 0xee, 0xee, 0xee}) {
+			t.Errorf("ReadVec with cancelled context read %d bytes: %q", n, bytes.Join(bufs, nil))
+		}
+	})
+	t.Run("concurrent", func(t *testing.T) {
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Go(func() {
+				for i := range 10 {
+					off := (g*7919 + i*104729) % (len(large) - 70_000)
+					bufs := splitBufs(70_000, 100+g, 13)
+					if n, err := r.ReadVec(ctx, "large", int64(off), bufs); err != nil || n != 70_000 {
+						t.Errorf("ReadVec(large, %d) = %d, %v", off, n, err)
+						return
+					}
+					if !bytes.Equal(bytes.Join(bufs, nil), large[off:off+70_000]) {
+						t.Errorf("ReadVec(large, %d) read wrong bytes", off)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+	})
 }
 
 func testSize(t *testing.T, r store.SizeReader, contents map[string][]byte) {
