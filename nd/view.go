@@ -334,3 +334,80 @@ func fillRun(b, elem []byte) {
 		n += copy(b[n:], b[:n])
 	}
 }
+
+// AppendRuns appends to dst the runs of bytes that hold v's elements, in
+// the C order of the elements, and returns the extended slice: reading a
+// C-order array's bytes into the runs in turn (a vectored read, say) places
+// each element where Copy from that array would. Every run is as long as
+// it can be: a view contiguous over several trailing dimensions (or all of
+// them) gives runs spanning all of those, and a run that starts where the
+// one before it ended is joined to it; elements that are not next to their
+// successor (a step, a negative stride) are runs of their own. Runs share
+// v.Data and are capped at their length; runs already in dst are left as
+// they are. An empty view appends nothing. AppendRuns allocates only to
+// grow dst (for views of up to 8 dimensions).
+func (v View) AppendRuns(dst [][]byte) [][]byte {
+	for _, n := range v.Shape {
+		if n == 0 {
+			return dst
+		}
+	}
+	item := v.ItemSize
+	d := v.Data
+	o := v.Offset
+	var bufs [3 * maxStackDims]int
+	shape, strides, tmp := loopBufs(&bufs, len(v.Shape))
+	n := simplify(v.Shape, v.Strides, v.Strides, shape, strides, tmp)
+	if n == 0 {
+		return append(dst, d[o:o+item:o+item])
+	}
+	count, step := shape[n-1], strides[n-1]
+	if step == item { // the innermost dimension is one run
+		count, step, item = 1, 0, count*item
+	}
+	first := len(dst) // runs before it are the caller's
+	start, end := -1, -1
+	var idx [maxStackDims]int
+	outer := shape[:n-1]
+	var pos []int
+	if len(outer) <= maxStackDims {
+		pos = idx[:len(outer)]
+	} else {
+		pos = make([]int, len(outer))
+	}
+	for {
+		p := o
+		for range count {
+			if p == end && len(dst) > first {
+				end += item
+				dst[len(dst)-1] = d[start:end:end]
+			} else {
+				start, end = p, p+item
+				dst = append(dst, d[start:end:end])
+			}
+			p += step
+		}
+		k := len(outer) - 1
+		for ; k >= 0; k-- {
+			pos[k]++
+			o += strides[k]
+			if pos[k] < outer[k] {
+				break
+			}
+			o -= strides[k] * outer[k]
+			pos[k] = 0
+		}
+		if k < 0 {
+			return dst
+		}
+	}
+}
+
+// loopBufs returns three k-long scratch slices, in bufs when k is at most
+// maxStackDims.
+func loopBufs(bufs *[3 * maxStackDims]int, k int) (a, b, c []int) {
+	if k <= maxStackDims {
+		return bufs[:k], bufs[maxStackDims : maxStackDims+k], bufs[2*maxStackDims : 2*maxStackDims+k]
+	}
+	return make([]int, k), make([]int, k), make([]int, k)
+}
