@@ -115,8 +115,26 @@ func Key(storeID, key string, base int64, inner int) string {
 func weight(key string, n int) int64 { return int64(n) + int64(len(key)) + EntryOverhead }
 
 // evictFunc receives entries a cache drops to make room (or refuses as too
-// large), with their decoded value. Tiered installs one per tier.
-type evictFunc func(key string, value []byte, elemSize int)
+// large). Tiered installs one per tier.
+type evictFunc func(key string, m moved)
+
+// moved is an entry on its way down to the next tier: its decoded value,
+// or, from a Compressed tier, its frame, which a Disk tier stores as it is
+// (no decompression to move it, fewer bytes to write).
+type moved struct {
+	value  []byte // the decoded value, when packed is nil
+	packed *frame // a Blosc frame, referenced for the duration of the call
+	raw    int    // decoded size
+	elem   int    // element size given at Add
+}
+
+// decoded returns the entry's decoded value, decompressing a frame.
+func (m moved) decoded() ([]byte, error) {
+	if m.packed == nil {
+		return m.value, nil
+	}
+	return unpack(m.packed.b, m.raw)
+}
 
 // evictHooker is implemented by this package's caches so Tiered can chain
 // them.
@@ -155,6 +173,9 @@ type core[V any] struct {
 	onEvict   evictFunc
 	tr        *transit                       // set by Tiered: entries on their way down
 	load      func(entry[V]) ([]byte, error) // decodes an entry's value, for tr
+	// pass returns what handDown gives the next tier, and a function to
+	// call when it is done with it; nil: the decoded value from load.
+	pass func(entry[V]) (moved, func(), error)
 }
 
 // transit tracks entries evicted from one tier and not yet added to the
@@ -279,8 +300,9 @@ func (c *core[V]) handDown(dropped []entry[V], release func(entry[V])) {
 	c.mu.Unlock()
 	for _, d := range dropped {
 		if f != nil && !d.remove {
-			if v, err := c.load(d); err == nil {
-				f(d.key, v, d.elem)
+			if m, done, err := c.passDown(d); err == nil {
+				f(d.key, m)
+				done()
 			} else {
 				c.fail(fmt.Errorf("%w: moving %q down: %v", ErrCache, d.key, err))
 			}
@@ -294,11 +316,30 @@ func (c *core[V]) handDown(dropped []entry[V], release func(entry[V])) {
 	}
 }
 
+// passDown returns what moves down to the next tier for d.
+func (c *core[V]) passDown(d entry[V]) (moved, func(), error) {
+	if c.pass != nil {
+		return c.pass(d)
+	}
+	v, err := c.load(d)
+	return moved{value: v, raw: int(d.raw), elem: d.elem}, func() {}, err
+}
+
 // del removes key and returns its entry.
 func (c *core[V]) del(key string) (entry[V], bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.m[key]; ok {
+		return c.unlink(e), true
+	}
+	return entry[V]{}, false
+}
+
+// delIf removes key if its entry satisfies ok, and returns the entry.
+func (c *core[V]) delIf(key string, ok func(entry[V]) bool) (entry[V], bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, found := c.m[key]; found && ok(*e.Value.(*entry[V])) {
 		return c.unlink(e), true
 	}
 	return entry[V]{}, false

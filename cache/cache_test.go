@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -219,8 +220,8 @@ func TestShuffleHelps(t *testing.T) {
 func TestCompressedCorruptEntry(t *testing.T) {
 	z := NewCompressed(1<<20, CompressedOptions{ElemSize: 4})
 	z.Add("k", val("k", 4096))
-	e := z.c.m["k"].Value.(*entry[packed])
-	e.v.data = e.v.data[:len(e.v.data)/2]
+	e := z.c.m["k"].Value.(*entry[*frame])
+	e.v.b = e.v.b[:len(e.v.b)/2]
 	if _, ok := z.Get("k"); ok {
 		t.Fatal("corrupt entry served")
 	}
@@ -230,16 +231,17 @@ func TestCompressedCorruptEntry(t *testing.T) {
 	}
 }
 
-func files(t *testing.T, dir string) int {
+// fileBytes returns the length of a Disk cache's file.
+func fileBytes(t *testing.T, d *Disk) int64 {
 	t.Helper()
-	es, err := os.ReadDir(dir)
+	fi, err := os.Stat(filepath.Join(d.Dir(), diskFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(es) - 1 // the marker
+	return fi.Size()
 }
 
-func TestDiskFilesAndClose(t *testing.T) {
+func TestDiskFileAndClose(t *testing.T) {
 	parent := t.TempDir()
 	d, err := NewDisk(3*weight("k1", 100), DiskOptions{Dir: parent})
 	if err != nil {
@@ -253,14 +255,29 @@ func TestDiskFilesAndClose(t *testing.T) {
 		t.Errorf("marker: %v", err)
 	}
 	for i := range 5 {
-		d.Add(fmt.Sprint("k", i), val("k", 100))
+		d.Add(fmt.Sprint("k", i), val(fmt.Sprint("k", i), 100))
 	}
-	if n := files(t, dir); n != 3 {
-		t.Errorf("%d files after evictions, want 3", n)
+	// Each Add writes before it evicts: k3 went to the end, k4 into the
+	// block k0 left; k1's block is free.
+	if n := d.Stats().Entries; n != 3 {
+		t.Errorf("%d entries after evictions, want 3", n)
 	}
-	d.Remove("k4")
-	if n := files(t, dir); n != 2 {
-		t.Errorf("%d files after Remove, want 2", n)
+	if n := fileBytes(t, d); n != 3*diskBlock+100 {
+		t.Errorf("file of %d bytes, want %d", n, 3*diskBlock+100)
+	}
+	for _, k := range []string{"k2", "k3", "k4"} {
+		if v, ok := d.Get(k); !ok || !bytes.Equal(v, val(k, 100)) {
+			t.Errorf("Get(%s) = %q, %v", k, v, ok)
+		}
+	}
+	d.Remove("k3") // the last extent: the file shrinks
+	if n := fileBytes(t, d); n != 3*diskBlock {
+		t.Errorf("file of %d bytes after removing the last extent, want %d (k1's free block goes too)", n, 3*diskBlock)
+	}
+	d.Remove("k2")
+	d.Remove("k4") // everything free: the file is empty
+	if n := fileBytes(t, d); n != 0 {
+		t.Errorf("file of %d bytes when empty", n)
 	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
@@ -274,6 +291,63 @@ func TestDiskFilesAndClose(t *testing.T) {
 	}
 	if err := d.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
+	}
+}
+
+// TestDiskSpace checks the allocator: best fit, splitting, merging of
+// neighbours, truncation of a free end, and the punch signal past the
+// slack.
+func TestDiskSpace(t *testing.T) {
+	var s space
+	s.init()
+	const b = diskBlock
+	a := s.alloc(2 * b) // [0, 2b)
+	c := s.alloc(b)     // [2b, 3b)
+	e := s.alloc(3 * b) // [3b, 6b)
+	g := s.alloc(b)     // [6b, 7b)
+	if a != 0 || c != 2*b || e != 3*b || g != 6*b || s.end != 7*b {
+		t.Fatalf("offsets %d %d %d %d end %d", a, c, e, g, s.end)
+	}
+	if tr, _ := s.free(a, 2*b); tr != -1 {
+		t.Errorf("freeing the start truncates to %d", tr)
+	}
+	if tr, _ := s.free(e, 3*b); tr != -1 {
+		t.Errorf("freeing the middle truncates to %d", tr)
+	}
+	// Best fit: 1 block comes from the 2-block hole, not the 3-block one.
+	if off := s.alloc(b); off != 0 {
+		t.Errorf("best fit at %d, want 0", off)
+	}
+	if off := s.alloc(3 * b); off != 3*b {
+		t.Errorf("exact fit at %d, want %d", off, 3*b)
+	}
+	// [b,2b) is free; freeing [2b,3b) and [0,b) merges the three.
+	s.free(c, b)
+	s.free(0, b)
+	if sz := s.byStart[0]; sz != 3*b || s.freeSum != 3*b || len(s.bySize) != 1 {
+		t.Errorf("merged extent %d bytes, free %d, %d sizes; want %d, %d, 1", sz, s.freeSum, len(s.bySize), 3*b, 3*b)
+	}
+	// Freeing the middle merges; freeing the last extent truncates the
+	// file to nothing, taking the free space before it.
+	s.free(3*b, 3*b)
+	if tr, _ := s.free(g, b); tr != 0 || s.end != 0 || s.freeSum != 0 || s.live != 0 {
+		t.Errorf("truncate to %d, end %d, free %d, live %d; want all 0", tr, s.end, s.freeSum, s.live)
+	}
+	// Past the slack, frees ask for holes.
+	var big space
+	big.init()
+	offs := make([]int64, 40)
+	for i := range offs {
+		offs[i] = big.alloc(4 << 20)
+	}
+	punched := 0
+	for i := 0; i < len(offs)-1; i += 2 {
+		if _, p := big.free(offs[i], 4<<20); p {
+			punched++
+		}
+	}
+	if punched == 0 || punched == 20 {
+		t.Errorf("%d of 20 frees punched; want some, after 64 MiB free", punched)
 	}
 }
 
@@ -293,6 +367,15 @@ func TestDiskForeignMarker(t *testing.T) {
 	}
 }
 
+// faultyFile fails every read and write of a Disk cache's file, as a
+// full or failing disk does.
+type faultyFile struct{ fileIO }
+
+var errDiskFull = errors.New("no space left on device (injected)")
+
+func (faultyFile) ReadAt([]byte, int64) (int, error)  { return 0, errDiskFull }
+func (faultyFile) WriteAt([]byte, int64) (int, error) { return 0, errDiskFull }
+
 func TestDiskUnwritable(t *testing.T) {
 	if _, err := NewDisk(1<<20, DiskOptions{Dir: filepath.Join(t.TempDir(), "no", "such")}); !errors.Is(err, ErrCache) {
 		t.Errorf("NewDisk in a missing directory = %v, want ErrCache", err)
@@ -302,17 +385,15 @@ func TestDiskUnwritable(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Add("old", val("old", 100))
-	// The directory vanishes (as if the disk failed): writes and reads fail,
-	// the cache reports them and serves nothing.
-	if err := os.RemoveAll(d.Dir()); err != nil {
-		t.Fatal(err)
-	}
+	// The disk fails: writes and reads fail, the cache reports them and
+	// serves nothing.
+	d.f = faultyFile{d.f}
 	d.Add("k", val("k", 100))
 	if _, ok := d.Get("k"); ok {
 		t.Error("failed write served")
 	}
 	st := d.Stats()
-	if st.Errors != 1 || st.LastError == "" || st.Entries != 1 {
+	if st.Errors != 1 || !strings.Contains(st.LastError, "injected") || st.Entries != 1 {
 		t.Errorf("stats after failed write: %v (%s)", st, st.LastError)
 	}
 	// A read through GetOrLoad still succeeds, from the loader.
@@ -324,9 +405,14 @@ func TestDiskUnwritable(t *testing.T) {
 		t.Errorf("errors %d, want 2", d.Stats().Errors)
 	}
 	if _, ok := d.Get("old"); ok {
-		t.Error("lost file served")
+		t.Error("unreadable value served")
 	}
-	d.Close()
+	if st := d.Stats(); st.Errors != 3 || st.Entries != 0 {
+		t.Errorf("after a failed read: %v, want 3 errors and the entry dropped", st)
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
 }
 
 // TestTieredMovement: evictions move down, hits move up, values survive.
@@ -608,8 +694,8 @@ func TestCompressedHoldsOnlyCompressedBytes(t *testing.T) {
 	z := NewCompressed(1<<30, CompressedOptions{ElemSize: 4})
 	v := make([]byte, 1<<20) // zeros: compresses to almost nothing
 	z.Add("k", v)
-	e := z.c.m["k"].Value.(*entry[packed])
-	if c := cap(e.v.data); c > 64<<10 {
-		t.Fatalf("entry of %d compressed bytes holds a %d-byte buffer", len(e.v.data), c)
+	e := z.c.m["k"].Value.(*entry[*frame])
+	if c := cap(e.v.b); c > 64<<10 {
+		t.Fatalf("entry of %d compressed bytes holds a %d-byte buffer", len(e.v.b), c)
 	}
 }

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -40,19 +41,20 @@ type CompressedOptions struct {
 }
 
 // Compressed is an in-memory cache that keeps each value byte-shuffled and
-// compressed as a Blosc frame (codecs/blosc, with its SSE2 unshuffle), bounded by the compressed bytes (plus key and
-// EntryOverhead), least recently used out first. Get decompresses into a
-// fresh slice. Values that do not shrink are kept as they are. It is safe
-// for concurrent use.
+// compressed as a Blosc frame (codecs/blosc, with its SSE2 unshuffle),
+// bounded by the compressed bytes (plus key and EntryOverhead), least
+// recently used out first. Get decompresses into a fresh slice. Values that
+// do not shrink are kept as they are (plus a 16-byte header).
+//
+// Frames of 16 KiB and more are kept outside the Go heap (anonymous memory
+// on Unix, counted in whole pages), so the cache's bytes do not raise the
+// garbage collector's heap goal: resident memory stays close to the bound
+// instead of up to twice it. They are freed when evicted or removed, once
+// no Get is still reading them. It is safe for concurrent use.
 type Compressed struct {
-	c   core[packed]
+	c   core[*frame]
 	opt CompressedOptions
 	flight
-}
-
-// packed is one compressed value: a Blosc frame.
-type packed struct {
-	data []byte
 }
 
 // cname returns the Blosc inner codec of a Codec.
@@ -66,9 +68,26 @@ func (c Codec) cname() string {
 // NewCompressed returns an empty Compressed cache holding at most maxBytes
 // of compressed values (plus keys and EntryOverhead per entry).
 func NewCompressed(maxBytes int64, opt CompressedOptions) *Compressed {
-	return &Compressed{c: newCore(max(0, maxBytes), func(en entry[packed]) ([]byte, error) {
-		return unpack(en.v, int(en.raw), en.elem)
-	}), opt: opt}
+	z := &Compressed{c: newCore(max(0, maxBytes), loadFrame), opt: opt}
+	z.c.pass = func(en entry[*frame]) (moved, func(), error) {
+		if !en.v.retain() {
+			return moved{}, nil, errFreed
+		}
+		return moved{packed: en.v, raw: int(en.raw), elem: en.elem}, en.v.release, nil
+	}
+	return z
+}
+
+// errFreed reports a frame freed by a concurrent eviction: a plain miss.
+var errFreed = errors.New("entry evicted meanwhile")
+
+// loadFrame decompresses an entry's frame, holding a reference meanwhile.
+func loadFrame(en entry[*frame]) ([]byte, error) {
+	if !en.v.retain() {
+		return nil, errFreed
+	}
+	defer en.v.release()
+	return unpack(en.v.b, int(en.raw))
 }
 
 // Get implements Cache: it decompresses the value into a fresh slice. A
@@ -84,13 +103,23 @@ func (z *Compressed) getElem(key string) ([]byte, int, bool) {
 	if !ok {
 		return nil, 0, false
 	}
-	v, err := unpack(en.v, int(en.raw), en.elem)
+	v, err := loadFrame(en)
+	if errors.Is(err, errFreed) {
+		return nil, 0, false
+	}
 	if err != nil {
 		z.c.fail(fmt.Errorf("%w: compressed entry %q: %v", ErrCache, key, err))
-		z.c.del(key)
+		z.removeEntry(key, en.v)
 		return nil, 0, false
 	}
 	return v, en.elem, true
+}
+
+// removeEntry drops key if it still holds f.
+func (z *Compressed) removeEntry(key string, f *frame) {
+	if old, ok := z.c.delIf(key, func(en entry[*frame]) bool { return en.v == f }); ok {
+		old.v.release()
+	}
 }
 
 // Add implements Cache, shuffling by the options' ElemSize.
@@ -103,18 +132,22 @@ func (z *Compressed) AddElem(key string, value []byte, elemSize int) {
 	if elemSize <= 0 {
 		elemSize = z.opt.ElemSize
 	}
-	p := pack(value, elemSize, z.opt.Codec)
-	dropped, _ := z.c.add(entry[packed]{key: key, v: p, w: weight(key, len(p.data)), raw: int64(len(value)), elem: elemSize})
+	f := pack(value, elemSize, z.opt.Codec)
+	dropped, _ := z.c.add(entry[*frame]{key: key, v: f, w: weight(key, f.size()), raw: int64(len(value)), elem: elemSize})
 	if len(dropped) > 0 {
-		z.c.handDown(dropped, nil)
+		z.c.handDown(dropped, func(en entry[*frame]) { en.v.release() })
 	}
 }
 
 // Remove implements Cache.
-func (z *Compressed) Remove(key string) { z.c.del(key) }
+func (z *Compressed) Remove(key string) {
+	if en, ok := z.c.del(key); ok {
+		en.v.release()
+	}
+}
 
-// Stats implements Cache: Bytes counts compressed bytes, ValueBytes the
-// decompressed sizes.
+// Stats implements Cache: Bytes counts compressed bytes (whole pages for
+// frames kept off the heap), ValueBytes the decompressed sizes.
 func (z *Compressed) Stats() Stats { return z.c.stats() }
 
 func (z *Compressed) setOnEvict(f evictFunc, tr *transit) { z.c.setOnEvict(f, tr) }
@@ -122,7 +155,7 @@ func (z *Compressed) setOnEvict(f evictFunc, tr *transit) { z.c.setOnEvict(f, tr
 // pack shuffles and compresses value into a Blosc frame (lz4 or zstd at
 // level 1, byte shuffle by elem when elem > 1). Blosc stores data that does
 // not shrink as it is, so a frame is at most 16 bytes over the value.
-func pack(value []byte, elem int, codec Codec) packed {
+func pack(value []byte, elem int, codec Codec) *frame {
 	opt := blosc.Options{Cname: codec.cname(), Clevel: 1, Typesize: max(elem, 1)}
 	if elem > 1 {
 		opt.Shuffle = blosc.ByteShuffle
@@ -139,15 +172,15 @@ func pack(value []byte, elem int, codec Codec) packed {
 	}
 	// An exact copy: the cache must hold only the compressed bytes, not a
 	// buffer with room for the whole value.
-	return packed{data: append([]byte(nil), frame...)}
+	return newFrame(frame)
 }
 
 // packPool holds the scratch buffers frames are compressed into.
 var packPool = sync.Pool{New: func() any { return new([]byte) }}
 
-// unpack decompresses p into a new slice of n bytes.
-func unpack(p packed, n, _ int) ([]byte, error) {
-	out, err := blosc.Decompress(make([]byte, 0, n), p.data, n)
+// unpack decompresses a Blosc frame into a new slice of n bytes.
+func unpack(data []byte, n int) ([]byte, error) {
+	out, err := blosc.Decompress(make([]byte, 0, n), data, n)
 	if err != nil {
 		return nil, err
 	}

@@ -3,12 +3,11 @@ package cache
 import (
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
-	"sync/atomic"
 )
 
 // DiskMarker is the name of the file that marks a Disk cache's directory
@@ -19,6 +18,13 @@ const DiskMarker = "GOZARR-CACHE"
 // diskPrefix starts the name of every Disk cache directory.
 const diskPrefix = "gozarr-chunk-cache-"
 
+// diskFile is the name of the file that holds a Disk cache's values.
+const diskFile = "values"
+
+// diskBlock is the unit of space in a Disk cache's file: extents start and
+// end on multiples of it.
+const diskBlock = 4096
+
 // DiskOptions configure a Disk cache. The zero value uses os.TempDir.
 type DiskOptions struct {
 	// Dir is the parent of the cache's own directory, which is created
@@ -27,31 +33,62 @@ type DiskOptions struct {
 	Dir string
 }
 
-// Disk is a cache that keeps values in files of one private temporary
-// directory, bounded by the bytes on disk (plus key and EntryOverhead per
-// entry), least recently used out first. Get reads the file into a fresh
-// slice. The directory is created by NewDisk and removed, with everything
-// in it, by Close; the process should Close the cache before it exits (the
+// Disk is a cache that keeps values in one file of a private temporary
+// directory, bounded by the bytes stored (plus key and EntryOverhead per
+// entry), least recently used out first. Get reads the value into a fresh
+// slice.
+//
+// The file is carved into extents of whole 4 KiB blocks: a value is written
+// with one positioned write into a free extent (the best fit among freed
+// ones, else at the end of the file) and read back with one positioned
+// read, so a hit, an Add and an eviction cost no file creation, opening
+// or deletion. Freed neighbours merge, free space at the end is truncated,
+// and once free space inside the file passes a quarter of what it holds
+// (at least 64 MiB), freed extents are also released to the file system
+// (hole punching, on Linux). Entries moved down from a Compressed tier are
+// stored compressed, as they were there.
+//
+// The directory is created by NewDisk and removed, with everything in it,
+// by Close; the process should Close the cache before it exits (the
 // directory is never reused by a later process, and a marker file tells it
 // apart from data).
 //
 // Disk errors do not fail reads: a value that cannot be written (disk full,
-// unwritable directory) is simply not cached, and a file that cannot be
-// read is a miss; both are counted in Stats.Errors with the last message in
+// unwritable file) is simply not cached, and a value that cannot be read
+// is a miss; both are counted in Stats.Errors with the last message in
 // Stats.LastError. Disk is safe for concurrent use.
 type Disk struct {
-	c      core[string] // file name within dir
-	dir    string
-	token  string
-	seq    atomic.Uint64
-	mu     sync.RWMutex // held for reading by file operations, for writing by Close
-	closed bool
+	c     core[*extent]
+	dir   string
+	token string
+	mu    sync.RWMutex // held for reading by file operations, for writing by Close
+	f     fileIO       // nil once closed
+	space space
 	flight
 }
 
-// NewDisk creates the cache's directory and returns an empty Disk cache
-// holding at most maxBytes. It fails only if the directory or its marker
-// cannot be created (later disk errors are counted, not returned).
+// fileIO is what a Disk needs of its file (tests inject faults).
+type fileIO interface {
+	io.ReaderAt
+	io.WriterAt
+	io.Closer
+	Truncate(size int64) error
+}
+
+// extent is one value's place in the file. Its frame's bytes are unused:
+// the frame is only the reference count that keeps the place from being
+// reused while a Get still reads it.
+type extent struct {
+	ref    *frame
+	off    int64
+	n      int  // bytes stored
+	packed bool // a Blosc frame of the value (moved down from Compressed)
+	d      *Disk
+}
+
+// NewDisk creates the cache's directory and file and returns an empty Disk
+// cache holding at most maxBytes. It fails only if they cannot be created
+// (later disk errors are counted, not returned).
 func NewDisk(maxBytes int64, opt DiskOptions) (*Disk, error) {
 	dir, err := os.MkdirTemp(opt.Dir, diskPrefix+"*")
 	if err != nil {
@@ -59,10 +96,16 @@ func NewDisk(maxBytes int64, opt DiskOptions) (*Disk, error) {
 	}
 	token := strconv.Itoa(os.Getpid()) + " " + filepath.Base(dir) + "\n"
 	if err := os.WriteFile(filepath.Join(dir, DiskMarker), []byte(token), 0o600); err != nil {
-		os.Remove(dir)
+		os.RemoveAll(dir)
 		return nil, fmt.Errorf("%w: disk cache marker: %v", ErrCache, err)
 	}
-	d := &Disk{dir: dir, token: token}
+	f, err := os.OpenFile(filepath.Join(dir, diskFile), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("%w: disk cache file: %v", ErrCache, err)
+	}
+	d := &Disk{dir: dir, token: token, f: f}
+	d.space.init()
 	d.c = newCore(max(0, maxBytes), d.read)
 	return d, nil
 }
@@ -70,7 +113,7 @@ func NewDisk(maxBytes int64, opt DiskOptions) (*Disk, error) {
 // Dir returns the cache's directory.
 func (d *Disk) Dir() string { return d.dir }
 
-// Get implements Cache: it reads the value's file into a fresh slice.
+// Get implements Cache: it reads the value into a fresh slice.
 func (d *Disk) Get(key string) ([]byte, bool) {
 	v, _, ok := d.getElem(key)
 	return v, ok
@@ -83,46 +126,69 @@ func (d *Disk) getElem(key string) ([]byte, int, bool) {
 	}
 	v, err := d.read(en)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) { // else evicted meanwhile: a plain miss
+		if !errors.Is(err, errFreed) && !errors.Is(err, ErrClosed) {
 			d.c.fail(fmt.Errorf("%w: disk cache read %q: %v", ErrCache, key, err))
+			if old, ok := d.c.delIf(key, func(e entry[*extent]) bool { return e.v == en.v }); ok {
+				old.v.ref.release()
+			}
 		}
-		d.c.del(key)
 		return nil, 0, false
 	}
 	return v, en.elem, true
 }
 
-// read returns the contents of en's file.
-func (d *Disk) read(en entry[string]) ([]byte, error) {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return nil, ErrClosed
+// read returns en's decoded value.
+func (d *Disk) read(en entry[*extent]) ([]byte, error) {
+	x := en.v
+	if !x.ref.retain() {
+		return nil, errFreed
 	}
-	f, err := os.Open(filepath.Join(d.dir, en.v))
-	if err != nil {
-		return nil, err
+	defer x.ref.release()
+	buf, err := d.readAt(x.off, x.n)
+	if err != nil || !x.packed {
+		return buf, err
 	}
-	defer f.Close()
-	out := make([]byte, en.raw)
-	n, err := f.ReadAt(out, 0)
-	if n == len(out) {
-		return out, nil
-	}
-	if err == nil {
-		err = fmt.Errorf("short file")
-	}
-	return nil, fmt.Errorf("read %d of %d bytes: %w", n, len(out), err)
+	return unpack(buf, int(en.raw))
 }
 
-// Add implements Cache: value is written to a new file; on a write error
-// it is not cached and the error is counted.
+// readAt reads n bytes at off.
+func (d *Disk) readAt(off int64, n int) ([]byte, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.f == nil {
+		return nil, ErrClosed
+	}
+	out := make([]byte, n)
+	k, err := d.f.ReadAt(out, off)
+	if k == n {
+		return out, nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return nil, fmt.Errorf("read %d of %d bytes: %w", k, n, err)
+}
+
+// Add implements Cache: value is written to the file; on a write error it
+// is not cached and the error is counted.
 func (d *Disk) Add(key string, value []byte) { d.AddElem(key, value, 0) }
 
 // AddElem implements ElemAdder (the element size is kept for a tier
 // below).
 func (d *Disk) AddElem(key string, value []byte, elemSize int) {
-	w := weight(key, len(value))
+	d.add(key, moved{value: value, raw: len(value), elem: elemSize})
+}
+
+// addPacked stores an entry moved down from a Compressed tier as its
+// frame.
+func (d *Disk) addPacked(key string, m moved) { d.add(key, m) }
+
+func (d *Disk) add(key string, m moved) {
+	data, packed := m.value, false
+	if m.packed != nil {
+		data, packed = m.packed.b, true
+	}
+	w := weight(key, len(data))
 	if w > d.c.max {
 		d.Remove(key) // an older value of key must not outlive this Add
 		d.c.mu.Lock()
@@ -130,72 +196,84 @@ func (d *Disk) AddElem(key string, value []byte, elemSize int) {
 		f := d.c.onEvict
 		d.c.mu.Unlock()
 		if f != nil {
-			f(key, value, elemSize)
+			f(key, m)
 		}
 		return
 	}
-	name := strconv.FormatUint(d.seq.Add(1), 36)
-	if err := d.write(name, value); err != nil {
+	x, err := d.write(data)
+	if err != nil {
 		if !errors.Is(err, ErrClosed) {
 			d.c.fail(fmt.Errorf("%w: disk cache write %q: %v", ErrCache, key, err))
 		}
 		d.Remove(key) // an older value of key must not outlive this Add
 		return
 	}
-	dropped, _ := d.c.add(entry[string]{key: key, v: name, w: w, raw: int64(len(value)), elem: elemSize})
+	x.packed = packed
+	dropped, _ := d.c.add(entry[*extent]{key: key, v: x, w: w, raw: int64(m.raw), elem: m.elem})
 	if len(dropped) > 0 {
-		d.c.handDown(dropped, func(old entry[string]) { d.unlink(old.v) })
+		d.c.handDown(dropped, func(old entry[*extent]) { old.v.ref.release() })
 	}
 }
 
-// write stores value in the file name, removing a partial file on error.
-func (d *Disk) write(name string, value []byte) error {
+// write stores data in a new extent, returning it with one reference.
+func (d *Disk) write(data []byte) (*extent, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	if d.closed {
-		return ErrClosed
+	if d.f == nil {
+		return nil, ErrClosed
 	}
-	p := filepath.Join(d.dir, name)
-	if err := os.WriteFile(p, value, 0o600); err != nil {
-		os.Remove(p)
-		return err
+	size := roundBlock(int64(len(data)))
+	off := d.space.alloc(size)
+	if _, err := d.f.WriteAt(data, off); err != nil {
+		d.free(off, size)
+		return nil, err
 	}
-	return nil
+	x := &extent{ref: &frame{}, off: off, n: len(data), d: d}
+	x.ref.refs.Store(1)
+	x.ref.onFree = func() { d.free(off, size) }
+	return x, nil
 }
 
-// unlink removes a value's file.
-func (d *Disk) unlink(name string) {
+// free returns an extent's blocks to the free space, truncating the file
+// when the end is free and punching holes past the slack.
+func (d *Disk) free(off, size int64) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	if d.closed {
+	if d.f == nil {
 		return
 	}
-	if err := os.Remove(filepath.Join(d.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		d.c.fail(fmt.Errorf("%w: disk cache remove: %v", ErrCache, err))
+	truncTo, punch := d.space.free(off, size)
+	if truncTo >= 0 {
+		if err := d.f.Truncate(truncTo); err != nil {
+			d.c.fail(fmt.Errorf("%w: disk cache truncate: %v", ErrCache, err))
+		}
+	} else if punch {
+		punchHole(d.f, off, size)
 	}
 }
 
 // Remove implements Cache.
 func (d *Disk) Remove(key string) {
 	if en, ok := d.c.del(key); ok {
-		d.unlink(en.v)
+		en.v.ref.release()
 	}
 }
 
-// Stats implements Cache: Bytes counts the bytes in files (plus keys and
+// Stats implements Cache: Bytes counts the bytes stored (plus keys and
 // EntryOverhead per entry).
 func (d *Disk) Stats() Stats { return d.c.stats() }
 
 // Close removes the cache's directory and everything in it, after checking
 // its marker; the cache is empty afterwards and caches nothing more. Close
-// is idempotent.
+// waits for reads and writes in progress. It is idempotent.
 func (d *Disk) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
+	if d.f == nil {
 		return nil
 	}
-	d.closed = true
+	d.f.Close()
+	d.f = nil
 	d.c.mu.Lock()
 	d.c.ll.Init()
 	clear(d.c.m)
@@ -214,3 +292,105 @@ func (d *Disk) setOnEvict(f evictFunc, tr *transit) { d.c.setOnEvict(f, tr) }
 func (d *Disk) has(key string) bool { return d.c.has(key) }
 
 func (d *Disk) touch(key string) bool { return d.c.touch(key) }
+
+// roundBlock rounds n up to whole blocks.
+func roundBlock(n int64) int64 { return (n + diskBlock - 1) &^ (diskBlock - 1) }
+
+// space is the allocator of a Disk cache's file: free extents indexed by
+// size (best fit), by start and by end (merging neighbours).
+type space struct {
+	mu      sync.Mutex
+	end     int64                        // the file's used length
+	bySize  map[int64]map[int64]struct{} // size → starts
+	byStart map[int64]int64              // start → size
+	byEnd   map[int64]int64              // end → start
+	freeSum int64                        // bytes in free extents
+	live    int64                        // bytes in allocated extents
+}
+
+func (s *space) init() {
+	s.bySize = map[int64]map[int64]struct{}{}
+	s.byStart = map[int64]int64{}
+	s.byEnd = map[int64]int64{}
+}
+
+// alloc returns the start of size free bytes: the smallest free extent
+// that fits (its rest stays free), else the end of the file.
+func (s *space) alloc(size int64) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.live += size
+	best := int64(-1)
+	if _, ok := s.bySize[size]; ok {
+		best = size
+	} else {
+		for sz := range s.bySize {
+			if sz > size && (best < 0 || sz < best) {
+				best = sz
+			}
+		}
+	}
+	if best < 0 {
+		off := s.end
+		s.end += size
+		return off
+	}
+	var off int64
+	for o := range s.bySize[best] {
+		off = o
+		break
+	}
+	s.unlink(off, best)
+	if best > size {
+		s.link(off+size, best-size)
+	}
+	return off
+}
+
+// free returns [off, off+size) to the free space, merged with free
+// neighbours. It returns the length to truncate the file to when the free
+// extent reaches the end (else -1), and whether the caller should punch
+// the freed range out of the file because free space passed its slack.
+func (s *space) free(off, size int64) (truncTo int64, punch bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.live -= size
+	start, end := off, off+size
+	if ps, ok := s.byEnd[start]; ok {
+		s.unlink(ps, start-ps)
+		start = ps
+	}
+	if ns, ok := s.byStart[end]; ok {
+		s.unlink(end, ns)
+		end += ns
+	}
+	if end == s.end {
+		s.end = start
+		return start, false
+	}
+	s.link(start, end-start)
+	return -1, s.freeSum > max(64<<20, s.live/4)
+}
+
+func (s *space) link(off, size int64) {
+	m := s.bySize[size]
+	if m == nil {
+		m = map[int64]struct{}{}
+		s.bySize[size] = m
+	}
+	m[off] = struct{}{}
+	s.byStart[off] = size
+	s.byEnd[off+size] = off
+	s.freeSum += size
+}
+
+func (s *space) unlink(off, size int64) {
+	m := s.bySize[size]
+	delete(m, off)
+	if len(m) == 0 {
+		delete(s.bySize, size)
+	}
+	delete(s.byStart, off)
+	delete(s.byEnd, off+size)
+	s.freeSum -= size
+}

@@ -18,14 +18,18 @@
 //   - LRU: in memory, least recently used out first.
 //   - Compressed: in memory, each value byte-shuffled by its element size
 //     and compressed with LZ4 (or zstd level 1), decompressed on a hit;
-//     bounded by the compressed bytes.
-//   - Disk: files in one private temporary directory, removed on Close;
-//     bounded by the bytes on disk. Write errors (disk full, unwritable
-//     directory) drop the entry and are counted in Stats: reads through
-//     the cache still succeed, from the store.
+//     bounded by the compressed bytes. Frames of 16 KiB and more live
+//     outside the Go heap (anonymous memory on Unix), so the cache's bytes
+//     do not raise the garbage collector's heap goal.
+//   - Disk: one file in a private temporary directory, removed on Close,
+//     carved into 4 KiB-aligned extents (one positioned write per Add, one
+//     positioned read per hit); bounded by the bytes stored. Write errors
+//     (disk full, failing disk) drop the entry and are counted in Stats:
+//     reads through the cache still succeed, from the store.
 //   - Tiered: an ordered list of caches (say a small LRU, then Compressed,
 //     then Disk); an entry evicted from tier i moves to tier i+1, a hit in
-//     a lower tier moves the entry back to tier 0.
+//     a lower tier moves the entry back to tier 0. An entry moving from
+//     Compressed to Disk is stored as its compressed frame.
 //   - Store: a store.Reader wrapper that keeps the encoded bytes of Get
 //     (and GetRanges) results by (key, range) in any Cache, for remote
 //     stores; it passes writes and listings through and invalidates on

@@ -52,11 +52,19 @@ func NewTiered(tiers ...Cache) (*Tiered, error) {
 			continue
 		}
 		next := t.tiers[i+1]
-		h.setOnEvict(func(key string, value []byte, elemSize int) {
+		h.setOnEvict(func(key string, m moved) {
 			if nh, ok := next.(evictHooker); ok && nh.touch(key) {
 				return // still there since it moved up: refresh it
 			}
-			AddElem(next, key, value, elemSize)
+			if d, ok := next.(*Disk); ok && m.packed != nil {
+				d.addPacked(key, m) // stored compressed, as it was
+				return
+			}
+			v, err := m.decoded()
+			if err != nil {
+				return // a corrupt frame: dropped (the tier above counted nothing; it is gone)
+			}
+			AddElem(next, key, v, m.elem)
 		}, &t.tr)
 	}
 	return t, nil

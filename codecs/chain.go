@@ -217,6 +217,43 @@ func (c *Chain) Decode(dst, src []byte) error {
 	return nil
 }
 
+// DecodeNew decodes the encoded chunk src into a new buffer of exactly
+// Repr().NumBytes() bytes (and capacity), for callers that keep the result
+// (a chunk cache). A chunk small next to DecodeSlack is decoded into pooled
+// scratch with that spare room and copied out, which costs less than
+// decoding without it; a large one (2 MiB and more) is decoded with the
+// spare room at the end of the new buffer, trimmed from its capacity (at
+// most 6% more memory than its length).
+func (c *Chain) DecodeNew(src []byte) ([]byte, error) {
+	n := c.repr.NumBytes()
+	if c.Identity() {
+		out := make([]byte, n)
+		if err := c.Decode(out, src); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	if n >= 16*DecodeSlack {
+		out := make([]byte, n, n+DecodeSlack)
+		if err := c.Decode(out, src); err != nil {
+			return nil, err
+		}
+		return out[:n:n], nil
+	}
+	s := getBuf()
+	defer putBuf(s)
+	if cap(*s) < n+DecodeSlack {
+		*s = make([]byte, 0, n+DecodeSlack)
+	}
+	buf := (*s)[:n]
+	if err := c.Decode(buf, src); err != nil {
+		return nil, err
+	}
+	out := make([]byte, n)
+	copy(out, buf)
+	return out, nil
+}
+
 // Encode appends the encoding of the decoded chunk src (Repr().NumBytes()
 // bytes) to dst.
 func (c *Chain) Encode(dst, src []byte) ([]byte, error) {

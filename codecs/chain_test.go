@@ -205,6 +205,11 @@ func TestRefdata(t *testing.T) {
 						t.Fatalf("chunk %s: %v", key, err)
 					}
 					compareChunk(t, key, out, want, rc.Shape, cs, idx, es)
+					fresh, err := c.DecodeNew(enc)
+					if err != nil || !bytes.Equal(fresh, out) || cap(fresh) != len(out) {
+						t.Fatalf("chunk %s: DecodeNew = %d bytes (cap %d), %v; want Decode's %d",
+							key, len(fresh), cap(fresh), err, len(out))
+					}
 					decoded++
 				} else if !os.IsNotExist(err) {
 					t.Fatal(err)
@@ -248,6 +253,31 @@ func compareChunk(t *testing.T, key string, chunk, full []byte, shape, cs, idx [
 		if n == 0 {
 			break
 		}
+	}
+}
+
+// TestDecodeNewLarge checks DecodeNew on a chunk past the size where it
+// decodes in place (with the spare room trimmed) and on a corrupt one.
+func TestDecodeNewLarge(t *testing.T) {
+	repr := reprOf(dtype.TypeFloat32, 1024, 1024)
+	c, err := NewChain(specs(t, `[{"name":"bytes","configuration":{"endian":"little"}},{"name":"zstd","configuration":{"level":1}}]`), repr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := make([]byte, repr.NumBytes())
+	for i := range src {
+		src[i] = byte(i * i >> 9)
+	}
+	enc, err := c.Encode(nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.DecodeNew(enc)
+	if err != nil || !bytes.Equal(got, src) || cap(got) != len(src) {
+		t.Fatalf("DecodeNew: %d bytes cap %d equal %v err %v", len(got), cap(got), bytes.Equal(got, src), err)
+	}
+	if _, err := c.DecodeNew(enc[:len(enc)/2]); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("truncated chunk: %v, want ErrCorrupt", err)
 	}
 }
 

@@ -45,8 +45,8 @@ func readChunksCached(ctx context.Context, r store.Reader, g *Grid, sel nd.Selec
 					return nil, err
 				}
 				defer decoding.Release(1)
-				buf := make([]byte, chunkBytes)
-				if err := g.Chain.Decode(buf, enc); err != nil {
+				buf, err := g.Chain.DecodeNew(enc)
+				if err != nil {
 					return nil, fmt.Errorf("chunk %q: %w", key, err)
 				}
 				return buf, nil

@@ -41,6 +41,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -78,6 +79,7 @@ var (
 	memLimit = flag.Int("memlimit", 0, "internal: the child's soft memory limit, MiB (0: none)")
 	useS3    = flag.Bool("s3", false, "read the group from S3 (GOZARR_S3_* server, else an in-process gofakes3) with -latency per request")
 	latency  = flag.Duration("latency", 20*time.Millisecond, "with -s3: delay added to every S3 request")
+	cpuProf  = flag.String("cpuprofile", "", "write each child's CPU profile to this path with the configuration's name appended")
 	s3Prefix = flag.String("s3-prefix", "", "internal: the child reads the group from S3 under this prefix")
 )
 
@@ -111,7 +113,18 @@ func main() {
 		if *memLimit > 0 {
 			debug.SetMemoryLimit(int64(*memLimit) * mib)
 		}
+		if *cpuProf != "" {
+			f, err := os.Create(*cpuProf + "." + *child)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "cachebench:", err)
+				os.Exit(1)
+			}
+			pprof.StartCPUProfile(f)
+		}
 		res, err := runChild(ctx, *child)
+		if *cpuProf != "" {
+			pprof.StopCPUProfile()
+		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "cachebench:", err)
 			os.Exit(1)
@@ -200,7 +213,7 @@ func spawn(config string, limitMiB int) (result, error) {
 	args := []string{"-child", config, "-data", *dataDir, "-arrays", strconv.Itoa(*nArrays), "-mb", strconv.Itoa(*arrayMB),
 		"-hot", strconv.Itoa(*hot), "-iter-mb", strconv.Itoa(*iterMB), "-budget", strconv.Itoa(*budgetMB),
 		"-lru-mb", strconv.Itoa(*lruMB), "-tiers", *tierMB, "-memlimit", strconv.Itoa(limitMiB),
-		"-s3-prefix", *s3Prefix, "-latency", latency.String()}
+		"-s3-prefix", *s3Prefix, "-cpuprofile", *cpuProf, "-latency", latency.String()}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()

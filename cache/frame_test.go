@@ -1,0 +1,131 @@
+package cache
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+)
+
+// noisy returns n bytes that compress poorly, so frames stay large
+// (off the heap), distinct per key.
+func noisy(key string, n int) []byte {
+	r := rand.New(rand.NewPCG(uint64(len(key)), uint64(key[len(key)-1])))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	copy(b, key)
+	return b
+}
+
+// TestFrameRefs checks the reference counting of frames: a released frame
+// cannot be retained again, and the bytes stay readable while a reference
+// is held.
+func TestFrameRefs(t *testing.T) {
+	src := noisy("k1", 64<<10)
+	f := newFrame(src)
+	if !bytes.Equal(f.b, src) {
+		t.Fatal("frame does not hold its source")
+	}
+	if mapPopulate != 0 && !f.offHeap {
+		t.Error("a 64 KiB frame is on the Go heap")
+	}
+	if !f.retain() {
+		t.Fatal("retain of a live frame failed")
+	}
+	f.release() // the cache's reference
+	if !bytes.Equal(f.b, src) {
+		t.Fatal("bytes changed while a reader holds them")
+	}
+	freed := false
+	f.onFree = func() { freed = true }
+	f.release()
+	if !freed || f.retain() {
+		t.Errorf("after the last release: freed %v, retain succeeded %v", freed, !freed)
+	}
+	small := newFrame([]byte("tiny"))
+	if small.offHeap || string(small.b) != "tiny" {
+		t.Errorf("small frame: off heap %v, %q", small.offHeap, small.b)
+	}
+}
+
+// TestCompressedOffHeapConcurrent hammers a Compressed cache of off-heap
+// frames with Gets, Adds and Removes of the same keys at once: every value
+// served must be the one added (a frame freed under a reader would crash
+// or serve garbage).
+func TestCompressedOffHeapConcurrent(t *testing.T) {
+	const n = 40 << 10
+	keys := make([]string, 8)
+	vals := make([][]byte, len(keys))
+	for i := range keys {
+		keys[i] = fmt.Sprint("key", i)
+		vals[i] = noisy(keys[i], n)
+	}
+	z := NewCompressed(3*weight(keys[0], n+4096), CompressedOptions{ElemSize: 4})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			for range 400 {
+				i := r.IntN(len(keys))
+				switch r.IntN(4) {
+				case 0:
+					z.Add(keys[i], vals[i])
+				case 1:
+					z.Remove(keys[i])
+				default:
+					if v, ok := z.Get(keys[i]); ok && !bytes.Equal(v, vals[i]) {
+						t.Errorf("Get(%s) served other bytes", keys[i])
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if st := z.Stats(); st.Errors != 0 || st.Bytes > st.MaxBytes {
+		t.Errorf("stats %v (%s)", st, st.LastError)
+	}
+}
+
+// TestTieredPacksToDisk checks that an entry evicted from a Compressed
+// tier reaches the Disk tier as its frame (fewer bytes on disk than the
+// value), and reads back equal.
+func TestTieredPacksToDisk(t *testing.T) {
+	const n = 64 << 10
+	fs := pack(val("k0", n), 4, LZ4).size()
+	mid := NewCompressed(2*weight("k0", fs), CompressedOptions{ElemSize: 4})
+	disk, err := NewDisk(1<<24, DiskOptions{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disk.Close()
+	tc, err := NewTiered(NewLRU(weight("k0", n)), mid, disk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		k := fmt.Sprint("k", i)
+		tc.AddElem(k, val(k, n), 4)
+	}
+	ds := disk.Stats()
+	if ds.Entries < 3 || ds.ValueBytes != int64(ds.Entries)*n {
+		t.Fatalf("disk tier %v", ds)
+	}
+	if stored := ds.Bytes - int64(ds.Entries)*(EntryOverhead+2); stored >= ds.ValueBytes/2 {
+		t.Errorf("disk holds %d bytes for %d bytes of values: not the compressed frames", stored, ds.ValueBytes)
+	}
+	for _, en := range disk.c.all() {
+		if !en.v.packed {
+			t.Errorf("disk entry %s stored decoded", en.key)
+		}
+	}
+	for i := range 6 {
+		k := fmt.Sprint("k", i)
+		if v, ok := tc.Get(k); !ok || !bytes.Equal(v, val(k, n)) {
+			t.Errorf("Get(%s): %v, equal %v", k, ok, bytes.Equal(v, val(k, n)))
+		}
+	}
+}

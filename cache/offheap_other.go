@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package cache
+
+const mapPopulate = 0

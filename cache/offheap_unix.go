@@ -1,0 +1,24 @@
+//go:build unix
+
+package cache
+
+import (
+	"os"
+	"syscall"
+)
+
+var pageSize = os.Getpagesize()
+
+// mapBytes returns n bytes of fresh anonymous memory outside the Go heap
+// (capacity rounded up to whole pages). Free them with unmapBytes.
+func mapBytes(n int) ([]byte, error) {
+	size := (n + pageSize - 1) &^ (pageSize - 1)
+	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE|mapPopulate)
+	if err != nil {
+		return nil, err
+	}
+	return b[:n], nil
+}
+
+// unmapBytes frees memory from mapBytes.
+func unmapBytes(b []byte) { syscall.Munmap(b[:cap(b)]) }
