@@ -183,19 +183,35 @@ func TestRatioOf(t *testing.T) {
 	}
 }
 
-// buildRow keeps best times, the worst round's allocations and RSS, and
-// both forms of every ratio, the codec-only one scaled to the decoded bytes.
+// buildRow keeps the isolated children's best times and worst
+// allocations and RSS, takes each round's ratios from its paired child
+// (median over repetitions, the codec-only one scaled to the decoded
+// bytes), and reports their median over rounds beside best/best.
 func TestBuildRow(t *testing.T) {
 	const mib = 1 << 20
+	iso := func(sec, cpu float64, all []float64, mallocs, alloc float64, rss int64) result {
+		return result{Seconds: sec, CPUSeconds: cpu, All: all, OutBytes: 256 * mib, DecodedBytes: 128 * mib, Calls: 1, Mallocs: mallocs, AllocBytes: alloc, PeakRSS: rss, Checked: 7}
+	}
+	pair := func(work, workCPU, mem, codec, codecCPU []float64) result {
+		return result{OutBytes: 256 * mib, DecodedBytes: 128 * mib, Pairs: &pairs{
+			WorkSeconds: work, WorkCPU: workCPU, MemcpySeconds: mem,
+			// The baseline decodes 256 MiB, twice the workload's 128: scale 0.5.
+			CodecSeconds: codec, CodecCPU: codecCPU, CodecDecodedBytes: 256 * mib}}
+	}
 	m := measured{
 		work: []result{
-			{Seconds: 0.30, All: []float64{0.30, 0.31}, CPUSeconds: 0.60, OutBytes: 256 * mib, DecodedBytes: 128 * mib, Calls: 1, Mallocs: 10, AllocBytes: mib, PeakRSS: 300 * mib, Checked: 7},
-			{Seconds: 0.50, All: []float64{0.50, 0.52}, CPUSeconds: 0.90, OutBytes: 256 * mib, DecodedBytes: 128 * mib, Calls: 1, Mallocs: 30, AllocBytes: 2 * mib, PeakRSS: 280 * mib, Checked: 7},
-			{Seconds: 0.40, All: []float64{0.40, 0.40}, CPUSeconds: 0.70, OutBytes: 256 * mib, DecodedBytes: 128 * mib, Calls: 1, Mallocs: 20, AllocBytes: mib, PeakRSS: 310 * mib, Checked: 7},
+			iso(0.30, 0.60, []float64{0.30, 0.31}, 10, mib, 300*mib),
+			iso(0.50, 0.90, []float64{0.50, 0.52}, 30, 2*mib, 280*mib),
+			iso(0.40, 0.70, []float64{0.40, 0.40}, 20, mib, 310*mib),
 		},
-		memcpy: []result{{Seconds: 0.15}, {Seconds: 0.20}, {Seconds: 0.30}},
-		// Decodes 256 MiB, twice the workload's 128: scale 0.5.
-		codec: []result{{Seconds: 0.50, CPUSeconds: 1.0, DecodedBytes: 256 * mib}, {Seconds: 0.90, CPUSeconds: 1.6, DecodedBytes: 256 * mib}, {Seconds: 0.60, CPUSeconds: 1.2, DecodedBytes: 256 * mib}},
+		paired: []result{
+			// memcpy per rep 0.5, 0.4, 0.75: median 0.5; codec 0.8, 0.9, 1.0: 0.9; CPU 1, 1, 1.
+			pair([]float64{0.4, 0.5, 0.4}, []float64{0.5, 0.6, 0.5}, []float64{0.2, 0.2, 0.3}, []float64{0.64, 0.9, 0.8}, []float64{1.0, 1.2, 1.0}),
+			// memcpy 0.2, 0.25, 0.3: 0.25; codec 0.6, 0.7, 0.8: 0.7; CPU 0.8, 0.9, 0.9.
+			pair([]float64{1, 0.8, 0.5}, []float64{1, 1, 1}, []float64{0.2, 0.2, 0.15}, []float64{1.2, 1.12, 0.8}, []float64{1.6, 1.8, 1.8}),
+			// Two reps (a shorter child): memcpy 0.3, 0.5: 0.4; codec 0.5, 0.7: 0.6; CPU 0.8, 0.6: 0.7.
+			pair([]float64{0.4, 0.6}, []float64{0.5, 0.5}, []float64{0.12, 0.3}, []float64{0.4, 0.84}, []float64{0.8, 0.6}),
+		},
 	}
 	x := buildRow("zstd-sharded", "read-all", m)
 	near := func(name string, got, want float64) {
@@ -211,25 +227,28 @@ func TestBuildRow(t *testing.T) {
 	near("AllocPct", x.AllocPct, 100*2.0/256)
 	near("PeakRSSMiB", x.PeakRSSMiB, 310)
 	near("MBps", x.MBps, 256*mib/1e6/0.30)
-	// memcpy per round: 0.5, 0.4, 0.75; best/best 0.15/0.30.
-	near("MemcpyRatio", x.MemcpyRatio, 0.5)
-	near("MemcpyRatioMedian", x.MemcpyRatioMedian, 0.5)
-	near("round 3 memcpy", x.Rounds[2].MemcpyRatio, 0.75)
-	// codec per round: 0.25/0.30, 0.45/0.50, 0.30/0.40; best/best 0.25/0.30.
-	near("CodecRatio", x.CodecRatio, 0.25/0.30)
-	near("CodecRatioMedian", x.CodecRatioMedian, 0.25/0.30)
-	near("round 2 codec", x.Rounds[1].CodecRatio, 0.9)
-	near("round 2 codec seconds", x.Rounds[1].CodecSeconds, 0.45)
-	// CPU per round: 0.5/0.6, 0.8/0.9, 0.6/0.7.
-	near("CodecCPURatio", x.CodecCPURatio, 0.5/0.6)
-	near("CodecCPURatioMedian", x.CodecCPURatioMedian, 0.6/0.7)
+	near("round 1 memcpy", x.Rounds[0].MemcpyRatio, 0.5)
+	near("round 2 memcpy", x.Rounds[1].MemcpyRatio, 0.25)
+	near("round 3 memcpy", x.Rounds[2].MemcpyRatio, 0.4)
+	near("MemcpyRatioMedian", x.MemcpyRatioMedian, 0.4)
+	near("MemcpyRatio (best/best)", x.MemcpyRatio, 0.12/0.30)
+	near("round 2 codec", x.Rounds[1].CodecRatio, 0.7)
+	near("round 2 codec seconds", x.Rounds[1].CodecSeconds, 0.4) // best 0.8, scaled 0.5
+	near("round 2 paired seconds", x.Rounds[1].PairedSeconds, 0.5)
+	near("CodecRatioMedian", x.CodecRatioMedian, 0.7)
+	near("CodecRatio (best/best)", x.CodecRatio, 0.2/0.30)
+	near("CodecCPURatioMedian", x.CodecCPURatioMedian, 0.9)
+	near("CodecCPURatio (best/best)", x.CodecCPURatio, 0.3/0.60)
 	if len(x.AllSeconds) != 6 || len(x.Rounds) != 3 || x.Checked != 7 || x.DecodedBytes != 128*mib {
 		t.Errorf("row %+v", x)
 	}
-	// An uncompressed layout has no codec-only ratio.
-	m.codec = nil
-	if x := buildRow("none", "read-all", m); x.CodecRatio != 0 || x.CodecRatioMedian != 0 || x.Rounds[0].CodecRatio != 0 {
-		t.Errorf("no codec baseline, yet ratios %v %v", x.CodecRatio, x.CodecRatioMedian)
+	// An uncompressed layout's paired child has no codec-only times.
+	for _, p := range m.paired {
+		p.Pairs.CodecSeconds, p.Pairs.CodecCPU, p.Pairs.CodecDecodedBytes = nil, nil, 0
+	}
+	x = buildRow("none", "read-all", m)
+	if x.CodecRatio != 0 || x.CodecRatioMedian != 0 || x.Rounds[0].CodecRatio != 0 || x.MemcpyRatioMedian != 0.4 {
+		t.Errorf("no codec baseline: codec ratios %v %v, memcpy median %v", x.CodecRatio, x.CodecRatioMedian, x.MemcpyRatioMedian)
 	}
 }
 
@@ -255,7 +274,7 @@ func TestTinySuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := opts{size: 64, chunk: 16, shard: 32, inner: 16, reps: 1, rounds: 3, otherRounds: 1, random: 5,
+	o := opts{size: 64, chunk: 16, shard: 32, inner: 16, reps: 2, rounds: 3, otherRounds: 1, random: 5,
 		stride: [2]int{7, 3}, layouts: "none,zstd-sharded", workloads: "write-all,read-all,random", seed: 1}
 	s := &suite{o: o, command: func(spec []byte) *exec.Cmd {
 		cmd := exec.Command(exe, "-test.run=^$")
@@ -272,8 +291,8 @@ func TestTinySuite(t *testing.T) {
 	}
 	for _, x := range s.rep.Rows {
 		name := x.Layout + " " + x.Workload
-		if len(x.Rounds) != wantRounds[x.Workload] || len(x.AllSeconds) != wantRounds[x.Workload] {
-			t.Errorf("%s: %d rounds, %d times; want %d", name, len(x.Rounds), len(x.AllSeconds), wantRounds[x.Workload])
+		if len(x.Rounds) != wantRounds[x.Workload] || len(x.AllSeconds) != 2*wantRounds[x.Workload] {
+			t.Errorf("%s: %d rounds, %d times; want %d rounds of 2", name, len(x.Rounds), len(x.AllSeconds), wantRounds[x.Workload])
 		}
 		if x.Seconds <= 0 || x.MemcpyRatio <= 0 || x.MemcpyRatioMedian <= 0 || x.PeakRSSMiB <= 0 {
 			t.Errorf("%s: %+v", name, x)
@@ -281,6 +300,11 @@ func TestTinySuite(t *testing.T) {
 		lo, hi := spread(x.Rounds, func(r roundRow) float64 { return r.MemcpyRatio })
 		if x.MemcpyRatioMedian < lo || x.MemcpyRatioMedian > hi {
 			t.Errorf("%s: median %v outside the rounds' %v–%v", name, x.MemcpyRatioMedian, lo, hi)
+		}
+		for i, r := range x.Rounds {
+			if r.PairedSeconds <= 0 || r.MemcpySeconds <= 0 {
+				t.Errorf("%s round %d: %+v", name, i+1, r)
+			}
 		}
 		codec := x.Layout == "zstd-sharded" && x.Workload != "write-all"
 		if got := x.CodecRatioMedian > 0 && x.Rounds[0].CodecSeconds > 0; got != codec {

@@ -29,7 +29,7 @@ import (
 // job is what the parent asks one child process to measure. Each
 // layout×workload runs in its own process so that its peak RSS is its own.
 type job struct {
-	Mode     string // "read", "write", "memcpy" or "codec"
+	Mode     string // "read", "write", "memcpy", "codec" or "pair"
 	Layout   layout
 	Workload string // read workloads: "read-all", "chunks", "random", "strided"
 	Geo      geometry
@@ -51,11 +51,12 @@ type result struct {
 	OutBytes     int64     `json:"out_bytes"`     // bytes the operation produces (or writes)
 	DecodedBytes int64     `json:"decoded_bytes"` // bytes of chunks it must decode
 	StoredBytes  int64     `json:"stored_bytes,omitempty"`
-	Calls        int       `json:"calls"`       // ReadBytes/WriteBytes calls per repetition
-	Mallocs      float64   `json:"mallocs"`     // heap allocations per repetition
-	AllocBytes   float64   `json:"alloc_bytes"` // bytes allocated per repetition
-	PeakRSS      int64     `json:"peak_rss"`    // VmHWM of the process, bytes
-	Checked      int       `json:"checked"`     // elements verified against the generator
+	Calls        int       `json:"calls"`           // ReadBytes/WriteBytes calls per repetition
+	Mallocs      float64   `json:"mallocs"`         // heap allocations per repetition
+	AllocBytes   float64   `json:"alloc_bytes"`     // bytes allocated per repetition
+	PeakRSS      int64     `json:"peak_rss"`        // VmHWM of the process, bytes
+	Checked      int       `json:"checked"`         // elements verified against the generator
+	Pairs        *pairs    `json:"pairs,omitempty"` // "pair" mode: every operation's times
 }
 
 // runChild runs one job and prints its result as JSON on stdout.
@@ -78,6 +79,8 @@ func runChild(spec string) error {
 		r, err = childMemcpy(j)
 	case "codec":
 		r, err = childCodec(j)
+	case "pair":
+		r, err = childPair(j)
 	default:
 		err = fmt.Errorf("unknown child mode %q", j.Mode)
 	}
@@ -214,30 +217,31 @@ func check(out []byte, g geometry, r0, c0, sr, sc, h, w, k int, salt uint64) (in
 	return k, nil
 }
 
-// childRead measures one read workload.
-func childRead(j job) (result, error) {
-	ctx := context.Background()
+// workOp is one prepared operation: the thing a child times.
+type workOp struct {
+	op      func() error
+	verify  func() (int, error) // checks elements of the last result; nil: nothing to check
+	out     int64               // bytes the operation produces (or writes)
+	decoded int64               // bytes of chunks it must decode
+	calls   int                 // ReadBytes/WriteBytes calls per operation
+}
+
+// prepareRead opens the array and prepares one read workload.
+func prepareRead(ctx context.Context, j job) (workOp, error) {
 	a, err := openArray(ctx, j)
 	if err != nil {
-		return result{}, err
+		return workOp{}, err
 	}
 	g, n := j.Geo, j.Geo.N
 	unit := g.unit(j.Layout)
 	unitBytes := int64(unit) * int64(unit) * 4
-	var (
-		op      func() error
-		verify  func() (int, error)
-		out     []byte
-		outB    int64
-		decoded int64
-		calls   int
-	)
+	var w workOp
 	switch j.Workload {
 	case "read-all":
-		out = make([]byte, g.bytes())
-		op = func() error { return a.ReadBytes(ctx, out) }
-		verify = func() (int, error) { return check(out, g, 0, 0, 1, 1, n, n, 10000, 1) }
-		outB, decoded, calls = g.bytes(), g.bytes(), 1
+		out := make([]byte, g.bytes())
+		w.op = func() error { return a.ReadBytes(ctx, out) }
+		w.verify = func() (int, error) { return check(out, g, 0, 0, 1, 1, n, n, 10000, 1) }
+		w.out, w.decoded, w.calls = g.bytes(), g.bytes(), 1
 	case "chunks", "random":
 		var rs []region
 		if j.Workload == "chunks" {
@@ -245,9 +249,9 @@ func childRead(j job) (result, error) {
 		} else {
 			rs = randomRegions(n, unit, j.Random, g.Seed)
 		}
-		out = make([]byte, unitBytes)
+		out := make([]byte, unitBytes)
 		last := rs[len(rs)-1]
-		op = func() error {
+		w.op = func() error {
 			for _, r := range rs {
 				if err := a.ReadBytes(ctx, out[:r.H*r.W*4], r.items()...); err != nil {
 					return err
@@ -255,67 +259,86 @@ func childRead(j job) (result, error) {
 			}
 			return nil
 		}
-		verify = func() (int, error) { return check(out, g, last.R0, last.C0, 1, 1, last.H, last.W, 1000, 2) }
+		w.verify = func() (int, error) { return check(out, g, last.R0, last.C0, 1, 1, last.H, last.W, 1000, 2) }
 		for _, r := range rs {
-			outB += int64(r.H * r.W * 4)
+			w.out += int64(r.H * r.W * 4)
 		}
-		decoded, calls = int64(len(rs))*unitBytes, len(rs)
+		w.decoded, w.calls = int64(len(rs))*unitBytes, len(rs)
 	case "strided":
 		sr, sc := j.Stride[0], j.Stride[1]
 		items := []nd.Item{nd.Every(sr), nd.Every(sc)}
 		sel, err := a.Selection(items...)
 		if err != nil {
-			return result{}, err
+			return w, err
 		}
 		shape := sel.Shape()
-		out = make([]byte, nd.NumElements(shape)*4)
-		op = func() error { return a.ReadBytes(ctx, out, items...) }
-		verify = func() (int, error) { return check(out, g, 0, 0, sr, sc, shape[0], shape[1], 10000, 3) }
-		outB = int64(len(out))
-		decoded, calls = int64(sel.NumChunks([]int{unit, unit}))*unitBytes, 1
+		out := make([]byte, nd.NumElements(shape)*4)
+		w.op = func() error { return a.ReadBytes(ctx, out, items...) }
+		w.verify = func() (int, error) { return check(out, g, 0, 0, sr, sc, shape[0], shape[1], 10000, 3) }
+		w.out = int64(len(out))
+		w.decoded, w.calls = int64(sel.NumChunks([]int{unit, unit}))*unitBytes, 1
 	default:
-		return result{}, fmt.Errorf("unknown workload %q", j.Workload)
+		return w, fmt.Errorf("unknown workload %q", j.Workload)
 	}
-	r, err := measure(j.Reps, op)
+	return w, nil
+}
+
+// childRead measures one read workload.
+func childRead(j job) (result, error) {
+	w, err := prepareRead(context.Background(), j)
+	if err != nil {
+		return result{}, err
+	}
+	r, err := measure(j.Reps, w.op)
 	if err != nil {
 		return r, fmt.Errorf("%s %s: %w", j.Layout.Name, j.Workload, err)
 	}
-	if r.Checked, err = verify(); err != nil {
+	if r.Checked, err = w.verify(); err != nil {
 		return r, fmt.Errorf("%s %s: wrong data: %w", j.Layout.Name, j.Workload, err)
 	}
-	r.OutBytes, r.DecodedBytes, r.Calls = outB, decoded, calls
+	r.OutBytes, r.DecodedBytes, r.Calls = w.out, w.decoded, w.calls
 	return r, nil
+}
+
+// prepareWrite generates the field and creates layout j.Layout in j.Dir
+// (replacing what is there); the operation writes the whole array. The
+// first call creates every file, later ones rewrite them.
+func prepareWrite(ctx context.Context, j job) (workOp, error) {
+	if err := os.RemoveAll(j.Dir); err != nil {
+		return workOp{}, err
+	}
+	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
+		return workOp{}, err
+	}
+	st, err := fs.New(j.Dir)
+	if err != nil {
+		return workOp{}, err
+	}
+	meta, err := metadata(j.Layout, j.Geo)
+	if err != nil {
+		return workOp{}, err
+	}
+	a, err := zarr.CreateArray(ctx, st, "", meta, zarr.WithPipeline(j.Pipe))
+	if err != nil {
+		return workOp{}, err
+	}
+	data := generate(j.Geo.Seed, j.Geo.N)
+	return workOp{op: func() error { return a.WriteBytes(ctx, data) }, out: j.Geo.bytes(), calls: 1}, nil
 }
 
 // childWrite generates the field and writes it as layout j.Layout into
 // j.Dir (replacing what is there): the first write is the untimed warm-up
 // that creates every file, the timed repetitions rewrite them.
 func childWrite(j job) (result, error) {
-	ctx := context.Background()
-	if err := os.RemoveAll(j.Dir); err != nil {
-		return result{}, err
-	}
-	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
-		return result{}, err
-	}
-	st, err := fs.New(j.Dir)
+	w, err := prepareWrite(context.Background(), j)
 	if err != nil {
 		return result{}, err
 	}
-	meta, err := metadata(j.Layout, j.Geo)
-	if err != nil {
-		return result{}, err
-	}
-	a, err := zarr.CreateArray(ctx, st, "", meta, zarr.WithPipeline(j.Pipe))
-	if err != nil {
-		return result{}, err
-	}
-	data := generate(j.Geo.Seed, j.Geo.N)
-	r, err := measure(j.Reps, func() error { return a.WriteBytes(ctx, data) })
+	r, err := measure(j.Reps, w.op)
 	if err != nil {
 		return r, fmt.Errorf("write %s: %w", j.Layout.Name, err)
 	}
-	r.OutBytes, r.Calls = j.Geo.bytes(), 1
+	r.OutBytes, r.Calls = w.out, w.calls
 	r.StoredBytes, err = dirBytes(j.Dir)
 	return r, err
 }
@@ -337,12 +360,100 @@ func dirBytes(dir string) (int64, error) {
 	return total, err
 }
 
-// childMemcpy measures one copy of j.Bytes bytes between two buffers
-// already faulted in.
+// prepareMemcpy prepares one copy of n bytes between two buffers already
+// faulted in.
+func prepareMemcpy(n int64) workOp {
+	src := bytes.Repeat([]byte{1, 2, 3, 4, 5, 6, 7, 8}, int(n+7)/8)[:n]
+	dst := make([]byte, n)
+	return workOp{op: func() error { copy(dst, src); return nil }, out: n}
+}
+
+// childMemcpy measures one copy of j.Bytes bytes.
 func childMemcpy(j job) (result, error) {
-	src := bytes.Repeat([]byte{1, 2, 3, 4, 5, 6, 7, 8}, int(j.Bytes+7)/8)[:j.Bytes]
-	dst := make([]byte, j.Bytes)
-	r, err := measure(j.Reps, func() error { copy(dst, src); return nil })
+	w := prepareMemcpy(j.Bytes)
+	r, err := measure(j.Reps, w.op)
 	r.OutBytes = j.Bytes
 	return r, err
+}
+
+// pairs holds a paired child's times: repetition i of the workload, of
+// memcpy of its output size and of the codec-only decode (compressed
+// layouts, read workloads) ran back to back, within a second or so.
+type pairs struct {
+	WorkSeconds       []float64 `json:"work_seconds"`
+	WorkCPU           []float64 `json:"work_cpu_seconds"`
+	MemcpySeconds     []float64 `json:"memcpy_seconds"`
+	CodecSeconds      []float64 `json:"codec_only_seconds,omitempty"`
+	CodecCPU          []float64 `json:"codec_only_cpu_seconds,omitempty"`
+	CodecDecodedBytes int64     `json:"codec_only_decoded_bytes,omitempty"`
+}
+
+// childPair measures a workload and its baselines in one process,
+// alternating them repetition by repetition, so that each repetition's
+// ratios compare operations that ran under the same machine load.
+func childPair(j job) (result, error) {
+	ctx := context.Background()
+	var (
+		w   workOp
+		err error
+	)
+	if j.Workload == "write-all" {
+		w, err = prepareWrite(ctx, j)
+	} else {
+		w, err = prepareRead(ctx, j)
+	}
+	if err != nil {
+		return result{}, err
+	}
+	ops := []func() error{w.op, prepareMemcpy(w.out).op}
+	var codec workOp
+	if j.Layout.Codec != "none" && j.Workload != "write-all" {
+		if codec, err = prepareCodec(j); err != nil {
+			return result{}, err
+		}
+		ops = append(ops, codec.op)
+	}
+	secs, cpu, err := measurePaired(j.Reps, ops)
+	if err != nil {
+		return result{}, fmt.Errorf("%s %s paired: %w", j.Layout.Name, j.Workload, err)
+	}
+	r := result{OutBytes: w.out, DecodedBytes: w.decoded, Calls: w.calls}
+	if w.verify != nil {
+		if r.Checked, err = w.verify(); err != nil {
+			return r, fmt.Errorf("%s %s: wrong data: %w", j.Layout.Name, j.Workload, err)
+		}
+	}
+	r.Pairs = &pairs{WorkSeconds: secs[0], WorkCPU: cpu[0], MemcpySeconds: secs[1]}
+	if len(ops) > 2 {
+		r.Pairs.CodecSeconds, r.Pairs.CodecCPU, r.Pairs.CodecDecodedBytes = secs[2], cpu[2], codec.decoded
+	}
+	r.All, r.Seconds, r.Median, r.CPUSeconds = secs[0], slices.Min(secs[0]), median(secs[0]), slices.Min(cpu[0])
+	return r, nil
+}
+
+// measurePaired runs every op once untimed, then reps rounds of all ops
+// back to back, rotating which goes first (round i starts with op i mod
+// len(ops)), and returns each op's wall and CPU time per round. The ops
+// must not leave work running when they return, so that the process's
+// CPU time between two timestamps is the op's own.
+func measurePaired(reps int, ops []func() error) (secs, cpu [][]float64, err error) {
+	for _, op := range ops {
+		if err := op(); err != nil {
+			return nil, nil, err
+		}
+	}
+	runtime.GC()
+	secs, cpu = make([][]float64, len(ops)), make([][]float64, len(ops))
+	for i := range reps {
+		for k := range ops {
+			o := (i + k) % len(ops)
+			c0, t0 := cpuSeconds(), time.Now()
+			if err := ops[o](); err != nil {
+				return nil, nil, err
+			}
+			secs[o] = append(secs[o], time.Since(t0).Seconds())
+			cpu[o] = append(cpu[o], cpuSeconds()-c0)
+		}
+	}
+	return secs, cpu, nil
 }

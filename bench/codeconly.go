@@ -123,11 +123,12 @@ type paddedCounter struct {
 	_ [64]byte
 }
 
-// childCodec measures the codec-only decode of every chunk of a layout.
-func childCodec(j job) (result, error) {
+// prepareCodec loads every chunk of a layout and prepares their
+// codec-only decode on j.Threads goroutines.
+func prepareCodec(j job) (workOp, error) {
 	chunks, err := loadChunks(j.Dir, j.Layout, j.Geo)
 	if err != nil {
-		return result{}, err
+		return workOp{}, err
 	}
 	unit := j.Geo.unit(j.Layout)
 	chunkBytes := unit * unit * 4
@@ -136,7 +137,7 @@ func childCodec(j job) (result, error) {
 	scratch := make([][]byte, threads)
 	for t := range threads {
 		if decs[t], err = newDecoder(j.Layout.Codec); err != nil {
-			return result{}, err
+			return workOp{}, err
 		}
 		scratch[t] = make([]byte, chunkBytes, chunkBytes+decoderSlack)
 	}
@@ -167,11 +168,17 @@ func childCodec(j job) (result, error) {
 		}
 		return nil
 	}
-	r, err := measure(j.Reps, op)
-	var stored int64
-	for _, c := range chunks {
-		stored += int64(len(c))
+	n := int64(len(chunks)) * int64(chunkBytes)
+	return workOp{op: op, out: n, decoded: n}, nil
+}
+
+// childCodec measures the codec-only decode of every chunk of a layout.
+func childCodec(j job) (result, error) {
+	w, err := prepareCodec(j)
+	if err != nil {
+		return result{}, err
 	}
-	r.OutBytes, r.DecodedBytes, r.StoredBytes = int64(len(chunks))*int64(chunkBytes), int64(len(chunks))*int64(chunkBytes), stored
+	r, err := measure(j.Reps, w.op)
+	r.OutBytes, r.DecodedBytes = w.out, w.decoded
 	return r, err
 }

@@ -30,21 +30,22 @@
 // (warm): the suite measures gozarr, not the disk.
 //
 // Ratios to the baselines are measured in interleaved rounds, because on a
-// shared machine the speed of the whole machine drifts from one minute to
+// shared machine the speed of the whole machine drifts from one second to
 // the next (CPU time is inflated too, not only waiting). A layout×workload
 // runs -rounds rounds (read-all; default 3) or -other-rounds rounds (the
 // other workloads; default 1, since their ratios are not targets and the
 // codec-only baseline decodes the whole array each round). One round is
-// three children back to back: the workload, memcpy of the output size and
-// the codec-only decode on all cores (compressed layouts), the workload
-// first in even rounds and last in odd ones (W B | B W | W B), so that a
-// steady drift spreads the rounds' ratios instead of biasing them all.
-// Each ratio is reported as best/best (the best baseline time over all
-// rounds ÷ the best workload time over all rounds) and as the median over
-// rounds of the ratio of the round's own two times; the targets use the
-// median, which compares like with like. Times are the best over all
+// two children: the isolated workload child, whose times, allocations and
+// peak RSS are the row's, and a paired child that runs the workload,
+// memcpy of the output size and the codec-only decode on all cores
+// (compressed layouts) back to back, -reps times, rotating which goes
+// first; the round's ratio is the median over those repetitions of
+// baseline ÷ workload. The two children alternate order between rounds.
+// Each ratio is reported as the median over rounds of the rounds' ratios,
+// which the targets use, and as best/best (the best baseline time over
+// all rounds ÷ the best workload time). Times are the best over all
 // rounds, allocations and peak RSS the worst round's. The codec-only
-// baseline on one core is measured once per layout.
+// baseline on one core is measured once per layout, in its own child.
 package main
 
 import (
@@ -103,7 +104,7 @@ func main() {
 	flag.StringVar(&o.dir, "dir", "", "keep the generated arrays in this directory and reuse them (default: a temporary directory, removed)")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	flag.IntVar(&o.reps, "reps", 3, "timed repetitions per measurement (after one untimed run)")
-	flag.IntVar(&o.rounds, "rounds", 3, "interleaved rounds of read-all (workload and baselines back to back; ratios are the median over rounds)")
+	flag.IntVar(&o.rounds, "rounds", 3, "interleaved rounds of read-all (each: the workload child, and a child alternating workload and baselines; ratios are the median over rounds)")
 	flag.IntVar(&o.otherRounds, "other-rounds", 1, "interleaved rounds of the other workloads (write-all, chunks, random, strided)")
 	flag.IntVar(&o.peerReps, "peer-reps", 0, "timed repetitions for zarrita (0: same as -reps)")
 	flag.IntVar(&o.random, "random", 100, "number of random inner-chunk reads")
@@ -331,27 +332,34 @@ func (s *suite) runLayout(l layout, wls []string) error {
 		}
 		info.Codec1MBps = mbps(one.DecodedBytes, one.Seconds)
 	}
-	var codec []result // every all-core codec-only measurement of the layout
+	var codecSec, codecCPU []float64 // every all-core codec-only repetition of the layout
+	var codecBytes int64
 	for _, w := range reads {
 		m, err := s.rounds(l, dir, w)
 		if err != nil {
 			return err
 		}
-		codec = append(codec, m.codec...)
+		for _, p := range m.paired {
+			if p.Pairs != nil && len(p.Pairs.CodecSeconds) > 0 {
+				codecSec, codecCPU = append(codecSec, p.Pairs.CodecSeconds...), append(codecCPU, p.Pairs.CodecCPU...)
+				codecBytes = p.Pairs.CodecDecodedBytes
+			}
+		}
 		s.addRow(l, w, m)
 	}
-	if len(codec) > 0 {
-		info.CodecMBps = mbps(codec[0].DecodedBytes, bestOf(seconds(codec)))
-		info.CodecCPUMBps = mbps(codec[0].DecodedBytes, bestOf(cpuTimes(codec)))
+	if len(codecSec) > 0 {
+		info.CodecMBps = mbps(codecBytes, bestOf(codecSec))
+		info.CodecCPUMBps = mbps(codecBytes, bestOf(codecCPU))
 	}
 	s.rep.Layouts = append(s.rep.Layouts, info)
 	return nil
 }
 
-// rounds measures one layout×workload in interleaved rounds (see the
-// package comment): each round runs the workload child and its baseline
-// children (memcpy of the output size; codec-only on all cores for reads
-// of a compressed layout) back to back, alternating which goes first.
+// rounds measures one layout×workload in interleaved rounds (see
+// rounds.go): each round runs the isolated workload child and the paired
+// child (the workload, memcpy and, for reads of a compressed layout, the
+// codec-only decode on all cores, alternating repetition by repetition),
+// alternating which of the two goes first.
 func (s *suite) rounds(l layout, dir, w string) (measured, error) {
 	var m measured
 	n := s.roundsOf(w)
@@ -359,47 +367,33 @@ func (s *suite) rounds(l layout, dir, w string) (measured, error) {
 	if w == "write-all" {
 		wj.Mode = "write"
 	}
-	codec := l.Codec != "none" && w != "write-all"
+	pj := job{Mode: "pair", Layout: l, Dir: dir, Workload: w, Threads: runtime.GOMAXPROCS(0)}
 	workload := func() error {
 		r, err := s.child(wj)
-		if err == nil {
-			m.work = append(m.work, r)
-		}
+		m.work = append(m.work, r)
 		return err
 	}
-	baselines := func() error {
-		// The first round runs the workload first, so its size is known.
-		mc, err := s.child(job{Mode: "memcpy", Bytes: m.work[0].OutBytes})
-		if err != nil {
-			return err
-		}
-		m.memcpy = append(m.memcpy, mc)
-		if codec {
-			c, err := s.child(job{Mode: "codec", Layout: l, Dir: dir, Threads: runtime.GOMAXPROCS(0)})
-			if err != nil {
-				return err
-			}
-			m.codec = append(m.codec, c)
-		}
-		return nil
+	paired := func() error {
+		r, err := s.child(pj)
+		m.paired = append(m.paired, r)
+		return err
 	}
 	for i := range n {
 		fmt.Fprintf(os.Stderr, "%-14s %-9s round %d/%d ...\n", l.Name, w, i+1, n)
-		steps := []func() error{workload, baselines}
+		steps := []func() error{workload, paired}
 		if i%2 == 1 {
-			steps[0], steps[1] = baselines, workload
+			steps[0], steps[1] = paired, workload
 		}
 		for _, step := range steps {
 			if err := step(); err != nil {
 				return m, err
 			}
 		}
-		r, mc := m.work[i], m.memcpy[i]
-		line := fmt.Sprintf("%-14s %-9s round %d/%d: %.3f s (cpu %.3f s), memcpy %.3f s ×%.2f", l.Name, w, i+1, n, r.Seconds, r.CPUSeconds, mc.Seconds, mc.Seconds/r.Seconds)
-		if codec && r.DecodedBytes > 0 {
-			c := m.codec[i]
-			scale := float64(r.DecodedBytes) / float64(c.DecodedBytes)
-			line += fmt.Sprintf(", codec-only %.3f s ×%.2f (cpu ×%.2f)", c.Seconds*scale, c.Seconds*scale/r.Seconds, c.CPUSeconds*scale/r.CPUSeconds)
+		rr := buildRow(l.Name, w, measured{work: m.work[i:], paired: m.paired[i:]}).Rounds[0]
+		line := fmt.Sprintf("%-14s %-9s round %d/%d: %.3f s (cpu %.3f s); paired: %.3f s, memcpy %.3f s ×%.2f",
+			l.Name, w, i+1, n, rr.Seconds, rr.CPUSeconds, rr.PairedSeconds, rr.MemcpySeconds, rr.MemcpyRatio)
+		if rr.CodecSeconds > 0 {
+			line += fmt.Sprintf(", codec-only %.3f s ×%.2f (cpu ×%.2f)", rr.CodecSeconds, rr.CodecRatio, rr.CodecCPURatio)
 		}
 		fmt.Fprintln(os.Stderr, line)
 	}

@@ -3,26 +3,27 @@ package main
 import "slices"
 
 // Interleaved rounds. On a shared machine the speed of the whole machine
-// drifts over minutes (other processes, CPU frequency), and it inflates CPU
-// time as well as wall time, so a ratio of a workload's best time to a
-// baseline's best time measured minutes apart mixes two machine states.
-// Instead, a layout×workload runs in rounds; a round measures the
-// workload and its baselines (memcpy of the output size; the codec-only
-// decode on all cores) back to back, each in its own child process with its
-// own warm-up and -reps repetitions, and the round's ratio compares those
-// neighbours. Within a round the order alternates (workload first in even
-// rounds, baselines first in odd ones: W B | B W | W B ...), so that a
-// steady drift makes some rounds' ratios high and others low rather than
-// all of them wrong the same way. The suite reports, per ratio, best/best
-// (the best baseline time over all rounds ÷ the best workload time over
-// all rounds, which is what a single round gives too) and the median over
-// rounds of the per-round ratios, which is the figure the targets use.
+// changes from one second to the next (other processes, CPU frequency),
+// and it inflates CPU time as well as wall time, so a ratio of a
+// workload's best time to a baseline's best time measured minutes apart
+// mixes two machine states; so does one measured a few seconds apart in
+// two child processes. Instead, a layout×workload runs in rounds, and a
+// round runs two children: the isolated workload child, whose times,
+// allocations and peak RSS are the row's, and a paired child that holds
+// the workload and its baselines (memcpy of the output size; the
+// codec-only decode on all cores for reads of a compressed layout) and
+// runs them back to back repetition by repetition, rotating which goes
+// first. The round's ratio is the median over the paired child's
+// repetitions of baseline ÷ workload, each from operations less than a
+// second apart. Within a round the two children alternate order (W P | P
+// W | W P ...). The suite reports, per ratio, the median over rounds of
+// the rounds' ratios, which is the figure the targets use, and best/best:
+// the best baseline time over all rounds ÷ the row's best time.
 
-// measured holds every round of one layout×workload: work[i], memcpy[i]
-// and codec[i] were measured in round i (codec is empty when the layout
-// has no codec-only baseline).
+// measured holds every round of one layout×workload: work[i] is the
+// isolated workload child of round i, paired[i] its paired child.
 type measured struct {
-	work, memcpy, codec []result
+	work, paired []result
 }
 
 // ratio summarises a baseline÷workload time ratio over rounds.
@@ -91,10 +92,13 @@ func bestOf(xs []float64) float64 {
 	return slices.Min(xs)
 }
 
-// roundRow is one round of a layout×workload in the report.
+// roundRow is one round of a layout×workload in the report. Baseline
+// times are the best of the paired child's repetitions; ratios are the
+// median over its repetitions of baseline ÷ workload.
 type roundRow struct {
-	Seconds         float64 `json:"seconds"`                          // workload, best of the round's reps
-	CPUSeconds      float64 `json:"cpu_seconds"`                      // workload, per rep
+	Seconds         float64 `json:"seconds"`                          // isolated workload child, best of reps
+	CPUSeconds      float64 `json:"cpu_seconds"`                      // isolated workload child, per rep
+	PairedSeconds   float64 `json:"paired_seconds"`                   // workload in the paired child, best
 	MemcpySeconds   float64 `json:"memcpy_seconds"`                   // copy() of the output size
 	CodecSeconds    float64 `json:"codec_only_seconds,omitempty"`     // codec-only, scaled to the decoded bytes
 	CodecCPUSeconds float64 `json:"codec_only_cpu_seconds,omitempty"` // the same in CPU time
@@ -103,9 +107,20 @@ type roundRow struct {
 	CodecCPURatio   float64 `json:"codec_only_cpu_ratio,omitempty"`
 }
 
+// codecScale converts codec-only times of a paired child to the
+// workload's decoded bytes (0 when there is no codec-only baseline).
+func codecScale(p result) float64 {
+	if p.Pairs == nil || len(p.Pairs.CodecSeconds) == 0 || p.Pairs.CodecDecodedBytes <= 0 || p.DecodedBytes <= 0 {
+		return 0
+	}
+	return float64(p.DecodedBytes) / float64(p.Pairs.CodecDecodedBytes)
+}
+
 // buildRow turns the rounds of one layout×workload into a report row:
-// times are the best over all rounds, allocations and peak RSS the worst
-// round's, ratios both best/best and the median of the rounds' ratios.
+// times are the best over the isolated children, allocations and peak RSS
+// the worst round's; each ratio is the median over rounds of the round's
+// paired ratio, and best/best is the best baseline time of every paired
+// child ÷ the row's best time.
 func buildRow(layoutName, workload string, m measured) row {
 	x := row{Layout: layoutName, Workload: workload}
 	if len(m.work) == 0 {
@@ -113,8 +128,7 @@ func buildRow(layoutName, workload string, m measured) row {
 	}
 	first := m.work[0]
 	x.OutBytes, x.DecodedBytes, x.Calls, x.Checked = first.OutBytes, first.DecodedBytes, first.Calls, first.Checked
-	work, workCPU := seconds(m.work), cpuTimes(m.work)
-	x.Seconds, x.CPUSeconds = bestOf(work), bestOf(workCPU)
+	x.Seconds, x.CPUSeconds = bestOf(seconds(m.work)), bestOf(cpuTimes(m.work))
 	var peak int64
 	for _, r := range m.work {
 		x.AllSeconds = append(x.AllSeconds, r.All...)
@@ -129,36 +143,32 @@ func buildRow(layoutName, workload string, m measured) row {
 	}
 	x.PeakRSSMiB = float64(peak) / (1 << 20)
 	x.Rounds = make([]roundRow, len(m.work))
+	var mem, codec, codecCPU []float64 // per round
+	var bestMem, bestCodec, bestCodecCPU []float64
 	for i, r := range m.work {
-		x.Rounds[i].Seconds, x.Rounds[i].CPUSeconds = r.Seconds, r.CPUSeconds
-	}
-
-	mem := ratioOf(seconds(m.memcpy), work, 1)
-	x.MemcpyRatio, x.MemcpyRatioMedian = mem.Best, mem.Median
-	for i := range min(len(m.memcpy), len(x.Rounds)) {
-		x.Rounds[i].MemcpySeconds = m.memcpy[i].Seconds
-		if m.memcpy[i].Seconds > 0 && work[i] > 0 {
-			x.Rounds[i].MemcpyRatio = m.memcpy[i].Seconds / work[i]
-		}
-	}
-	if len(m.codec) == 0 || x.DecodedBytes <= 0 || m.codec[0].DecodedBytes <= 0 {
-		return x
-	}
-	// The codec-only time for the chunks this workload decodes.
-	scale := float64(x.DecodedBytes) / float64(m.codec[0].DecodedBytes)
-	c := ratioOf(seconds(m.codec), work, scale)
-	cc := ratioOf(cpuTimes(m.codec), workCPU, scale)
-	x.CodecRatio, x.CodecRatioMedian = c.Best, c.Median
-	x.CodecCPURatio, x.CodecCPURatioMedian = cc.Best, cc.Median
-	for i := range min(len(m.codec), len(x.Rounds)) {
 		rr := &x.Rounds[i]
-		rr.CodecSeconds, rr.CodecCPUSeconds = m.codec[i].Seconds*scale, m.codec[i].CPUSeconds*scale
-		if work[i] > 0 {
-			rr.CodecRatio = rr.CodecSeconds / work[i]
+		rr.Seconds, rr.CPUSeconds = r.Seconds, r.CPUSeconds
+		if i >= len(m.paired) || m.paired[i].Pairs == nil {
+			continue
 		}
-		if workCPU[i] > 0 {
-			rr.CodecCPURatio = rr.CodecCPUSeconds / workCPU[i]
+		p := m.paired[i].Pairs
+		rr.PairedSeconds, rr.MemcpySeconds = bestOf(p.WorkSeconds), bestOf(p.MemcpySeconds)
+		rr.MemcpyRatio = ratioOf(p.MemcpySeconds, p.WorkSeconds, 1).Median
+		mem, bestMem = append(mem, rr.MemcpyRatio), append(bestMem, rr.MemcpySeconds)
+		if scale := codecScale(m.paired[i]); scale > 0 {
+			rr.CodecSeconds, rr.CodecCPUSeconds = bestOf(p.CodecSeconds)*scale, bestOf(p.CodecCPU)*scale
+			rr.CodecRatio = ratioOf(p.CodecSeconds, p.WorkSeconds, scale).Median
+			rr.CodecCPURatio = ratioOf(p.CodecCPU, p.WorkCPU, scale).Median
+			codec, codecCPU = append(codec, rr.CodecRatio), append(codecCPU, rr.CodecCPURatio)
+			bestCodec, bestCodecCPU = append(bestCodec, rr.CodecSeconds), append(bestCodecCPU, rr.CodecCPUSeconds)
 		}
+	}
+	if len(mem) > 0 && x.Seconds > 0 {
+		x.MemcpyRatio, x.MemcpyRatioMedian = bestOf(bestMem)/x.Seconds, median(mem)
+	}
+	if len(codec) > 0 && x.Seconds > 0 && x.CPUSeconds > 0 {
+		x.CodecRatio, x.CodecRatioMedian = bestOf(bestCodec)/x.Seconds, median(codec)
+		x.CodecCPURatio, x.CodecCPURatioMedian = bestOf(bestCodecCPU)/x.CPUSeconds, median(codecCPU)
 	}
 	return x
 }
