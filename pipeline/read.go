@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -100,8 +101,10 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 	cost := min(chunkBytes+int64(maxEnc), opt.MaxBytesInFlight)
 	inflight := semaphore.NewWeighted(opt.MaxBytesInFlight)
 	into, canReadInto := r.(store.IntoReader)
+	vec, canVec := r.(store.VectorReader)
 	sizer, _ := r.(store.SizeReader)
-	identity := g.Chain.Identity() && canReadInto
+	identity := g.Chain.Identity() && (canReadInto || canVec)
+	maxRuns := int(chunkBytes) / minVecRun
 
 	parts := make(chan nd.ChunkPart)
 	ready := make(chan fetched, opt.DecodeConcurrency)
@@ -121,20 +124,44 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 		fetchers.Add(1)
 		eg.Go(func() error {
 			defer fetchers.Done()
+			var runs [][]byte // the output runs of one chunk, reused
+			if canVec {
+				rp := runsPool.Get().(*[][]byte)
+				runs = *rp
+				defer func() {
+					clear(runs[:cap(runs)]) // keep no reference to out
+					*rp = runs[:0]
+					runsPool.Put(rp)
+				}()
+			}
+			sink := make([]byte, 1) // the byte past an uncompressed chunk
 			for p := range parts {
 				key := g.Key(p.Coords)
 				f := fetched{part: p}
 				if identity && wholeForward(p, g.ChunkShape) {
-					if dst, ok := p.DstView(outView).IsContiguous(); ok {
-						missing, err := readInto(ctx, into, sizer, key, dst)
-						if err != nil {
-							return err
+					// Stored as it decodes and wanted whole: read it
+					// straight into its place in the output, holding no
+					// buffer (so nothing counts against the cap).
+					dv := p.DstView(outView)
+					direct, missing := false, false
+					var err error
+					if dst, ok := dv.IsContiguous(); ok && canReadInto {
+						direct = true
+						missing, err = readInto(ctx, into, sizer, key, dst)
+					} else if canVec {
+						runs = dv.AppendRuns(runs[:0])
+						if len(runs) <= maxRuns {
+							direct = true
+							missing, err = readVec(ctx, vec, key, append(runs, sink), int(chunkBytes))
 						}
-						if !missing {
-							continue
-						}
-						f.missing = true
 					}
+					if err != nil {
+						return err
+					}
+					if direct && !missing {
+						continue
+					}
+					f.missing = missing
 				}
 				if !f.missing {
 					if err := inflight.Acquire(ctx, cost); err != nil {
@@ -216,6 +243,36 @@ func readInto(ctx context.Context, into store.IntoReader, sizer store.SizeReader
 		return false, fmt.Errorf("chunk %q: %w: %d bytes stored, %d expected", key, codecs.ErrCorrupt, n, len(dst))
 	}
 	return false, nil
+}
+
+// minVecRun is the shortest average output run, in bytes, for which a
+// chunk stored as it decodes is read straight into the runs of its place
+// in the output with one vectored read (store.VectorReader); chunks whose
+// place is cut into shorter runs are read into a buffer and copied, which
+// moves short runs faster than the kernel moves one iovec each.
+var minVecRun = 128
+
+// runsPool recycles the lists of output runs that vectored chunk reads
+// fill, between reads.
+var runsPool = sync.Pool{New: func() any { return new([][]byte) }}
+
+// readVec reads an identity-encoded chunk of want bytes straight into
+// runs, whose last run is a 1-byte sink past the chunk's bytes: a chunk
+// that fills it is larger than want, one that ends before it shorter, and
+// both are ErrCorrupt. It reports a missing chunk.
+func readVec(ctx context.Context, vec store.VectorReader, key string, runs [][]byte, want int) (missing bool, err error) {
+	n, err := vec.ReadVec(ctx, key, 0, runs)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return true, nil
+	case err == nil:
+		return false, fmt.Errorf("chunk %q: %w: larger than any valid encoding (%d bytes)", key, codecs.ErrCorrupt, want)
+	case errors.Is(err, io.ErrUnexpectedEOF) && n == want:
+		return false, nil
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return false, fmt.Errorf("chunk %q: %w: %d bytes stored, %d expected", key, codecs.ErrCorrupt, n, want)
+	}
+	return false, err
 }
 
 // wholeForward reports whether a part takes every element of its chunk, in
