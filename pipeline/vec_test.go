@@ -344,3 +344,60 @@ func TestVectoredReadCorruptChunk(t *testing.T) {
 		}
 	}
 }
+
+// TestVectoredReadShardedGenerated reads a sharded array of uncompressed
+// inner chunks with edge shards, missing inner chunks and shards, and
+// selections that take whole inner chunks, parts, steps and single
+// indices, through all three read paths.
+func TestVectoredReadShardedGenerated(t *testing.T) {
+	needVec(t)
+	shape := []int{45, 150}
+	// Shards of 16×64, inner chunks of 8×32 float32: 128-byte runs.
+	dir, vals := writeGenerated(t, shape, []int{16, 64}, `[{"name": "sharding_indexed", "configuration": {
+		"chunk_shape": [8, 32], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+		"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}], "index_location": "end"}}]`)
+	full := make([]byte, 4*len(vals))
+	for i, v := range vals {
+		putF32(full[4*i:], v)
+	}
+	for _, tc := range []struct {
+		sel     string
+		minVecs int64
+	}{
+		{":, :", 4},           // rows 0-31 are fill (not stored), 40-44 cut by the edge; rows 32-39: 4 whole inner chunks and an edge one
+		{"32:40, :", 4},       // one row of whole inner chunks: 4 of the 5 columns (the last is cut by the edge)
+		{"33:40, :", 0},       // inner chunks cut
+		{"32:40, 1:129", 0},   // cut columns
+		{"32:40, 0:128", 4},   // whole inner chunks only
+		{"32:40, 32:64", 0},   // one inner chunk, contiguous in the output
+		{"::2, :", 0},         // stepped
+		{"::-1, :", 0},        // reversed
+		{"40, :", 0},          // an index drops the first axis
+		{"16:40, 64:128", 2},  // rows 16-31 not stored; rows 32-39: 2 whole inner chunks
+		{"0:16, :", 0},        // a band of missing shards
+		{"40:45, 128:150", 0}, // the corner edge shard
+		{"..., 7", 0},         // one column
+		{"32:40, 32:96", 2},   // two inner chunks across two shards
+		{"24:40, ::-1", 0},    // reversed columns
+		{"32:40, 128:150", 0}, // the edge column: inner chunks cut by the array's edge
+	} {
+		t.Run(tc.sel, func(t *testing.T) {
+			items, err := nd.ParseSelection(tc.sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sel, err := nd.Normalize(items, shape)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, vecs := readAllWays(t, dir, "g", items)
+			want := gatherBytes(full, shape, 4, sel)
+			if !slices.Equal(got, want) {
+				t.Fatalf("read %q differs from the values written", tc.sel)
+			}
+			if vecs < tc.minVecs {
+				t.Errorf("%d vectored reads, want at least %d", vecs, tc.minVecs)
+			}
+		})
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -148,6 +150,14 @@ const maxRuns = 1024
 // sharding) are read the same way, by range requests into the outer shard:
 // whole when sel covers every inner chunk of theirs, else index first.
 //
+// A store with vectored reads (store.VectorReader: the filesystem on
+// Linux) is never asked for the whole shard: after the index, each
+// uncompressed inner chunk that sel covers whole is read straight into its
+// place in dst with one vectored read, through no buffer (when that place
+// is runs of 128 bytes or more on average; shorter runs go with the other
+// inner chunks). Without an opt.ChunkCache only: with one, inner chunks
+// are read whole into buffers the cache keeps.
+//
 // Missing inner chunks are written as the fill value into their part of
 // dst; a missing shard (store.ErrNotFound) fills all of dst and is not an
 // error. Read is safe for concurrent use with distinct (or disjoint) dst;
@@ -229,7 +239,9 @@ func (l *Layout) read(ctx context.Context, src Source, sel nd.Selection, dst nd.
 		// A selection that needs every inner chunk reads the whole shard
 		// with one request: when the index is not cached, and always from
 		// a local store (one read, into one pooled buffer of one size).
-		if (ix == nil || isLocal(src.r)) && sel.NumChunks(l.chunkShape) == l.n && (opt.chunks == nil || !opt.chunks.anyHit) {
+		// A store with vectored reads instead reads the index, then the
+		// uncompressed inner chunks straight into dst.
+		if (ix == nil || isLocal(src.r)) && l.vecReader(src, opt) == nil && sel.NumChunks(l.chunkShape) == l.n && (opt.chunks == nil || !opt.chunks.anyHit) {
 			return l.readWhole(ctx, src, sel, dst, opt)
 		}
 		if ix == nil {
@@ -393,11 +405,34 @@ func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, ds
 	return l.readChunks(ctx, mem, ix, sel, dst, opt)
 }
 
+// vecReader returns src's store as a store.VectorReader when l's inner
+// chunks it reads whole may go straight into their place in dst with one
+// vectored read each: uncompressed inner chunks (not inner shards) of a
+// shard in a store, read with no chunk cache (which keeps whole decoded
+// chunks of its own). Otherwise it returns nil.
+func (l *Layout) vecReader(src Source, opt ReadOptions) store.VectorReader {
+	if src.inMem || !l.identity || l.nested != nil || opt.ChunkCache != nil {
+		return nil
+	}
+	vec, _ := src.r.(store.VectorReader)
+	return vec
+}
+
+// minVecRun is the shortest average run, in bytes, of an inner chunk's
+// place in dst for which the chunk is read there with one vectored read;
+// shorter runs are read with the shard's other bytes and copied, which
+// moves them faster than the kernel moves one iovec each.
+var minVecRun = 128
+
+// runsPool recycles the lists of dst runs that vectored reads fill.
+var runsPool = sync.Pool{New: func() any { return new([][]byte) }}
+
 // Kinds of work on one inner chunk once its bytes are in.
 const (
 	jobWhole  uint8 = iota // decode the whole encoded chunk (or inner shard)
 	jobRuns                // assemble byte runs of an uncompressed chunk
 	jobNested              // read an inner shard whose index is in span
+	jobVec                 // read an uncompressed chunk straight into dst
 )
 
 // job is the work on one inner chunk that is stored.
@@ -416,6 +451,8 @@ type job struct {
 func (l *Layout) readChunks(ctx context.Context, src Source, ix *Index, sel nd.Selection, dst nd.View, opt ReadOptions) error {
 	var jobs []job
 	var spans []store.Span
+	vec := l.vecReader(src, opt)
+	var runs [][]byte // scratch for counting the runs of a chunk's place
 	for p := range sel.Chunks(l.chunkShape) {
 		lin := 0
 		for d, c := range p.Coords {
@@ -431,6 +468,19 @@ func (l *Layout) readChunks(ctx context.Context, src Source, ix *Index, sel nd.S
 		}
 		j := job{kind: jobWhole, part: p, lin: lin, off: off, n: n, s0: len(spans)}
 		whole := l.coversChunk(p)
+		if vec != nil && whole {
+			runs = p.DstView(dst).AppendRuns(runs[:0])
+			if len(runs) <= l.innerBytes/minVecRun {
+				if n != int64(l.innerBytes) {
+					return fmt.Errorf("%w: inner chunk %v has %d bytes, uncompressed chunks have %d",
+						ErrCorruptIndex, p.Coords, n, l.innerBytes)
+				}
+				j.kind = jobVec
+				j.s1 = j.s0 // no spans: nothing to fetch beforehand
+				jobs = append(jobs, j)
+				continue
+			}
+		}
 		switch {
 		case src.inMem || whole:
 			spans = append(spans, store.Span{Offset: off, Length: n})
@@ -465,6 +515,7 @@ func (l *Layout) readChunks(ctx context.Context, src Source, ix *Index, sel nd.S
 		j.s1 = len(spans)
 		jobs = append(jobs, j)
 	}
+	clear(runs[:cap(runs)]) // keep no reference to dst
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -689,6 +740,8 @@ func (l *Layout) runJob(ctx context.Context, src Source, j *job, spans []store.S
 		nopt := opt
 		nopt.Concurrency = 1
 		return l.nested.read(ctx, sub, partSelection(p), out, nopt)
+	case jobVec:
+		return l.readVec(ctx, src, j, out)
 	case jobRuns:
 		bufp := getScratch(int(spans[j.s1-1].End() - j.off - j.lo))
 		defer putScratch(bufp)
@@ -727,6 +780,22 @@ func (l *Layout) runJob(ctx context.Context, src Source, j *job, spans []store.S
 	}
 	nd.Copy(out, p.SrcView(nd.Contiguous(*bufp, l.chunkShape, l.itemSize)))
 	return nil
+}
+
+// readVec reads the uncompressed inner chunk of j straight into out, its
+// place in dst, with one vectored read from the shard's store.
+func (l *Layout) readVec(ctx context.Context, src Source, j *job, out nd.View) error {
+	vec := src.r.(store.VectorReader) // vecReader made sure
+	rp := runsPool.Get().(*[][]byte)
+	runs := out.AppendRuns((*rp)[:0])
+	_, err := vec.ReadVec(ctx, src.key, src.base+j.off, runs)
+	clear(runs[:cap(runs)]) // keep no reference to dst
+	*rp = runs[:0]
+	runsPool.Put(rp)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: bytes [%d, %d) lie past the end of the shard", ErrCorruptIndex, j.off, j.off+j.n)
+	}
+	return err
 }
 
 // decodeCached decodes one whole inner chunk into a new buffer, hands it to
