@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/gozarr/gozarr/internal/bufpool"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/store"
 )
@@ -62,7 +63,11 @@ func writeChunk(ctx context.Context, s ReadWriter, g *Grid, p nd.ChunkPart, srcV
 	if g.Shard != nil && !covers {
 		return updateShard(ctx, s, g, p, srcView, keepEmpty)
 	}
-	chunk := make([]byte, g.chunkBytes())
+	// The chunk and its encoding live in pooled buffers: stores do not keep
+	// a value after Set returns (store.Writer).
+	chunkBuf := bufpool.Get(g.chunkBytes())
+	defer bufpool.Put(chunkBuf)
+	chunk := *chunkBuf
 	chunkView := nd.Contiguous(chunk, g.ChunkShape, g.itemSize())
 	if covers {
 		// Past the array's edge a chunk holds the fill value.
@@ -84,7 +89,9 @@ func writeChunk(ctx context.Context, s ReadWriter, g *Grid, p nd.ChunkPart, srcV
 	}
 	nd.Copy(p.SrcView(chunkView), p.DstView(srcView))
 	if g.Shard != nil {
-		enc, empty, err := g.Shard.EncodeShard(nil, chunk)
+		encBuf := bufpool.Get(g.Shard.MaxEncodedSize())
+		defer bufpool.Put(encBuf)
+		enc, empty, err := g.Shard.EncodeShard((*encBuf)[:0], chunk)
 		if err != nil {
 			return fmt.Errorf("shard %q: %w", key, err)
 		}
@@ -93,7 +100,9 @@ func writeChunk(ctx context.Context, s ReadWriter, g *Grid, p nd.ChunkPart, srcV
 	if !keepEmpty && allFill(chunk, g.fill()) {
 		return s.Delete(ctx, key)
 	}
-	enc, err := g.Chain.Encode(nil, chunk)
+	encBuf := bufpool.Get(g.Chain.MaxEncodedSize())
+	defer bufpool.Put(encBuf)
+	enc, err := g.Chain.Encode((*encBuf)[:0], chunk)
 	if err != nil {
 		return fmt.Errorf("chunk %q: %w", key, err)
 	}
@@ -112,7 +121,9 @@ func updateShard(ctx context.Context, s ReadWriter, g *Grid, p nd.ChunkPart, src
 	for d := range sub {
 		sub[d] = nd.Dim{Start: p.SrcStart[d], Count: p.Count[d], Step: p.SrcStep[d]}
 	}
-	enc, empty, err := g.Shard.UpdateShard(nil, old, sub, p.DstView(srcView))
+	encBuf := bufpool.Get(g.Shard.MaxEncodedSize())
+	defer bufpool.Put(encBuf)
+	enc, empty, err := g.Shard.UpdateShard((*encBuf)[:0], old, sub, p.DstView(srcView))
 	if err != nil {
 		return fmt.Errorf("shard %q: %w", key, err)
 	}

@@ -209,8 +209,9 @@ type ConcurrencyLimiter interface {
 }
 
 // Writer stores and deletes values. Set replaces a value atomically: a
-// concurrent reader sees the old value or the new one, never a mix. Deleting
-// a missing key is not an error.
+// concurrent reader sees the old value or the new one, never a mix; it does
+// not keep value (or write to it) after it returns, so callers may reuse the
+// buffer. Deleting a missing key is not an error.
 type Writer interface {
 	Set(ctx context.Context, key string, value []byte) error
 	Delete(ctx context.Context, key string) error
