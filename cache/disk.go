@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+
+	"github.com/gozarr/gozarr/internal/bufpool"
 )
 
 // DiskMarker is the name of the file that marks a Disk cache's directory
@@ -144,29 +146,38 @@ func (d *Disk) read(en entry[*extent]) ([]byte, error) {
 		return nil, errFreed
 	}
 	defer x.ref.release()
-	buf, err := d.readAt(x.off, x.n)
-	if err != nil || !x.packed {
-		return buf, err
+	if !x.packed {
+		out := make([]byte, x.n)
+		if err := d.readAt(out, x.off); err != nil {
+			return nil, err
+		}
+		return out, nil
 	}
-	return unpack(buf, int(en.raw))
+	// A frame is read into a pooled buffer and decompressed from there.
+	buf := bufpool.Get(x.n)
+	defer bufpool.Put(buf)
+	if err := d.readAt(*buf, x.off); err != nil {
+		return nil, err
+	}
+	return unpack(*buf, int(en.raw))
 }
 
-// readAt reads n bytes at off.
-func (d *Disk) readAt(off int64, n int) ([]byte, error) {
+// readAt fills out from the file at off.
+func (d *Disk) readAt(out []byte, off int64) error {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.f == nil {
-		return nil, ErrClosed
+		return ErrClosed
 	}
-	out := make([]byte, n)
+	n := len(out)
 	k, err := d.f.ReadAt(out, off)
 	if k == n {
-		return out, nil
+		return nil
 	}
 	if err == nil || err == io.EOF {
 		err = io.ErrUnexpectedEOF
 	}
-	return nil, fmt.Errorf("read %d of %d bytes: %w", k, n, err)
+	return fmt.Errorf("read %d of %d bytes: %w", k, n, err)
 }
 
 // Add implements Cache: value is written to the file; on a write error it
