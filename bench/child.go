@@ -94,8 +94,8 @@ func runChild(spec string) error {
 // measure runs op once untimed (warming caches and faulting in the output
 // pages), then reps times, timing each and counting heap allocations and
 // the process's CPU time. The best time is reported: on a machine shared
-// with other work it is the least disturbed one; the CPU time per
-// repetition is not inflated by other processes at all.
+// with other work it is the least disturbed one (contention inflates the
+// CPU time per repetition too, if less).
 func measure(reps int, op func() error) (result, error) {
 	var r result
 	if err := op(); err != nil {

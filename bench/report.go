@@ -218,11 +218,11 @@ func printMarkdown(w io.Writer, r report) {
 	}
 	fmt.Fprintf(w, "\nMB/s: bytes of the output (input, for write-all) / 10⁶ / s. × memcpy: time of one copy() of the output size ÷ time. "+
 		"× codec-only: time the codec's own library takes to decode the chunks the workload decodes, on all cores with no Zarr logic, ÷ time; "+
-		"(CPU): the same with CPU times (user+system), which other load on the machine does not inflate. "+
+		"(CPU): the same with CPU times (user+system), which contention on a shared machine inflates too, if less. "+
 		"chunks and random: one ReadBytes call per region, in sequence.\n")
 	fmt.Fprintf(w, "\nMethod: the machine's speed changes from one second to the next, so each layout×workload runs in rounds of two child processes: "+
 		"the workload alone (its times, allocations and peak RSS are the row's), and a paired child that runs the workload, memcpy and the "+
-		"codec-only decode back to back %d times, rotating which goes first; the round's ratio is the median over those repetitions of baseline ÷ workload. "+
+		"codec-only decode back to back (%d repetitions of each, rotating which goes first); the round's ratio is the median over those repetitions of baseline ÷ workload. "+
 		"A ratio cell reads \"median (best/best)\": the median over rounds of the rounds' ratios, then the best baseline time over all rounds ÷ the best "+
 		"workload time. Times are the best over all rounds; allocations and peak RSS the worst round's. The targets use the median.\n", r.Reps)
 	if g.N == 8192 {
