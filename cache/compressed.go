@@ -3,6 +3,7 @@ package cache
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/gozarr/gozarr/codecs/blosc"
@@ -46,16 +47,24 @@ type CompressedOptions struct {
 // recently used out first. Get decompresses into a fresh slice. Values that
 // do not shrink are kept as they are (plus a 16-byte header).
 //
-// Frames of 16 KiB and more are kept outside the Go heap (anonymous memory
-// on Unix, counted in whole pages), so the cache's bytes do not raise the
-// garbage collector's heap goal: resident memory stays close to the bound
-// instead of up to twice it. They are freed when evicted or removed, once
-// no Get is still reading them. It is safe for concurrent use.
+// Frames of 4 KiB and more are kept outside the Go heap, so the cache's
+// bytes do not raise the garbage collector's heap goal: resident memory
+// stays close to the bound instead of up to twice it. A cache bounded by at
+// most 64 GiB carves them from one reserved mapping (address space, not
+// memory, until written) in 1 KiB grains; others map each frame of 16 KiB
+// and more on its own (anonymous memory on Unix). Frames are freed when
+// evicted or removed, once no Get is still reading them. It is safe for
+// concurrent use.
 type Compressed struct {
-	c   core[*frame]
-	opt CompressedOptions
+	c     core[*frame]
+	opt   CompressedOptions
+	arena *arena // nil: frames are mapped one by one
 	flight
 }
+
+// maxArena is the largest bound a Compressed cache reserves one arena of
+// address space for; larger (or unbounded) caches map frames one by one.
+const maxArena = 64 << 30
 
 // cname returns the Blosc inner codec of a Codec.
 func (c Codec) cname() string {
@@ -69,6 +78,13 @@ func (c Codec) cname() string {
 // of compressed values (plus keys and EntryOverhead per entry).
 func NewCompressed(maxBytes int64, opt CompressedOptions) *Compressed {
 	z := &Compressed{c: newCore(max(0, maxBytes), loadFrame), opt: opt}
+	if maxBytes >= arenaMin && maxBytes <= maxArena {
+		// Room for the bound plus fragmentation; frames that find none
+		// are mapped on their own.
+		if z.arena = newArena(roundBlock(maxBytes + maxBytes/4 + 1<<20)); z.arena != nil {
+			runtime.AddCleanup(z, unmapBytes, z.arena.mem)
+		}
+	}
 	z.c.pass = func(en entry[*frame]) (moved, func(), error) {
 		if !en.v.retain() {
 			return moved{}, nil, errFreed
@@ -132,7 +148,7 @@ func (z *Compressed) AddElem(key string, value []byte, elemSize int) {
 	if elemSize <= 0 {
 		elemSize = z.opt.ElemSize
 	}
-	f := pack(value, elemSize, z.opt.Codec)
+	f := z.pack(value, elemSize)
 	dropped, _ := z.c.add(entry[*frame]{key: key, v: f, w: weight(key, f.size()), raw: int64(len(value)), elem: elemSize})
 	if len(dropped) > 0 {
 		z.c.handDown(dropped, func(en entry[*frame]) { en.v.release() })
@@ -146,8 +162,9 @@ func (z *Compressed) Remove(key string) {
 	}
 }
 
-// Stats implements Cache: Bytes counts compressed bytes (whole pages for
-// frames kept off the heap), ValueBytes the decompressed sizes.
+// Stats implements Cache: Bytes counts compressed bytes (in the whole
+// 1 KiB grains or pages frames occupy off the heap), ValueBytes the
+// decompressed sizes.
 func (z *Compressed) Stats() Stats { return z.c.stats() }
 
 func (z *Compressed) setOnEvict(f evictFunc, tr *transit) { z.c.setOnEvict(f, tr) }
@@ -155,8 +172,8 @@ func (z *Compressed) setOnEvict(f evictFunc, tr *transit) { z.c.setOnEvict(f, tr
 // pack shuffles and compresses value into a Blosc frame (lz4 or zstd at
 // level 1, byte shuffle by elem when elem > 1). Blosc stores data that does
 // not shrink as it is, so a frame is at most 16 bytes over the value.
-func pack(value []byte, elem int, codec Codec) *frame {
-	opt := blosc.Options{Cname: codec.cname(), Clevel: 1, Typesize: max(elem, 1)}
+func (z *Compressed) pack(value []byte, elem int) *frame {
+	opt := blosc.Options{Cname: z.opt.Codec.cname(), Clevel: 1, Typesize: max(elem, 1)}
 	if elem > 1 {
 		opt.Shuffle = blosc.ByteShuffle
 	}
@@ -172,6 +189,11 @@ func pack(value []byte, elem int, codec Codec) *frame {
 	}
 	// An exact copy: the cache must hold only the compressed bytes, not a
 	// buffer with room for the whole value.
+	if z.arena != nil && len(frame) >= arenaMin {
+		if f := z.arena.frame(frame); f != nil {
+			return f
+		}
+	}
 	return newFrame(frame)
 }
 

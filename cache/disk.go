@@ -107,7 +107,7 @@ func NewDisk(maxBytes int64, opt DiskOptions) (*Disk, error) {
 		return nil, fmt.Errorf("%w: disk cache file: %v", ErrCache, err)
 	}
 	d := &Disk{dir: dir, token: token, f: f}
-	d.space.init()
+	d.space.init(64<<20, 2)
 	d.c = newCore(max(0, maxBytes), d.read)
 	return d, nil
 }
@@ -253,14 +253,13 @@ func (d *Disk) free(off, size int64) {
 	if d.f == nil {
 		return
 	}
-	truncTo, punch := d.space.free(off, size)
-	if truncTo >= 0 {
-		if err := d.f.Truncate(truncTo); err != nil {
+	d.space.free(off, size, func(from, to int64, tail bool) {
+		if !tail {
+			punchHole(d.f, from, to-from)
+		} else if err := d.f.Truncate(from); err != nil {
 			d.c.fail(fmt.Errorf("%w: disk cache truncate: %v", ErrCache, err))
 		}
-	} else if punch {
-		punchHole(d.f, off, size)
-	}
+	})
 }
 
 // Remove implements Cache.
@@ -317,9 +316,16 @@ type space struct {
 	byEnd   map[int64]int64              // end → start
 	freeSum int64                        // bytes in free extents
 	live    int64                        // bytes in allocated extents
+	// Free space inside is released (free returns punch) once it passes
+	// max(minSlack, live>>slackShift).
+	minSlack   int64
+	slackShift uint
 }
 
-func (s *space) init() {
+// init prepares an empty space releasing free space past max(minSlack,
+// live>>slackShift).
+func (s *space) init(minSlack int64, slackShift uint) {
+	s.minSlack, s.slackShift = minSlack, slackShift
 	s.bySize = map[int64]map[int64]struct{}{}
 	s.byStart = map[int64]int64{}
 	s.byEnd = map[int64]int64{}
@@ -330,6 +336,11 @@ func (s *space) init() {
 func (s *space) alloc(size int64) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.allocLocked(size)
+}
+
+// allocLocked is alloc with s.mu held.
+func (s *space) allocLocked(size int64) int64 {
 	s.live += size
 	best := int64(-1)
 	if _, ok := s.bySize[size]; ok {
@@ -358,11 +369,35 @@ func (s *space) alloc(size int64) int64 {
 	return off
 }
 
+// allocWithin is alloc for a space of at most limit bytes: false when no
+// free extent fits and the end would pass limit.
+func (s *space) allocWithin(size, limit int64) (int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.end+size > limit && !s.fits(size) {
+		return 0, false
+	}
+	return s.allocLocked(size), true
+}
+
+// fits reports whether a free extent of size bytes or more exists; s.mu is
+// held.
+func (s *space) fits(size int64) bool {
+	for sz := range s.bySize {
+		if sz >= size {
+			return true
+		}
+	}
+	return false
+}
+
 // free returns [off, off+size) to the free space, merged with free
-// neighbours. It returns the length to truncate the file to when the free
-// extent reaches the end (else -1), and whether the caller should punch
-// the freed range out of the file because free space passed its slack.
-func (s *space) free(off, size int64) (truncTo int64, punch bool) {
+// neighbours. When the merged extent reaches the end, the end moves back to
+// its start and release (if any) is called with (start, old end, true);
+// otherwise, once free space passes the slack, release is called with the
+// freed range and false. release runs with s.mu held, so no allocation can
+// hand out the range while it is being released.
+func (s *space) free(off, size int64, release func(from, to int64, tail bool)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.live -= size
@@ -377,11 +412,19 @@ func (s *space) free(off, size int64) (truncTo int64, punch bool) {
 	}
 	if end == s.end {
 		s.end = start
-		return start, false
+		if release != nil {
+			release(start, end, true)
+		}
+		return
 	}
 	s.link(start, end-start)
-	return -1, s.freeSum > max(64<<20, s.live/4)
+	if release != nil && s.freeSum > s.slack() {
+		release(off, off+size, false)
+	}
 }
+
+// slack is how much free space may stay unreleased; s.mu is held.
+func (s *space) slack() int64 { return max(s.minSlack, s.live>>s.slackShift) }
 
 func (s *space) link(off, size int64) {
 	m := s.bySize[size]

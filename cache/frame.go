@@ -76,3 +76,67 @@ func (f *frame) release() {
 		f.onFree()
 	}
 }
+
+// arenaGrain is the unit frames are carved from an arena in.
+const arenaGrain = 1024
+
+// arenaMin is the smallest frame carved from an arena; smaller ones stay on
+// the Go heap.
+const arenaMin = 4 << 10
+
+// arena is one reserved anonymous mapping that a bounded Compressed cache
+// carves its frames from (with the Disk cache's allocator: best fit,
+// merging neighbours), so that making a frame costs a copy and no system
+// call or freshly zeroed pages. Address space is reserved, not memory: a
+// page is resident once written, and pages of freed frames go back to the
+// system when the free space passes its slack or reaches the end.
+type arena struct {
+	mem   []byte
+	space space
+	high  int64 // end of the pages written since last released; under space.mu
+}
+
+// newArena reserves size bytes, or returns nil.
+func newArena(size int64) *arena {
+	mem, err := reserveBytes(size)
+	if err != nil {
+		return nil
+	}
+	a := &arena{mem: mem}
+	a.space.init(8<<20, 4)
+	return a
+}
+
+// frame returns a frame holding a copy of src carved from the arena, with
+// one reference, or nil when the arena has no room for it.
+func (a *arena) frame(src []byte) *frame {
+	size := (int64(len(src)) + arenaGrain - 1) &^ (arenaGrain - 1)
+	off, ok := a.space.allocWithin(size, int64(len(a.mem)))
+	if !ok {
+		return nil
+	}
+	a.space.mu.Lock()
+	a.high = max(a.high, off+size)
+	a.space.mu.Unlock()
+	f := &frame{b: a.mem[off : off+int64(len(src)) : off+size]}
+	copy(f.b, src)
+	f.refs.Store(1)
+	f.onFree = func() { a.release(off, size) }
+	return f
+}
+
+// release returns a frame's bytes to the arena. Pages go back to the
+// system when free space inside passes the slack (max(8 MiB, 1/16 of what
+// is held)), or when the free tail past the end does.
+func (a *arena) release(off, size int64) {
+	a.space.free(off, size, func(from, to int64, tail bool) {
+		if !tail {
+			dropPages(a.mem[from:to])
+			return
+		}
+		if a.high-from > a.space.slack() {
+			dropPages(a.mem[from:a.high])
+			a.high = from
+		}
+	})
+}

@@ -95,7 +95,7 @@ func TestCompressedOffHeapConcurrent(t *testing.T) {
 // value), and reads back equal.
 func TestTieredPacksToDisk(t *testing.T) {
 	const n = 64 << 10
-	fs := pack(val("k0", n), 4, LZ4).size()
+	fs := NewCompressed(1<<30, CompressedOptions{}).pack(val("k0", n), 4).size()
 	mid := NewCompressed(2*weight("k0", fs), CompressedOptions{ElemSize: 4})
 	disk, err := NewDisk(1<<24, DiskOptions{Dir: t.TempDir()})
 	if err != nil {
@@ -127,5 +127,89 @@ func TestTieredPacksToDisk(t *testing.T) {
 		if v, ok := tc.Get(k); !ok || !bytes.Equal(v, val(k, n)) {
 			t.Errorf("Get(%s): %v, equal %v", k, ok, bytes.Equal(v, val(k, n)))
 		}
+	}
+}
+
+// BenchmarkFrame measures making and freeing one 64 KiB frame (off the heap
+// on Unix).
+func BenchmarkFrame(b *testing.B) {
+	src := noisy("k1", 64<<10)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		newFrame(src).release()
+	}
+}
+
+// BenchmarkArenaFrame measures making and freeing one 64 KiB frame carved
+// from an arena (what a bounded Compressed cache does).
+func BenchmarkArenaFrame(b *testing.B) {
+	src := noisy("k1", 64<<10)
+	a := newArena(16 << 20)
+	if a == nil {
+		b.Skip("no arena here")
+	}
+	defer unmapBytes(a.mem)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		a.frame(src).release()
+	}
+}
+
+// TestArena checks frames carved from an arena: contents, reuse of freed
+// room, refusal when full, and that a full arena leaves the cache working
+// (frames then mapped on their own).
+func TestArena(t *testing.T) {
+	a := newArena(256 << 10)
+	if a == nil {
+		t.Skip("no arena here")
+	}
+	defer unmapBytes(a.mem)
+	var fs []*frame
+	for i := range 5 {
+		src := noisy(fmt.Sprint("k", i), 60<<10)
+		f := a.frame(src)
+		if i == 4 {
+			if f != nil {
+				t.Fatal("a 256 KiB arena gave a fifth 60 KiB frame")
+			}
+			break
+		}
+		if f == nil || !bytes.Equal(f.b, src) || f.size() != 60<<10 {
+			t.Fatalf("frame %d: %v", i, f)
+		}
+		fs = append(fs, f)
+	}
+	fs[1].release()
+	f := a.frame(noisy("k9", 50<<10)) // fits in frame 1's room
+	if f == nil || &f.b[0] != &a.mem[60<<10] {
+		t.Fatalf("freed room not reused")
+	}
+	if !bytes.Equal(fs[2].b, noisy("k2", 60<<10)) {
+		t.Error("a neighbour changed")
+	}
+	for _, g := range append(fs, f) {
+		if g != fs[1] {
+			g.release()
+		}
+	}
+	if a.space.end != 0 || a.space.live != 0 {
+		t.Errorf("all freed: end %d live %d", a.space.end, a.space.live)
+	}
+	// A Compressed cache whose arena is full maps frames on their own.
+	z := NewCompressed(256<<10, CompressedOptions{})
+	for i := range 12 {
+		k := fmt.Sprint("k", i)
+		z.Add(k, noisy(k, 60<<10))
+	}
+	for i := 8; i < 12; i++ {
+		k := fmt.Sprint("k", i)
+		if v, ok := z.Get(k); ok && !bytes.Equal(v, noisy(k, 60<<10)) {
+			t.Errorf("Get(%s) wrong bytes", k)
+		}
+	}
+	if st := z.Stats(); st.Bytes > st.MaxBytes || st.Entries == 0 {
+		t.Errorf("stats %v", st)
 	}
 }

@@ -8,3 +8,7 @@ import "errors"
 func mapBytes(int) ([]byte, error) { return nil, errors.New("no anonymous mappings") }
 
 func unmapBytes([]byte) {}
+
+func reserveBytes(int64) ([]byte, error) { return nil, errors.New("no anonymous mappings") }
+
+func dropPages([]byte) {}

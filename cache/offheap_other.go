@@ -3,3 +3,5 @@
 package cache
 
 const mapPopulate = 0
+
+const mapNoReserve = 0
