@@ -44,6 +44,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/johannesboyne/gofakes3"
@@ -156,7 +157,7 @@ func main() {
 	}
 	fmt.Printf("workload: read each array once, re-read the %d hot arrays after each one (%d reads, %d MiB decoded)\n\n",
 		*hot, *nArrays*(1+*hot), *nArrays*(1+*hot)**arrayMB)
-	fmt.Printf("%-11s %9s %11s %9s %8s %s\n", "config", "wall s", "peak RSS MiB", "hits", "misses", "cache")
+	fmt.Printf("%-11s %9s %6s %11s %9s %8s %s\n", "config", "wall s", "CPU s", "peak RSS MiB", "hits", "misses", "cache")
 	results := map[string]result{}
 	for _, c := range strings.Split(*configs, ",") {
 		c = strings.TrimSpace(c)
@@ -169,13 +170,14 @@ func main() {
 			exit(1)
 		}
 		results[c] = res
-		fmt.Printf("%-11s %9.2f %11.0f %9d %8d %s\n", c, res.Wall, res.PeakMiB, res.Hits, res.Misses, res.Note)
+		fmt.Printf("%-11s %9.2f %6.2f %11.0f %9d %8d %s\n", c, res.Wall, res.CPU, res.PeakMiB, res.Hits, res.Misses, res.Note)
 	}
 	if m, ok := results["map"]; ok {
 		if t, ok := results["tiered"]; ok {
-			fmt.Printf("\ntiered / map: peak RSS %.2f, wall %.2f\n", t.PeakMiB/m.PeakMiB, t.Wall/m.Wall)
-			if floor, note, err := tieredFloor(ctx, m, t); err == nil {
-				fmt.Printf("tiered / (map + its codec work): wall %.2f  (%s)\n", t.Wall/floor, note)
+			fmt.Printf("\ntiered / map: peak RSS %.2f, wall %.2f, CPU %.2f\n", t.PeakMiB/m.PeakMiB, t.Wall/m.Wall, t.CPU/m.CPU)
+			if work, note, err := tieredCodecWork(ctx, t); err == nil {
+				fmt.Printf("tiered / (map + its codec work): wall %.2f, CPU %.2f  (%s)\n",
+					t.Wall/(m.Wall+work/float64(runtime.GOMAXPROCS(0))), t.CPU/(m.CPU+work), note)
 			} else {
 				fmt.Fprintln(os.Stderr, "cachebench: codec floor:", err)
 			}
@@ -208,6 +210,7 @@ func main() {
 // result is what a child reports.
 type result struct {
 	Wall    float64 // seconds of the workload
+	CPU     float64 // user+system CPU seconds of the workload
 	PeakMiB float64 // VmHWM at the end
 	Hits    int64
 	Misses  int64
@@ -346,15 +349,16 @@ func ensureData(ctx context.Context) error {
 // the unit the caches hold.
 const chunkBytes = 64 * 512 * 4
 
-// tieredFloor estimates the least wall time the tiered configuration can
-// take: the map's time plus the codec work its compressed tier cannot
-// avoid, spread over GOMAXPROCS cores: every chunk that enters it is
+// tieredCodecWork estimates the CPU seconds of codec work the tiered
+// configuration's compressed tier cannot avoid beyond what the map does
+// (the least tiered can cost is the map's time plus this, spread over
+// GOMAXPROCS cores for wall time): every chunk that enters it is
 // shuffled and LZ4-compressed once (the misses, and the disk-tier hits that
 // move up and later down again) and every hit below tier 0 is decompressed
 // (a disk-tier hit reads a compressed frame). The rates are measured now,
 // on one core, on the chunks of the first array, with the cache's own
 // Blosc settings.
-func tieredFloor(ctx context.Context, m, t result) (float64, string, error) {
+func tieredCodecWork(ctx context.Context, t result) (float64, string, error) {
 	if len(t.TierHits) != 3 {
 		return 0, "", fmt.Errorf("tier hits %v", t.TierHits)
 	}
@@ -391,9 +395,18 @@ func tieredFloor(ctx context.Context, m, t result) (float64, string, error) {
 	decomp := time.Since(start).Seconds() / float64(len(frames))
 	compressed := t.Misses + t.TierHits[2]
 	decompressed := t.TierHits[1] + t.TierHits[2]
-	work := (float64(compressed)*comp + float64(decompressed)*decomp) / float64(runtime.GOMAXPROCS(0))
-	return m.Wall + work, fmt.Sprintf("%d chunks compressed at %.0f MB/s, %d decompressed at %.0f MB/s on one core: %.2f s on %d cores",
-		compressed, chunkBytes/comp/1e6, decompressed, chunkBytes/decomp/1e6, work, runtime.GOMAXPROCS(0)), nil
+	work := float64(compressed)*comp + float64(decompressed)*decomp
+	return work, fmt.Sprintf("%d chunks compressed at %.0f MB/s, %d decompressed at %.0f MB/s on one core: %.2f CPU s",
+		compressed, chunkBytes/comp/1e6, decompressed, chunkBytes/decomp/1e6, work), nil
+}
+
+// cpuSeconds returns the process's user+system CPU time.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // newCache builds a configuration's cache (nil for none) and its closer.
@@ -477,6 +490,7 @@ func runChild(ctx context.Context, config string) (result, error) {
 		check += float64(math.Float32frombits(binary.LittleEndian.Uint32(out[len(out)-4:])))
 		return nil
 	}
+	cpu0 := cpuSeconds()
 	start := time.Now()
 	for i := range arrays {
 		if err := read(arrays[i]); err != nil {
@@ -488,7 +502,7 @@ func runChild(ctx context.Context, config string) (result, error) {
 			}
 		}
 	}
-	res := result{Wall: time.Since(start).Seconds(), PeakMiB: peakRSS()}
+	res := result{Wall: time.Since(start).Seconds(), CPU: cpuSeconds() - cpu0, PeakMiB: peakRSS()}
 	if c != nil {
 		s := c.Stats()
 		res.Hits, res.Misses = s.Hits, s.Misses
