@@ -149,10 +149,10 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 						direct = true
 						missing, err = readInto(ctx, into, sizer, key, dst)
 					} else if canVec {
-						runs = dv.AppendRuns(runs[:0])
-						if len(runs) <= maxRuns {
+						runs = append(dv.AppendRuns(runs[:0]), sink)
+						if len(runs)-1 <= maxRuns {
 							direct = true
-							missing, err = readVec(ctx, vec, key, append(runs, sink), int(chunkBytes))
+							missing, err = readVec(ctx, vec, key, runs, int(chunkBytes))
 						}
 					}
 					if err != nil {
@@ -249,8 +249,12 @@ func readInto(ctx context.Context, into store.IntoReader, sizer store.SizeReader
 // chunk stored as it decodes is read straight into the runs of its place
 // in the output with one vectored read (store.VectorReader); chunks whose
 // place is cut into shorter runs are read into a buffer and copied, which
-// moves short runs faster than the kernel moves one iovec each.
-var minVecRun = 128
+// moves short runs faster than the kernel moves one iovec each. Measured
+// on Linux (2 cores, page cache warm, chunks into an 8192-wide float32
+// array): against a read into a buffer and a copy, a vectored read is 3.5
+// times slower with 256-byte runs, as fast with 1 KiB runs, 20% faster
+// with 2 KiB runs and 30-50% faster with 4 to 8 KiB runs.
+var minVecRun = 1536
 
 // runsPool recycles the lists of output runs that vectored chunk reads
 // fill, between reads.

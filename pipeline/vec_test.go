@@ -275,8 +275,8 @@ func gatherBytes(data []byte, shape []int, item int, sel nd.Selection) []byte {
 func TestVectoredReadCorruptChunk(t *testing.T) {
 	needVec(t)
 	ctx := context.Background()
-	chunks := []int{16, 32} // 128-byte runs: the default threshold
-	dir, vals := writeGenerated(t, []int{64, 64}, chunks, `[{"name": "bytes", "configuration": {"endian": "little"}}]`)
+	chunks := []int{16, 512} // 2 KiB runs: read with ReadVec by default
+	dir, vals := writeGenerated(t, []int{64, 1024}, chunks, `[{"name": "bytes", "configuration": {"endian": "little"}}]`)
 	key := filepath.Join(dir, "g", "c", "2", "1")
 	good, err := os.ReadFile(key)
 	if err != nil {
@@ -304,7 +304,7 @@ func TestVectoredReadCorruptChunk(t *testing.T) {
 			if err := os.WriteFile(key, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			for _, sel := range [][]nd.Item{nil, {nd.Range(32, 48), nd.Range(0, 64)}} {
+			for _, sel := range [][]nd.Item{nil, {nd.Range(32, 48), nd.Range(0, 1024)}} {
 				before := vs.vecs.Load()
 				_, _, err := a.ReadAllBytes(ctx, sel...)
 				if !errors.Is(err, codecs.ErrCorrupt) || !strings.Contains(err.Error(), `"g/c/2/1"`) {
@@ -334,7 +334,7 @@ func TestVectoredReadCorruptChunk(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "g", "c", "0", "1")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("chunk c/0/1 stored (%v); the test expects it missing", err)
 	}
-	part, _, err := a.ReadAllBytes(ctx, nd.Range(0, 16), nd.Range(32, 64))
+	part, _, err := a.ReadAllBytes(ctx, nd.Range(0, 16), nd.Range(512, 1024))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,10 +351,11 @@ func TestVectoredReadCorruptChunk(t *testing.T) {
 // indices, through all three read paths.
 func TestVectoredReadShardedGenerated(t *testing.T) {
 	needVec(t)
-	shape := []int{45, 150}
-	// Shards of 16×64, inner chunks of 8×32 float32: 128-byte runs.
-	dir, vals := writeGenerated(t, shape, []int{16, 64}, `[{"name": "sharding_indexed", "configuration": {
-		"chunk_shape": [8, 32], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+	shape := []int{45, 2300}
+	// Shards of 16×1024, inner chunks of 8×512 float32: 2 KiB runs, read
+	// with ReadVec by default.
+	dir, vals := writeGenerated(t, shape, []int{16, 1024}, `[{"name": "sharding_indexed", "configuration": {
+		"chunk_shape": [8, 512], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
 		"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}], "index_location": "end"}}]`)
 	full := make([]byte, 4*len(vals))
 	for i, v := range vals {
@@ -364,22 +365,22 @@ func TestVectoredReadShardedGenerated(t *testing.T) {
 		sel     string
 		minVecs int64
 	}{
-		{":, :", 4},           // rows 0-31 are fill (not stored), 40-44 cut by the edge; rows 32-39: 4 whole inner chunks and an edge one
-		{"32:40, :", 4},       // one row of whole inner chunks: 4 of the 5 columns (the last is cut by the edge)
-		{"33:40, :", 0},       // inner chunks cut
-		{"32:40, 1:129", 0},   // cut columns
-		{"32:40, 0:128", 4},   // whole inner chunks only
-		{"32:40, 32:64", 0},   // one inner chunk, contiguous in the output
-		{"::2, :", 0},         // stepped
-		{"::-1, :", 0},        // reversed
-		{"40, :", 0},          // an index drops the first axis
-		{"16:40, 64:128", 2},  // rows 16-31 not stored; rows 32-39: 2 whole inner chunks
-		{"0:16, :", 0},        // a band of missing shards
-		{"40:45, 128:150", 0}, // the corner edge shard
-		{"..., 7", 0},         // one column
-		{"32:40, 32:96", 2},   // two inner chunks across two shards
-		{"24:40, ::-1", 0},    // reversed columns
-		{"32:40, 128:150", 0}, // the edge column: inner chunks cut by the array's edge
+		{":, :", 4},             // rows 0-31 are fill (not stored), 40-44 cut by the edge; rows 32-39: 4 whole inner chunks and an edge one
+		{"32:40, :", 4},         // one row of inner chunks
+		{"33:40, :", 0},         // inner chunks cut
+		{"32:40, 1:2049", 0},    // cut columns
+		{"32:40, 0:2048", 4},    // whole inner chunks only
+		{"32:40, 512:1024", 1},  // one inner chunk: one run
+		{"::2, :", 0},           // stepped
+		{"::-1, :", 0},          // reversed
+		{"40, :", 0},            // an index drops the first axis
+		{"16:40, 1024:2048", 2}, // rows 16-31 not stored; rows 32-39: 2 whole inner chunks
+		{"0:16, :", 0},          // a band of missing shards
+		{"40:45, 2048:2300", 0}, // the corner edge shard
+		{"..., 7", 0},           // one column
+		{"32:40, 512:1536", 2},  // two inner chunks in two shards
+		{"24:40, ::-1", 0},      // reversed columns
+		{"32:40, 2048:2300", 0}, // the edge column: inner chunks cut by the array's edge
 	} {
 		t.Run(tc.sel, func(t *testing.T) {
 			items, err := nd.ParseSelection(tc.sel)

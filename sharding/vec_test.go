@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/refdata"
@@ -112,8 +113,8 @@ func TestVectoredRefdata(t *testing.T) {
 }
 
 // vecLayout is a float32 shard of 16×64 with inner chunks of 8×32 stored
-// uncompressed (128-byte runs in a wider output: the default vectored
-// path), its index at loc encoded with the bytes codec alone.
+// uncompressed (128-byte runs in a wider output), its index at loc
+// encoded with the bytes codec alone.
 func vecLayout(t *testing.T, loc IndexLocation) *Layout {
 	t.Helper()
 	bytesLE := codecs.Spec{Name: "bytes", Configuration: []byte(`{"endian": "little"}`)}
@@ -147,6 +148,7 @@ func vecShard(t *testing.T, l *Layout) ([]byte, []byte) {
 // vectored path and from memory, with whole, partial, stepped and reversed
 // selections.
 func TestVectoredShardIntoWiderOutput(t *testing.T) {
+	setMinVecRun(t, 1) // the layout's runs are 128 bytes
 	l := vecLayout(t, IndexEnd)
 	vals, enc := vecShard(t, l)
 	dir := t.TempDir()
@@ -201,6 +203,7 @@ func TestVectoredShardIntoWiderOutput(t *testing.T) {
 // file cut short so that the last inner chunk lies past its end. Both are
 // ErrCorruptIndex (codecs.ErrCorrupt), never a short or padded read.
 func TestVectoredCorruptShard(t *testing.T) {
+	setMinVecRun(t, 1) // the layout's runs are 128 bytes
 	l := vecLayout(t, IndexStart)
 	_, enc := vecShard(t, l)
 	// The index is at the start: 4 entries of (offset, nbytes), uint64 LE.
@@ -235,6 +238,68 @@ func TestVectoredCorruptShard(t *testing.T) {
 			err := l.Read(context.Background(), StoreSource(vs, "", "s"), full, ov, ReadOptions{})
 			if !errors.Is(err, ErrCorruptIndex) || !errors.Is(err, codecs.ErrCorrupt) || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("err = %v, want ErrCorruptIndex saying %q", err, tc.msg)
+			}
+		})
+	}
+}
+
+// TestVectoredThreshold checks which inner chunks the default threshold
+// reads straight into a wider output: those whose place is runs of 2 KiB,
+// not those of 128-byte runs, nor any with a chunk cache.
+func TestVectoredThreshold(t *testing.T) {
+	bytesLE := codecs.Spec{Name: "bytes", Configuration: []byte(`{"endian": "little"}`)}
+	for _, tc := range []struct {
+		name     string
+		inner    []int
+		chunkMem bool
+		wantVecs int64
+	}{
+		{"128-byte runs", []int{8, 32}, false, 0},
+		{"2 KiB runs", []int{8, 512}, false, 4},
+		{"2 KiB runs, chunk cache", []int{8, 512}, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := New(tc.inner, []codecs.Spec{bytesLE}, []codecs.Spec{bytesLE}, IndexEnd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shape := []int{2 * tc.inner[0], 2 * tc.inner[1]}
+			l, err := c.Layout(codecs.ChunkRepr{Shape: shape, DType: dtype.TypeFloat32, Fill: make([]byte, 4)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals := make([]byte, shape[0]*shape[1]*4)
+			for i := range vals {
+				vals[i] = byte(i*7 + 1)
+			}
+			enc, _, err := l.EncodeShard(nil, vals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "s"), enc, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			vs := newVecStore(t, dir)
+			out := make([]byte, shape[0]*(shape[1]+16)*4)
+			ov := nd.Contiguous(out, []int{shape[0], shape[1] + 16}, 4).Slice([]int{0, 16}, shape, []int{1, 1})
+			opt := ReadOptions{}
+			if tc.chunkMem {
+				opt.ChunkCache = cache.NewLRU(1 << 20)
+			}
+			sel := nd.Selection{{Start: 0, Count: shape[0], Step: 1}, {Start: 0, Count: shape[1], Step: 1}}
+			if err := l.Read(context.Background(), StoreSource(vs, "t", "s"), sel, ov, opt); err != nil {
+				t.Fatal(err)
+			}
+			want := make([]byte, len(out))
+			wv := ov
+			wv.Data = want
+			nd.Copy(wv, nd.Contiguous(vals, shape, 4))
+			if !slices.Equal(out, want) {
+				t.Fatal("read differs from the shard's values")
+			}
+			if got := vs.vecs.Load(); got != tc.wantVecs {
+				t.Errorf("%d vectored reads, want %d", got, tc.wantVecs)
 			}
 		})
 	}
