@@ -56,6 +56,16 @@ func TestAppendRunsAgainstCopy(t *testing.T) {
 			t.Fatalf("case %d: AppendRuns dropped what dst held", i)
 		}
 		runs = runs[1:]
+		if rl := dst.RunLen(); len(runs) > 0 {
+			for k, run := range runs {
+				if len(run) < rl {
+					t.Fatalf("case %d: run %d of shape %v strides %v is %d bytes, RunLen says %d", i, k, shape, dst.Strides, len(run), rl)
+				}
+			}
+			if b, ok := dst.IsContiguous(); ok && rl != len(b) {
+				t.Fatalf("case %d: contiguous view of %d bytes has RunLen %d", i, len(b), rl)
+			}
+		}
 		if !scatter(runs, src) {
 			t.Fatalf("case %d: runs of shape %v item %d do not hold %d bytes", i, shape, itemSize, len(src))
 		}
@@ -81,29 +91,33 @@ func TestAppendRunsExamples(t *testing.T) {
 	big := Contiguous(make([]byte, 64*32*4), []int{64, 32}, 4)
 	cube := Contiguous(make([]byte, 4*6*8*2), []int{4, 6, 8}, 2)
 	for _, tc := range []struct {
-		name string
-		v    View
-		offs []int
-		lens []int
+		name   string
+		v      View
+		offs   []int
+		lens   []int
+		runLen int
 	}{
-		{"whole array: one run", big, []int{0}, []int{64 * 32 * 4}},
-		{"box of whole rows: one run", big.Slice([]int{3, 0}, []int{2, 32}, []int{1, 1}), []int{3 * 128}, []int{256}},
-		{"box: one run per row", big.Slice([]int{1, 8}, []int{3, 4}, []int{1, 1}), []int{128 + 32, 256 + 32, 384 + 32}, []int{16, 16, 16}},
-		{"stepped columns: one run per element", big.Slice([]int{0, 1}, []int{1, 3}, []int{1, 2}), []int{4, 12, 20}, []int{4, 4, 4}},
-		{"reversed row: one run per element", big.Slice([]int{0, 2}, []int{1, 3}, []int{1, -1}), []int{8, 4, 0}, []int{4, 4, 4}},
-		{"reversed rows of whole rows", big.Slice([]int{2, 0}, []int{2, 32}, []int{-1, 1}), []int{256, 128}, []int{128, 128}},
-		{"3-d: trailing two axes merge", cube.Slice([]int{1, 0, 0}, []int{2, 6, 8}, []int{1, 1, 1}), []int{96}, []int{192}},
-		{"3-d: middle axis cut", cube.Slice([]int{0, 2, 0}, []int{2, 3, 8}, []int{1, 1, 1}), []int{32, 96 + 32}, []int{48, 48}},
-		{"0-d: one element", View{Data: make([]byte, 12), Offset: 4, ItemSize: 8}, []int{4}, []int{8}},
-		{"empty", big.Slice([]int{0, 0}, []int{0, 32}, []int{1, 1}), nil, nil},
-		{"length-1 axes are dropped", Contiguous(make([]byte, 24), []int{1, 3, 1, 2}, 4), []int{0}, []int{24}},
-		{"runs meeting across rows join", View{Data: make([]byte, 64), Shape: []int{2, 2}, Strides: []int{12, 8}, ItemSize: 4}, []int{0, 8, 20}, []int{4, 8, 4}},
+		{"whole array: one run", big, []int{0}, []int{64 * 32 * 4}, 8192},
+		{"box of whole rows: one run", big.Slice([]int{3, 0}, []int{2, 32}, []int{1, 1}), []int{3 * 128}, []int{256}, 256},
+		{"box: one run per row", big.Slice([]int{1, 8}, []int{3, 4}, []int{1, 1}), []int{128 + 32, 256 + 32, 384 + 32}, []int{16, 16, 16}, 16},
+		{"stepped columns: one run per element", big.Slice([]int{0, 1}, []int{1, 3}, []int{1, 2}), []int{4, 12, 20}, []int{4, 4, 4}, 4},
+		{"reversed row: one run per element", big.Slice([]int{0, 2}, []int{1, 3}, []int{1, -1}), []int{8, 4, 0}, []int{4, 4, 4}, 4},
+		{"reversed rows of whole rows", big.Slice([]int{2, 0}, []int{2, 32}, []int{-1, 1}), []int{256, 128}, []int{128, 128}, 128},
+		{"3-d: trailing two axes merge", cube.Slice([]int{1, 0, 0}, []int{2, 6, 8}, []int{1, 1, 1}), []int{96}, []int{192}, 192},
+		{"3-d: middle axis cut", cube.Slice([]int{0, 2, 0}, []int{2, 3, 8}, []int{1, 1, 1}), []int{32, 96 + 32}, []int{48, 48}, 48},
+		{"0-d: one element", View{Data: make([]byte, 12), Offset: 4, ItemSize: 8}, []int{4}, []int{8}, 8},
+		{"empty", big.Slice([]int{0, 0}, []int{0, 32}, []int{1, 1}), nil, nil, 0},
+		{"length-1 axes are dropped", Contiguous(make([]byte, 24), []int{1, 3, 1, 2}, 4), []int{0}, []int{24}, 24},
+		{"runs meeting across rows join", View{Data: make([]byte, 64), Shape: []int{2, 2}, Strides: []int{12, 8}, ItemSize: 4}, []int{0, 8, 20}, []int{4, 8, 4}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			runs := tc.v.AppendRuns(nil)
 			offs, lens := runOffsets(tc.v.Data, runs)
 			if !equalInts(offs, tc.offs) || !equalInts(lens, tc.lens) {
 				t.Errorf("AppendRuns: offsets %v lengths %v, want %v %v", offs, lens, tc.offs, tc.lens)
+			}
+			if rl := tc.v.RunLen(); rl != tc.runLen {
+				t.Errorf("RunLen = %d, want %d", rl, tc.runLen)
 			}
 		})
 	}

@@ -335,6 +335,32 @@ func fillRun(b, elem []byte) {
 	}
 }
 
+// RunLen returns the length in bytes of v's innermost contiguous runs:
+// the item size times the lengths of the trailing dimensions that v's
+// strides lay out back to back (dimensions of length 1 do not count). It
+// looks at Shape, Strides and ItemSize only, so a caller may ask it of a
+// view with no Data. For a non-empty view, AppendRuns yields runs at least
+// this long (longer where runs happen to meet), and a contiguous view
+// (IsContiguous) gives its whole size. An empty view gives 0.
+func (v View) RunLen() int {
+	for _, n := range v.Shape {
+		if n == 0 {
+			return 0
+		}
+	}
+	run := v.ItemSize
+	for d := len(v.Shape) - 1; d >= 0; d-- {
+		if v.Shape[d] == 1 {
+			continue
+		}
+		if v.Strides[d] != run {
+			break
+		}
+		run *= v.Shape[d]
+	}
+	return run
+}
+
 // AppendRuns appends to dst the runs of bytes that hold v's elements, in
 // the C order of the elements, and returns the extended slice: reading a
 // C-order array's bytes into the runs in turn (a vectored read, say) places

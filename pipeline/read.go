@@ -104,7 +104,10 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 	vec, canVec := r.(store.VectorReader)
 	sizer, _ := r.(store.SizeReader)
 	identity := g.Chain.Identity() && (canReadInto || canVec)
-	maxRuns := int(chunkBytes) / minVecRun
+	// Whole chunks go through ReadVec when their places in the output
+	// (which all share its strides) are runs long enough.
+	run := nd.View{Shape: g.ChunkShape, Strides: outView.Strides, ItemSize: g.itemSize()}.RunLen()
+	useVec := canVec && identity && (run >= minVecRun || run == int(chunkBytes))
 
 	parts := make(chan nd.ChunkPart)
 	ready := make(chan fetched, opt.DecodeConcurrency)
@@ -125,7 +128,9 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 		eg.Go(func() error {
 			defer fetchers.Done()
 			var runs [][]byte // the output runs of one chunk, reused
-			if canVec {
+			var sink []byte   // the byte past an uncompressed chunk
+			if useVec {
+				sink = make([]byte, 1)
 				rp := runsPool.Get().(*[][]byte)
 				runs = *rp
 				defer func() {
@@ -134,7 +139,6 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 					runsPool.Put(rp)
 				}()
 			}
-			sink := make([]byte, 1) // the byte past an uncompressed chunk
 			for p := range parts {
 				key := g.Key(p.Coords)
 				f := fetched{part: p}
@@ -148,12 +152,10 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 					if dst, ok := dv.IsContiguous(); ok && canReadInto {
 						direct = true
 						missing, err = readInto(ctx, into, sizer, key, dst)
-					} else if canVec {
+					} else if useVec {
+						direct = true
 						runs = append(dv.AppendRuns(runs[:0]), sink)
-						if len(runs)-1 <= maxRuns {
-							direct = true
-							missing, err = readVec(ctx, vec, key, runs, int(chunkBytes))
-						}
+						missing, err = readVec(ctx, vec, key, runs, int(chunkBytes))
 					}
 					if err != nil {
 						return err
@@ -245,7 +247,7 @@ func readInto(ctx context.Context, into store.IntoReader, sizer store.SizeReader
 	return false, nil
 }
 
-// minVecRun is the shortest average output run, in bytes, for which a
+// minVecRun is the shortest output run, in bytes, for which a
 // chunk stored as it decodes is read straight into the runs of its place
 // in the output with one vectored read (store.VectorReader); chunks whose
 // place is cut into shorter runs are read into a buffer and copied, which

@@ -240,8 +240,8 @@ func (l *Layout) read(ctx context.Context, src Source, sel nd.Selection, dst nd.
 		// with one request: when the index is not cached, and always from
 		// a local store (one read, into one pooled buffer of one size).
 		// A store with vectored reads instead reads the index, then the
-		// uncompressed inner chunks straight into dst.
-		if (ix == nil || isLocal(src.r)) && l.vecReader(src, dst, opt) == nil && sel.NumChunks(l.chunkShape) == l.n && (opt.chunks == nil || !opt.chunks.anyHit) {
+		// uncompressed inner chunks sel covers whole straight into dst.
+		if (ix == nil || isLocal(src.r)) && (l.vecReader(src, dst, opt) == nil || !forward(sel)) && sel.NumChunks(l.chunkShape) == l.n && (opt.chunks == nil || !opt.chunks.anyHit) {
 			return l.readWhole(ctx, src, sel, dst, opt)
 		}
 		if ix == nil {
@@ -419,22 +419,23 @@ func (l *Layout) vecReader(src Source, dst nd.View, opt ReadOptions) store.Vecto
 	if !ok {
 		return nil
 	}
-	// The run of a whole inner chunk's place in dst: the trailing
-	// dimensions that dst's strides lay out back to back.
-	run := l.itemSize
-	for d := len(l.chunkShape) - 1; d >= 0; d-- {
-		if l.chunkShape[d] == 1 {
-			continue
-		}
-		if dst.Strides[d] != run {
-			break
-		}
-		run *= l.chunkShape[d]
-	}
+	// Every whole inner chunk's place in dst has dst's strides.
+	run := nd.View{Shape: l.chunkShape, Strides: dst.Strides, ItemSize: l.itemSize}.RunLen()
 	if run < minVecRun && run < l.innerBytes {
 		return nil
 	}
 	return vec
+}
+
+// forward reports whether sel steps by 1 wherever it takes more than one
+// index, so that it may cover inner chunks whole.
+func forward(sel nd.Selection) bool {
+	for _, s := range sel {
+		if s.Count > 1 && s.Step != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // minVecRun is the shortest run, in bytes, of an inner chunk's place in
