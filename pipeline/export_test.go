@@ -8,3 +8,6 @@ func SetMinVecRun(n int) (restore func()) {
 	minVecRun = max(n, 1)
 	return func() { minVecRun = old }
 }
+
+// ShardCost is shardCost, for tests.
+var ShardCost = shardCost

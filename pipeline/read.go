@@ -333,6 +333,42 @@ func (w *worker) place(f fetched, outView nd.View) error {
 	return nil
 }
 
+// shardCost returns the bytes that reading part p of a shard of layout l
+// holds at once, at most: the index and the part's share of the shard's
+// largest encoding; or, when l reads the inner chunks p covers whole in
+// place (Layout.ReadsInPlace), the index and the inner chunks p covers in
+// part, each with the coalescing gap that may join it to the next.
+func shardCost(l *sharding.Layout, p nd.ChunkPart, inPlace bool, co store.CoalesceOptions) int64 {
+	index := int64(l.IndexSize())
+	shardElems := int64(nd.NumElements(l.Shard().Shape))
+	share := index + int64(l.MaxEncodedSize())*int64(p.NumElements())/max(shardElems, 1)
+	if !inPlace {
+		return share
+	}
+	touched, whole := int64(1), int64(1)
+	for d, c := range l.ChunkShape() {
+		n, step := p.Count[d], p.SrcStep[d]
+		lo := p.SrcStart[d]
+		if step < 0 {
+			lo += (n - 1) * step
+		}
+		hi := lo + (n-1)*max(step, -step) // last index taken
+		touched *= int64(hi/c - lo/c + 1)
+		if n > 1 && step != 1 {
+			whole = 0
+			continue
+		}
+		// Inner chunks wholly inside [lo, hi].
+		whole *= int64(max(0, (hi+1)/c-(lo+c-1)/c))
+	}
+	gap := co.MaxGap
+	if gap == 0 {
+		gap = store.DefaultMaxGap
+	}
+	perChunk := int64(l.Inner().MaxEncodedSize()) + max(gap, 0)
+	return min(share, index+(touched-whole)*perChunk)
+}
+
 // readSharded reads a sharded array: shard parts run concurrently, each
 // through the sharding partial reader, with the decode budget split between
 // shards and the inner chunks of each.
@@ -350,13 +386,12 @@ func readSharded(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection,
 	// largest encoding (the whole of it for a whole shard), so a huge read
 	// holds at most MaxBytesInFlight of fetched shard data at once.
 	inflight := semaphore.NewWeighted(opt.MaxBytesInFlight)
-	shardElems := int64(nd.NumElements(g.ChunkShape))
-	maxEnc := int64(g.Shard.MaxEncodedSize())
+	inPlace := g.Shard.ReadsInPlace(r, outView, ropt)
 	for p := range sel.Chunks(g.ChunkShape) {
 		if gctx.Err() != nil {
 			break
 		}
-		cost := min(opt.MaxBytesInFlight, int64(g.Shard.IndexSize())+maxEnc*int64(p.NumElements())/max(shardElems, 1))
+		cost := min(opt.MaxBytesInFlight, shardCost(g.Shard, p, inPlace, opt.Coalesce))
 		if err := inflight.Acquire(gctx, cost); err != nil {
 			break
 		}

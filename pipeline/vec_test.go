@@ -14,9 +14,11 @@ import (
 	"testing"
 
 	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/refdata"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/pipeline"
+	"github.com/gozarr/gozarr/sharding"
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/zarr"
@@ -30,7 +32,11 @@ type vecStore struct {
 
 func (v *vecStore) ReadVec(ctx context.Context, key string, off int64, bufs [][]byte) (int, error) {
 	v.vecs.Add(1)
-	return v.Store.ReadVec(ctx, key, off, bufs)
+	vr, ok := any(v.Store).(store.VectorReader) // not on every platform
+	if !ok {
+		return 0, errors.ErrUnsupported
+	}
+	return vr.ReadVec(ctx, key, off, bufs)
 }
 
 // plainStore hides every optional interface of a store but Get: the
@@ -398,6 +404,59 @@ func TestVectoredReadShardedGenerated(t *testing.T) {
 			}
 			if vecs < tc.minVecs {
 				t.Errorf("%d vectored reads, want at least %d", vecs, tc.minVecs)
+			}
+		})
+	}
+}
+
+// TestShardCost checks what a shard part reserves against the in-flight
+// cap: its share of the largest shard when the shard is read through
+// buffers, only the index and the inner chunks read in part when inner
+// chunks covered whole are read in place.
+func TestShardCost(t *testing.T) {
+	bytesLE := codecs.Spec{Name: "bytes", Configuration: []byte(`{"endian": "little"}`)}
+	c, err := sharding.New([]int{8, 512}, []codecs.Spec{bytesLE}, []codecs.Spec{bytesLE}, sharding.IndexEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := c.Layout(codecs.ChunkRepr{Shape: []int{16, 1024}, DType: dtype.TypeFloat32, Fill: make([]byte, 4)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const index = 4 * 16 // 4 inner chunks of (offset, length)
+	const inner = 8 * 512 * 4
+	const maxEnc = index + 4*inner // the largest shard
+	// share is what a part of n elements reserves when read through
+	// buffers: the index and its share of the largest shard.
+	share := func(n int64) int64 { return index + maxEnc*n/(16*1024) }
+	part := func(start, count, step []int) nd.ChunkPart {
+		return nd.ChunkPart{Coords: []int{0, 0}, SrcStart: start, Count: count, SrcStep: step, DstStart: []int{0, 0}}
+	}
+	noGap := store.CoalesceOptions{MaxGap: -1}
+	for _, tc := range []struct {
+		name    string
+		p       nd.ChunkPart
+		inPlace bool
+		co      store.CoalesceOptions
+		want    int64
+	}{
+		{"whole shard, buffered", part([]int{0, 0}, []int{16, 1024}, []int{1, 1}), false, noGap, share(16 * 1024)},
+		{"half the rows, buffered", part([]int{0, 0}, []int{8, 1024}, []int{1, 1}), false, noGap, share(8 * 1024)},
+		{"whole shard, in place", part([]int{0, 0}, []int{16, 1024}, []int{1, 1}), true, noGap, index},
+		{"one inner chunk, in place", part([]int{8, 512}, []int{8, 512}, []int{1, 1}), true, noGap, index},
+		{"cut rows, in place", part([]int{3, 0}, []int{13, 1024}, []int{1, 1}), true, noGap, index + 2*inner},
+		{"cut rows, in place, default gap", part([]int{3, 0}, []int{13, 1024}, []int{1, 1}), true, store.CoalesceOptions{}, share(13 * 1024)},
+		{"cut rows, in place, 1000-byte gap", part([]int{3, 0}, []int{13, 1024}, []int{1, 1}), true, store.CoalesceOptions{MaxGap: 1000}, index + 2*(inner+1000)},
+		{"cut columns, in place", part([]int{0, 1}, []int{16, 1000}, []int{1, 1}), true, noGap, share(16 * 1000)},
+		{"inside one inner chunk, in place", part([]int{9, 600}, []int{2, 3}, []int{1, 1}), true, noGap, share(6)},
+		{"stepped, in place", part([]int{0, 0}, []int{8, 1024}, []int{2, 1}), true, noGap, share(8 * 1024)},
+		{"reversed columns, in place", part([]int{0, 1023}, []int{8, 1024}, []int{1, -1}), true, noGap, index + 2*inner},
+		{"rows 8-15 reversed, in place", part([]int{15, 0}, []int{8, 1024}, []int{-1, 1}), true, noGap, index + 2*inner},
+		{"one row, in place", part([]int{5, 0}, []int{1, 1024}, []int{1, 1}), true, noGap, share(1024)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := pipeline.ShardCost(l, tc.p, tc.inPlace, tc.co); got != tc.want {
+				t.Errorf("cost %d, want %d", got, tc.want)
 			}
 		})
 	}

@@ -427,6 +427,17 @@ func (l *Layout) vecReader(src Source, dst nd.View, opt ReadOptions) store.Vecto
 	return vec
 }
 
+// ReadsInPlace reports whether Read, from a shard stored in r (with
+// StoreSource or RangeSource) into a view with dst's strides, reads the
+// uncompressed inner chunks that a forward selection (steps of 1) covers
+// whole straight into dst, one vectored read each, holding no buffer for
+// them: then a caller that caps the bytes in flight need count only the
+// index and the inner chunks read in part. It looks at dst's strides
+// only, and is safe for concurrent use.
+func (l *Layout) ReadsInPlace(r store.Reader, dst nd.View, opt ReadOptions) bool {
+	return l.vecReader(Source{r: r}, dst, opt) != nil
+}
+
 // forward reports whether sel steps by 1 wherever it takes more than one
 // index, so that it may cover inner chunks whole.
 func forward(sel nd.Selection) bool {

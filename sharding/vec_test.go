@@ -30,7 +30,11 @@ type vecStore struct {
 
 func (v *vecStore) ReadVec(ctx context.Context, key string, off int64, bufs [][]byte) (int, error) {
 	v.vecs.Add(1)
-	return v.Store.ReadVec(ctx, key, off, bufs)
+	vr, ok := any(v.Store).(store.VectorReader) // not on every platform
+	if !ok {
+		return 0, errors.ErrUnsupported
+	}
+	return vr.ReadVec(ctx, key, off, bufs)
 }
 
 // newVecStore returns a counting vectored store over dir, skipping the
