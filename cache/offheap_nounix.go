@@ -12,3 +12,5 @@ func unmapBytes([]byte) {}
 func reserveBytes(int64) ([]byte, error) { return nil, errors.New("no anonymous mappings") }
 
 func dropPages([]byte) {}
+
+const mapPopulate = 0

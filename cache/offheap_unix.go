@@ -5,7 +5,6 @@ package cache
 import (
 	"os"
 	"syscall"
-	"unsafe"
 )
 
 var pageSize = os.Getpagesize()
@@ -28,16 +27,4 @@ func unmapBytes(b []byte) { syscall.Munmap(b[:cap(b)]) }
 // pages become resident when first written.
 func reserveBytes(n int64) ([]byte, error) {
 	return syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE|mapNoReserve)
-}
-
-// dropPages gives the pages wholly inside b back to the system; they read
-// as zeros if touched again.
-func dropPages(b []byte) {
-	start := (uintptr(unsafe.Pointer(unsafe.SliceData(b))) + uintptr(pageSize) - 1) &^ uintptr(pageSize-1)
-	end := (uintptr(unsafe.Pointer(unsafe.SliceData(b))) + uintptr(len(b))) &^ uintptr(pageSize-1)
-	if end <= start {
-		return
-	}
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	syscall.Madvise(b[start-base:end-base], syscall.MADV_DONTNEED)
 }
