@@ -834,8 +834,8 @@ func (l *Layout) decodeCached(enc []byte, j *job, out nd.View, opt ReadOptions) 
 	if l.identity && len(enc) == l.innerBytes {
 		v = append([]byte(nil), enc...) // enc may share a larger fetch buffer
 	} else {
-		v = make([]byte, l.innerBytes)
-		if err := l.inner.Decode(v, enc); err != nil {
+		var err error
+		if v, err = l.inner.DecodeNew(enc); err != nil {
 			return err
 		}
 	}
