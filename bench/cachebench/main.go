@@ -287,10 +287,26 @@ func fillRows(b []byte, a, r0 int) {
 // ensureData writes the group (and the iteration array) unless the data
 // directory already holds them with the same parameters.
 func ensureData(ctx context.Context) error {
-	stamp := fmt.Sprintf("cachebench v1 arrays=%d mb=%d iter-mb=%d\n", *nArrays, *arrayMB, *iterMB)
+	stamp := fmt.Sprintf("cachebench v1 arrays=%d mb=%d\n", *nArrays, *arrayMB)
 	stampPath := filepath.Join(*dataDir, "CACHEBENCH")
+	// The iteration array has its own stamp: a run with -iter=false does
+	// not write it, and a later run that wants it adds it alone.
+	bigStamp := fmt.Sprintf("cachebench v1 big iter-mb=%d\n", *iterMB)
+	bigStampPath := filepath.Join(*dataDir, "CACHEBENCH-big")
 	if b, err := os.ReadFile(stampPath); err == nil && string(b) == stamp {
-		return nil
+		if b, err := os.ReadFile(bigStampPath); !*doIter || (err == nil && string(b) == bigStamp) {
+			return nil
+		}
+		st, err := fsstore.New(*dataDir)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := writeArray(ctx, st, "big", *iterMB, 99); err != nil {
+			return err
+		}
+		fmt.Printf("generated %s/big in %.1f s\n", *dataDir, time.Since(start).Seconds())
+		return os.WriteFile(bigStampPath, []byte(bigStamp), 0o644)
 	}
 	if _, err := os.Stat(*dataDir); err == nil {
 		if _, err := os.Stat(stampPath); err != nil {
@@ -311,38 +327,45 @@ func ensureData(ctx context.Context) error {
 	if _, err := zarr.CreateGroup(ctx, st, "", nil); err != nil {
 		return err
 	}
-	write := func(name string, mb, seed int) error {
-		meta, err := zarr.ParseArrayMetadata([]byte(arrayDoc(rows(mb))))
-		if err != nil {
-			return err
-		}
-		a, err := zarr.CreateArray(ctx, st, name, meta)
-		if err != nil {
-			return err
-		}
-		const band = 2048 // rows per write: 16 MiB
-		buf := make([]byte, band*cols*4)
-		for r := 0; r < rows(mb); r += band {
-			n := min(band, rows(mb)-r)
-			fillRows(buf[:n*cols*4], seed, r)
-			if err := a.WriteBytes(ctx, buf[:n*cols*4], nd.Range(r, r+n)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	for i := range *nArrays {
-		if err := write(fmt.Sprintf("a%02d", i), *arrayMB, i); err != nil {
+		if err := writeArray(ctx, st, fmt.Sprintf("a%02d", i), *arrayMB, i); err != nil {
 			return err
 		}
 	}
 	if *doIter {
-		if err := write("big", *iterMB, 99); err != nil {
+		if err := writeArray(ctx, st, "big", *iterMB, 99); err != nil {
 			return err
 		}
 	}
 	fmt.Printf("generated %s in %.1f s\n", *dataDir, time.Since(start).Seconds())
+	if *doIter {
+		if err := os.WriteFile(bigStampPath, []byte(bigStamp), 0o644); err != nil {
+			return err
+		}
+	}
 	return os.WriteFile(stampPath, []byte(stamp), 0o644)
+}
+
+// writeArray writes one generated array of mb MiB under name.
+func writeArray(ctx context.Context, st *fsstore.Store, name string, mb, seed int) error {
+	meta, err := zarr.ParseArrayMetadata([]byte(arrayDoc(rows(mb))))
+	if err != nil {
+		return err
+	}
+	a, err := zarr.CreateArray(ctx, st, name, meta)
+	if err != nil {
+		return err
+	}
+	const band = 2048 // rows per write: 16 MiB
+	buf := make([]byte, band*cols*4)
+	for r := 0; r < rows(mb); r += band {
+		n := min(band, rows(mb)-r)
+		fillRows(buf[:n*cols*4], seed, r)
+		if err := a.WriteBytes(ctx, buf[:n*cols*4], nd.Range(r, r+n)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // chunkBytes is the decoded size of one inner chunk (64 × 512 float32),
