@@ -41,7 +41,10 @@ type Options struct {
 	// IOConcurrency is how many chunk or shard fetches run at once.
 	// Default: the store's own request limit when it states one
 	// (store.ConcurrencyLimiter: 64 for S3 by default), else 4 × GOMAXPROCS
-	// and at least 8, enough to keep a local disk busy.
+	// and at least 8, enough to keep a local disk busy. Shards of a local
+	// store (store.IsLocal), which are read and decoded by one goroutine
+	// each, run DecodeConcurrency at a time instead: more would only
+	// interleave their buffers in the CPU caches.
 	IOConcurrency int
 	// DecodeConcurrency is how many goroutines decode and encode chunks.
 	// Default: GOMAXPROCS. 1 makes the whole read sequential in decoding.

@@ -375,6 +375,12 @@ func shardCost(l *sharding.Layout, p nd.ChunkPart, inPlace bool, co store.Coales
 func readSharded(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, outView nd.View, opt Options) error {
 	nShards := sel.NumChunks(g.ChunkShape)
 	parallel := max(1, min(nShards, max(opt.IOConcurrency, opt.DecodeConcurrency)))
+	if store.IsLocal(r) {
+		// A local store's reads cost CPU, not waiting: shards beyond the
+		// decode workers only interleave their buffers in the caches
+		// (measured on 4 shards and 2 workers: 0.21 s against 0.27 s).
+		parallel = max(1, min(nShards, opt.DecodeConcurrency))
+	}
 	// The decode budget is split between shards and the inner chunks of
 	// each: one shard gets all workers, many shards one each. (Giving every
 	// shard all workers measured no faster and cost more CPU.)

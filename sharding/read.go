@@ -241,7 +241,7 @@ func (l *Layout) read(ctx context.Context, src Source, sel nd.Selection, dst nd.
 		// a local store (one read, into one pooled buffer of one size).
 		// A store with vectored reads instead reads the index, then the
 		// uncompressed inner chunks sel covers whole straight into dst.
-		if (ix == nil || isLocal(src.r)) && (l.vecReader(src, dst, opt) == nil || !forward(sel)) && sel.NumChunks(l.chunkShape) == l.n && (opt.chunks == nil || !opt.chunks.anyHit) {
+		if (ix == nil || store.IsLocal(src.r)) && (l.vecReader(src, dst, opt) == nil || !forward(sel)) && sel.NumChunks(l.chunkShape) == l.n && (opt.chunks == nil || !opt.chunks.anyHit) {
 			return l.readWhole(ctx, src, sel, dst, opt)
 		}
 		if ix == nil {
@@ -350,15 +350,6 @@ func readLocal(ctx context.Context, r store.Reader, into store.IntoReader, key s
 	return (*bp)[:k], nil
 }
 
-// isLocal reports whether r reads into caller's buffers (IntoReader) and
-// states no request limit of its own, as remote stores do
-// (store.ConcurrencyLimiter): the filesystem and memory stores.
-func isLocal(r store.Reader) bool {
-	_, into := r.(store.IntoReader)
-	_, remote := r.(store.ConcurrencyLimiter)
-	return into && !remote
-}
-
 // readWhole reads all of src with one request and decodes sel from memory.
 func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, dst nd.View, opt ReadOptions) error {
 	br := store.Full()
@@ -370,7 +361,7 @@ func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, ds
 	}
 	var b []byte
 	var err error
-	if into, ok := src.r.(store.IntoReader); ok && isLocal(src.r) && src.base == 0 && src.size <= 0 {
+	if into, ok := src.r.(store.IntoReader); ok && store.IsLocal(src.r) && src.base == 0 && src.size <= 0 {
 		// A whole top-level shard in a local store: read it into a pooled
 		// buffer one byte longer than any valid shard, held only while its
 		// chunks decode (fresh buffers would be garbage that lets the heap,
@@ -716,7 +707,7 @@ func (l *Layout) fetch(ctx context.Context, src Source, spans []store.Span, opt 
 	}
 	var data [][]byte
 	release := noop
-	if into, ok := src.r.(store.IntoReader); ok && isLocal(src.r) {
+	if into, ok := src.r.(store.IntoReader); ok && store.IsLocal(src.r) {
 		data = make([][]byte, len(groups))
 		held := make([]*[]byte, 0, len(groups))
 		release = func() {

@@ -168,6 +168,17 @@ type RangesReader interface {
 	GetRanges(ctx context.Context, key string, ranges []ByteRange) ([][]byte, error)
 }
 
+// IsLocal reports whether r reads into caller's buffers (IntoReader) and
+// states no request limit of its own, as remote stores do
+// (ConcurrencyLimiter): the filesystem and memory stores. Readers use it to
+// choose whole reads and fewer concurrent requests, since a local read
+// costs CPU rather than waiting.
+func IsLocal(r Reader) bool {
+	_, into := r.(IntoReader)
+	_, remote := r.(ConcurrencyLimiter)
+	return into && !remote
+}
+
 // IntoReader is implemented by stores that can read a bounded range straight
 // into a caller's buffer (the filesystem with ReadAt, for instance). ReadInto
 // fills dst with the bytes [offset, offset+len(dst)) of key and returns how
