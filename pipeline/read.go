@@ -12,6 +12,7 @@ import (
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/internal/bufpool"
+	"github.com/gozarr/gozarr/internal/vecread"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/sharding"
 	"github.com/gozarr/gozarr/store"
@@ -107,7 +108,7 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 	// Whole chunks go through ReadVec when their places in the output
 	// (which all share its strides) are runs long enough.
 	run := nd.View{Shape: g.ChunkShape, Strides: outView.Strides, ItemSize: g.itemSize()}.RunLen()
-	useVec := canVec && identity && (run >= minVecRun || run == int(chunkBytes))
+	useVec := canVec && identity && vecread.Worth(run, int(chunkBytes))
 
 	parts := make(chan nd.ChunkPart)
 	ready := make(chan fetched, opt.DecodeConcurrency)
@@ -127,17 +128,12 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 		fetchers.Add(1)
 		eg.Go(func() error {
 			defer fetchers.Done()
-			var runs [][]byte // the output runs of one chunk, reused
-			var sink []byte   // the byte past an uncompressed chunk
+			var runs *[][]byte // the output runs of one chunk, reused
+			var sink []byte    // the byte past an uncompressed chunk
 			if useVec {
 				sink = make([]byte, 1)
-				rp := runsPool.Get().(*[][]byte)
-				runs = *rp
-				defer func() {
-					clear(runs[:cap(runs)]) // keep no reference to out
-					*rp = runs[:0]
-					runsPool.Put(rp)
-				}()
+				runs = vecread.GetRuns()
+				defer vecread.PutRuns(runs)
 			}
 			for p := range parts {
 				key := g.Key(p.Coords)
@@ -154,8 +150,8 @@ func readChunks(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, 
 						missing, err = readInto(ctx, into, sizer, key, dst)
 					} else if useVec {
 						direct = true
-						runs = append(dv.AppendRuns(runs[:0]), sink)
-						missing, err = readVec(ctx, vec, key, runs, int(chunkBytes))
+						*runs = append(dv.AppendRuns((*runs)[:0]), sink)
+						missing, err = readVec(ctx, vec, key, *runs, int(chunkBytes))
 					}
 					if err != nil {
 						return err
@@ -246,21 +242,6 @@ func readInto(ctx context.Context, into store.IntoReader, sizer store.SizeReader
 	}
 	return false, nil
 }
-
-// minVecRun is the shortest output run, in bytes, for which a
-// chunk stored as it decodes is read straight into the runs of its place
-// in the output with one vectored read (store.VectorReader); chunks whose
-// place is cut into shorter runs are read into a buffer and copied, which
-// moves short runs faster than the kernel moves one iovec each. Measured
-// on Linux (2 cores, page cache warm, chunks into an 8192-wide float32
-// array): against a read into a buffer and a copy, a vectored read is 3.5
-// times slower with 256-byte runs, as fast with 1 KiB runs, 20% faster
-// with 2 KiB runs and 30-50% faster with 4 to 8 KiB runs.
-var minVecRun = 1536
-
-// runsPool recycles the lists of output runs that vectored chunk reads
-// fill, between reads.
-var runsPool = sync.Pool{New: func() any { return new([][]byte) }}
 
 // readVec reads an identity-encoded chunk of want bytes straight into
 // runs, whose last run is a 1-byte sink past the chunk's bytes: a chunk

@@ -16,6 +16,7 @@ import (
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/refdata"
+	"github.com/gozarr/gozarr/internal/vecread"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/pipeline"
 	"github.com/gozarr/gozarr/sharding"
@@ -107,7 +108,7 @@ func readAllWays(t *testing.T, root, path string, items []nd.Item) ([]byte, int6
 // straight into the output, and compares with their .npy.
 func TestVectoredReadCorpus(t *testing.T) {
 	needVec(t)
-	defer pipeline.SetMinVecRun(1)()
+	defer setMinVecRun(1)()
 	n := 0
 	for _, c := range refdata.Cases(t) {
 		if c.ZarrFormat != 3 || c.ShardShape != nil || !c.HasTag("codec:bytes") || !c.HasTag("endian:little") || len(c.Codecs) == 0 {
@@ -190,7 +191,7 @@ func jsonInts(v []int) string {
 // indices, through all three read paths.
 func TestVectoredReadGenerated(t *testing.T) {
 	needVec(t)
-	defer pipeline.SetMinVecRun(1)()
+	defer setMinVecRun(1)()
 	shape, chunks := []int{45, 37, 11}, []int{8, 6, 11}
 	dir, vals := writeGenerated(t, shape, chunks, `[{"name": "bytes", "configuration": {"endian": "little"}}]`)
 	full := make([]byte, 4*len(vals))
@@ -460,4 +461,13 @@ func TestShardCost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// setMinVecRun sets the shortest output run read with a vectored read, for
+// tests that reach that path with small chunks, and returns a function
+// that restores it. Tests using it must not run in parallel.
+func setMinVecRun(n int) (restore func()) {
+	old := vecread.MinRun
+	vecread.MinRun = max(n, 1)
+	return func() { vecread.MinRun = old }
 }

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/internal/bufpool"
+	"github.com/gozarr/gozarr/internal/vecread"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/store"
 )
@@ -154,7 +154,7 @@ const maxRuns = 1024
 // Linux) is never asked for the whole shard: after the index, each
 // uncompressed inner chunk that sel covers whole is read straight into its
 // place in dst with one vectored read, through no buffer, when that place
-// is runs of 1.5 KiB or more (shorter runs are faster read with the
+// is runs of 1.5 KiB or more (vecread.MinRun; shorter runs are faster read with the
 // shard's other bytes and copied). Without an opt.ChunkCache only: with
 // one, inner chunks are read whole into buffers the cache keeps.
 //
@@ -400,8 +400,8 @@ func (l *Layout) readWhole(ctx context.Context, src Source, sel nd.Selection, ds
 // chunks that a read covers whole are best read straight into their place
 // in dst with one vectored read each: uncompressed inner chunks (not inner
 // shards) of a shard in a store, read with no chunk cache (which keeps
-// whole decoded chunks of its own), whose place in dst is runs of at least
-// minVecRun bytes. Otherwise it returns nil.
+// whole decoded chunks of its own), whose place in dst is runs long
+// enough (vecread.Worth). Otherwise it returns nil.
 func (l *Layout) vecReader(src Source, dst nd.View, opt ReadOptions) store.VectorReader {
 	if src.inMem || !l.identity || l.nested != nil || opt.ChunkCache != nil {
 		return nil
@@ -412,7 +412,7 @@ func (l *Layout) vecReader(src Source, dst nd.View, opt ReadOptions) store.Vecto
 	}
 	// Every whole inner chunk's place in dst has dst's strides.
 	run := nd.View{Shape: l.chunkShape, Strides: dst.Strides, ItemSize: l.itemSize}.RunLen()
-	if run < minVecRun && run < l.innerBytes {
+	if !vecread.Worth(run, l.innerBytes) {
 		return nil
 	}
 	return vec
@@ -439,18 +439,6 @@ func forward(sel nd.Selection) bool {
 	}
 	return true
 }
-
-// minVecRun is the shortest run, in bytes, of an inner chunk's place in
-// dst for which the chunk is read there with one vectored read; shorter
-// runs are read with the shard's other bytes and copied. Measured on
-// Linux (2 cores, page cache warm, chunks into an 8192-wide float32
-// array): against a read into a buffer and a copy, a vectored read is 3.5
-// times slower with 256-byte runs, as fast with 1 KiB runs, 20% faster
-// with 2 KiB runs and 30-50% faster with 4 to 8 KiB runs.
-var minVecRun = 1536
-
-// runsPool recycles the lists of dst runs that vectored reads fill.
-var runsPool = sync.Pool{New: func() any { return new([][]byte) }}
 
 // Kinds of work on one inner chunk once its bytes are in.
 const (
@@ -806,12 +794,10 @@ func (l *Layout) runJob(ctx context.Context, src Source, j *job, spans []store.S
 // place in dst, with one vectored read from the shard's store.
 func (l *Layout) readVec(ctx context.Context, src Source, j *job, out nd.View) error {
 	vec := src.r.(store.VectorReader) // vecReader made sure
-	rp := runsPool.Get().(*[][]byte)
-	runs := out.AppendRuns((*rp)[:0])
-	_, err := vec.ReadVec(ctx, src.key, src.base+j.off, runs)
-	clear(runs[:cap(runs)]) // keep no reference to dst
-	*rp = runs[:0]
-	runsPool.Put(rp)
+	runs := vecread.GetRuns()
+	*runs = out.AppendRuns(*runs)
+	_, err := vec.ReadVec(ctx, src.key, src.base+j.off, *runs)
+	vecread.PutRuns(runs)
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("%w: bytes [%d, %d) lie past the end of the shard", ErrCorruptIndex, j.off, j.off+j.n)
 	}

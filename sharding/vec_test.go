@@ -17,6 +17,7 @@ import (
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/refdata"
+	"github.com/gozarr/gozarr/internal/vecread"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
@@ -51,11 +52,11 @@ func newVecStore(t *testing.T, dir string) *vecStore {
 	return &vecStore{Store: st}
 }
 
-// setMinVecRun sets minVecRun for one test.
+// setMinVecRun sets vecread.MinRun for one test.
 func setMinVecRun(t *testing.T, n int) {
-	old := minVecRun
-	minVecRun = n
-	t.Cleanup(func() { minVecRun = old })
+	old := vecread.MinRun
+	vecread.MinRun = n
+	t.Cleanup(func() { vecread.MinRun = old })
 }
 
 // TestVectoredRefdata reads every sharded reference case whose inner
