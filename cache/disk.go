@@ -77,15 +77,13 @@ type fileIO interface {
 	Truncate(size int64) error
 }
 
-// extent is one value's place in the file. Its frame's bytes are unused:
-// the frame is only the reference count that keeps the place from being
-// reused while a Get still reads it.
+// extent is one value's place in the file, reference counted (refs) so
+// that the place is not reused while a Get still reads it.
 type extent struct {
-	ref    *frame
+	refs
 	off    int64
 	n      int  // bytes stored
 	packed bool // a Blosc frame of the value (moved down from Compressed)
-	d      *Disk
 }
 
 // NewDisk creates the cache's directory and file and returns an empty Disk
@@ -131,7 +129,7 @@ func (d *Disk) getElem(key string) ([]byte, int, bool) {
 		if !errors.Is(err, errFreed) && !errors.Is(err, ErrClosed) {
 			d.c.fail(fmt.Errorf("%w: disk cache read %q: %v", ErrCache, key, err))
 			if old, ok := d.c.delIf(key, func(e entry[*extent]) bool { return e.v == en.v }); ok {
-				old.v.ref.release()
+				old.v.release()
 			}
 		}
 		return nil, 0, false
@@ -142,10 +140,10 @@ func (d *Disk) getElem(key string) ([]byte, int, bool) {
 // read returns en's decoded value.
 func (d *Disk) read(en entry[*extent]) ([]byte, error) {
 	x := en.v
-	if !x.ref.retain() {
+	if !x.retain() {
 		return nil, errFreed
 	}
-	defer x.ref.release()
+	defer x.release()
 	if !x.packed {
 		out := make([]byte, x.n)
 		if err := d.readAt(out, x.off); err != nil {
@@ -222,7 +220,7 @@ func (d *Disk) add(key string, m moved) {
 	x.packed = packed
 	dropped, _ := d.c.add(entry[*extent]{key: key, v: x, w: w, raw: int64(m.raw), elem: m.elem})
 	if len(dropped) > 0 {
-		d.c.handDown(dropped, func(old entry[*extent]) { old.v.ref.release() })
+		d.c.handDown(dropped, func(old entry[*extent]) { old.v.release() })
 	}
 }
 
@@ -239,9 +237,9 @@ func (d *Disk) write(data []byte) (*extent, error) {
 		d.free(off, size)
 		return nil, err
 	}
-	x := &extent{ref: &frame{}, off: off, n: len(data), d: d}
-	x.ref.refs.Store(1)
-	x.ref.onFree = func() { d.free(off, size) }
+	x := &extent{off: off, n: len(data)}
+	x.count.Store(1)
+	x.onFree = func() { d.free(off, size) }
 	return x, nil
 }
 
@@ -265,7 +263,7 @@ func (d *Disk) free(off, size int64) {
 // Remove implements Cache.
 func (d *Disk) Remove(key string) {
 	if en, ok := d.c.del(key); ok {
-		en.v.ref.release()
+		en.v.release()
 	}
 }
 

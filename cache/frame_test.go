@@ -29,7 +29,7 @@ func TestFrameRefs(t *testing.T) {
 	if !bytes.Equal(f.b, src) {
 		t.Fatal("frame does not hold its source")
 	}
-	if mapPopulate != 0 && !f.offHeap {
+	if mapPopulate != 0 && f.onFree == nil { // only mapped frames free anything
 		t.Error("a 64 KiB frame is on the Go heap")
 	}
 	if !f.retain() {
@@ -39,15 +39,20 @@ func TestFrameRefs(t *testing.T) {
 	if !bytes.Equal(f.b, src) {
 		t.Fatal("bytes changed while a reader holds them")
 	}
-	freed := false
-	f.onFree = func() { freed = true }
+	freed, unmap := false, f.onFree
+	f.onFree = func() {
+		freed = true
+		if unmap != nil {
+			unmap()
+		}
+	}
 	f.release()
 	if !freed || f.retain() {
 		t.Errorf("after the last release: freed %v, retain succeeded %v", freed, !freed)
 	}
 	small := newFrame([]byte("tiny"))
-	if small.offHeap || string(small.b) != "tiny" {
-		t.Errorf("small frame: off heap %v, %q", small.offHeap, small.b)
+	if small.onFree != nil || string(small.b) != "tiny" {
+		t.Errorf("small frame: mapped %v, %q", small.onFree != nil, small.b)
 	}
 }
 
