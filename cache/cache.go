@@ -144,6 +144,8 @@ type evictHooker interface {
 	getElem(key string) ([]byte, int, bool)
 	// touch refreshes key's recency without counting; false if absent.
 	touch(key string) bool
+	// fail counts an error in the cache's Stats.
+	fail(err error)
 }
 
 // entry is one key's record in a core.

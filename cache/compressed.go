@@ -215,3 +215,5 @@ func unpack(data []byte, n int) ([]byte, error) {
 func (z *Compressed) has(key string) bool { return z.c.has(key) }
 
 func (z *Compressed) touch(key string) bool { return z.c.touch(key) }
+
+func (z *Compressed) fail(err error) { z.c.fail(err) }

@@ -446,3 +446,5 @@ func (s *space) unlink(off, size int64) {
 	delete(s.byEnd, off+size)
 	s.freeSum -= size
 }
+
+func (d *Disk) fail(err error) { d.c.fail(err) }

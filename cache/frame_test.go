@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -216,5 +217,32 @@ func TestArena(t *testing.T) {
 	}
 	if st := z.Stats(); st.Bytes > st.MaxBytes || st.Entries == 0 {
 		t.Errorf("stats %v", st)
+	}
+}
+
+// TestTieredCorruptFrameMovingDown: a frame that no longer decompresses,
+// evicted from a Compressed tier to a tier that keeps decoded values,
+// leaves the cache and is counted as an error by the tier it fell from.
+func TestTieredCorruptFrameMovingDown(t *testing.T) {
+	const n = 64 << 10
+	fs := NewCompressed(1<<30, CompressedOptions{}).pack(val("k0", n), 4).size()
+	top := NewCompressed(weight("k0", fs), CompressedOptions{ElemSize: 4})
+	bottom := NewLRU(1 << 24)
+	tc, err := NewTiered(top, bottom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc.AddElem("k0", val("k0", n), 4)
+	f := top.c.m["k0"].Value.(*entry[*frame]).v
+	f.b = f.b[:len(f.b)/2] // corrupt: truncated
+	tc.AddElem("k1", val("k1", n), 4)
+	if _, ok := bottom.Get("k0"); ok {
+		t.Error("a corrupt frame reached the next tier")
+	}
+	if st := top.Stats(); st.Errors != 1 || !strings.Contains(st.LastError, "k0") {
+		t.Errorf("top tier stats %v (%s), want the error counted", st, st.LastError)
+	}
+	if v, ok := tc.Get("k1"); !ok || !bytes.Equal(v, val("k1", n)) {
+		t.Error("k1 lost")
 	}
 }

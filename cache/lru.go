@@ -58,3 +58,5 @@ func (l *LRU) setOnEvict(f evictFunc, tr *transit) { l.c.setOnEvict(f, tr) }
 func (l *LRU) has(key string) bool { return l.c.has(key) }
 
 func (l *LRU) touch(key string) bool { return l.c.touch(key) }
+
+func (l *LRU) fail(err error) { l.c.fail(err) }

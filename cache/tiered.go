@@ -62,7 +62,10 @@ func NewTiered(tiers ...Cache) (*Tiered, error) {
 			}
 			v, err := m.decoded()
 			if err != nil {
-				return // a corrupt frame: dropped (the tier above counted nothing; it is gone)
+				// A corrupt frame: it leaves the cache, counted by the
+				// tier it fell from.
+				h.fail(fmt.Errorf("%w: moving %q down: %v", ErrCache, key, err))
+				return
 			}
 			AddElem(next, key, v, m.elem)
 		}, &t.tr)
