@@ -217,7 +217,7 @@ func newArray(s store.Reader, p string, meta *ArrayMetadata, format int, opts []
 	if g.Shard != nil {
 		unit = g.Shard.Inner().Repr().NumBytes()
 	}
-	if unit > MaxDecodedChunkBytes {
+	if int64(unit) > MaxDecodedChunkBytes {
 		return nil, fmt.Errorf("open %q: %w: a chunk decodes to %d bytes, more than MaxDecodedChunkBytes (%d)", p, ErrUnsupported, unit, MaxDecodedChunkBytes)
 	}
 	a.grid = g
@@ -227,7 +227,7 @@ func newArray(s store.Reader, p string, meta *ArrayMetadata, format int, opts []
 // MaxDecodedChunkBytes is the largest decoded chunk (for a sharded array,
 // inner chunk) gozarr opens: reads decode such a unit into one buffer, so a
 // larger one would be an allocation no machine can serve. 4 GiB.
-const MaxDecodedChunkBytes = 4 << 30
+const MaxDecodedChunkBytes int64 = 4 << 30
 
 // Path returns the array's node path in its store ("" for the root).
 func (a *Array) Path() string { return a.path }
