@@ -3,6 +3,7 @@
 package cache
 
 import (
+	"math"
 	"os"
 	"syscall"
 )
@@ -26,5 +27,8 @@ func unmapBytes(b []byte) { syscall.Munmap(b[:cap(b)]) }
 // reserveBytes maps n bytes of address space without committing memory:
 // pages become resident when first written.
 func reserveBytes(n int64) ([]byte, error) {
+	if n <= 0 || n > int64(math.MaxInt) {
+		return nil, syscall.EINVAL // no such mapping on a 32-bit platform
+	}
 	return syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE|mapNoReserve)
 }
