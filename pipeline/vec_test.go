@@ -221,24 +221,7 @@ func TestVectoredReadGenerated(t *testing.T) {
 		{"24:32, :, :", 6},        // a row of chunks, edge column included
 		{"16:24, 0:36, :", 6},     // whole chunks across
 	} {
-		t.Run(tc.sel, func(t *testing.T) {
-			items, err := nd.ParseSelection(tc.sel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sel, err := nd.Normalize(items, shape)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, vecs := readAllWays(t, dir, "g", items)
-			want := gatherBytes(full, shape, 4, sel)
-			if !slices.Equal(got, want) {
-				t.Fatalf("read %q differs from the values written", tc.sel)
-			}
-			if vecs < tc.minVecs {
-				t.Errorf("%d vectored reads, want at least %d", vecs, tc.minVecs)
-			}
-		})
+		t.Run(tc.sel, func(t *testing.T) { checkSelection(t, dir, full, shape, tc.sel, tc.minVecs) })
 	}
 }
 
@@ -389,24 +372,7 @@ func TestVectoredReadShardedGenerated(t *testing.T) {
 		{"24:40, ::-1", 0},      // reversed columns
 		{"32:40, 2048:2300", 0}, // the edge column: inner chunks cut by the array's edge
 	} {
-		t.Run(tc.sel, func(t *testing.T) {
-			items, err := nd.ParseSelection(tc.sel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sel, err := nd.Normalize(items, shape)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, vecs := readAllWays(t, dir, "g", items)
-			want := gatherBytes(full, shape, 4, sel)
-			if !slices.Equal(got, want) {
-				t.Fatalf("read %q differs from the values written", tc.sel)
-			}
-			if vecs < tc.minVecs {
-				t.Errorf("%d vectored reads, want at least %d", vecs, tc.minVecs)
-			}
-		})
+		t.Run(tc.sel, func(t *testing.T) { checkSelection(t, dir, full, shape, tc.sel, tc.minVecs) })
 	}
 }
 
@@ -470,4 +436,28 @@ func setMinVecRun(n int) (restore func()) {
 	old := vecread.MinRun
 	vecread.MinRun = max(n, 1)
 	return func() { vecread.MinRun = old }
+}
+
+// checkSelection reads sel from the float32 array "g" in dir every way
+// (readAllWays), compares with the same selection of full (the values
+// written, of the given shape), and checks that at least minVecs chunks
+// went through vectored reads.
+func checkSelection(t *testing.T, dir string, full []byte, shape []int, selText string, minVecs int64) {
+	t.Helper()
+	items, err := nd.ParseSelection(selText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := nd.Normalize(items, shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, vecs := readAllWays(t, dir, "g", items)
+	want := gatherBytes(full, shape, 4, sel)
+	if !slices.Equal(got, want) {
+		t.Fatalf("read %q differs from the values written", selText)
+	}
+	if vecs < minVecs {
+		t.Errorf("%d vectored reads, want at least %d", vecs, minVecs)
+	}
 }
