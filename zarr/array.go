@@ -46,6 +46,8 @@ type options struct {
 	indexCache *sharding.IndexCache
 	storeID    string
 	chunkCache cache.Cache
+	// Size limits (limits.go); 0 means the default.
+	maxMeta, maxChunk, maxRead int64
 }
 
 // WithPipeline sets the concurrency, in-flight memory and coalescing
@@ -126,7 +128,8 @@ func OpenArray(ctx context.Context, s store.Reader, nodePath string, opts ...Opt
 	if err != nil {
 		return nil, err
 	}
-	d, err := readNode(ctx, s, p, NodeArray)
+	o := collect(opts)
+	d, err := readNode(ctx, s, p, NodeArray, o.metaLimit())
 	if err != nil {
 		return nil, err
 	}
@@ -217,16 +220,17 @@ func newArray(s store.Reader, p string, meta *ArrayMetadata, format int, opts []
 	if g.Shard != nil {
 		unit = g.Shard.Inner().Repr().NumBytes()
 	}
-	if int64(unit) > MaxDecodedChunkBytes {
-		return nil, fmt.Errorf("open %q: %w: a chunk decodes to %d bytes, more than MaxDecodedChunkBytes (%d)", p, ErrUnsupported, unit, MaxDecodedChunkBytes)
+	if err := a.opts.checkChunkBytes(p, unit); err != nil {
+		return nil, err
 	}
 	a.grid = g
 	return a, nil
 }
 
-// MaxDecodedChunkBytes is the largest decoded chunk (for a sharded array,
-// inner chunk) gozarr opens: reads decode such a unit into one buffer, so a
-// larger one would be an allocation no machine can serve. 4 GiB.
+// MaxDecodedChunkBytes is the default per-chunk decode limit: the largest
+// decoded chunk (for a sharded array, inner chunk) OpenArray accepts unless
+// WithMaxChunkBytes says otherwise. Reads decode such a unit into one
+// buffer, even to return a few of its elements. 4 GiB.
 const MaxDecodedChunkBytes int64 = 4 << 30
 
 // Path returns the array's node path in its store ("" for the root).
@@ -275,6 +279,9 @@ func (a *Array) ReadBytes(ctx context.Context, out []byte, items ...nd.Item) err
 
 // ReadSelection is ReadBytes with an already normalised selection.
 func (a *Array) ReadSelection(ctx context.Context, sel nd.Selection, out []byte) error {
+	if _, err := a.selectionBytes(sel); err != nil {
+		return fmt.Errorf("read %w", err)
+	}
 	if err := pipeline.Read(ctx, a.st, a.grid, sel, out, a.opts.pipe); err != nil {
 		return fmt.Errorf("read %q: %w", a.path, err)
 	}
@@ -282,14 +289,20 @@ func (a *Array) ReadSelection(ctx context.Context, sel nd.Selection, out []byte)
 }
 
 // ReadAllBytes reads the selected elements into a new buffer and returns it
-// with the selection's shape.
+// with the selection's shape. A selection larger than WithMaxReadBytes, or
+// than the platform can allocate, is an error wrapping ErrTooLarge, and
+// nothing is allocated.
 func (a *Array) ReadAllBytes(ctx context.Context, items ...nd.Item) ([]byte, []int, error) {
 	sel, err := a.Selection(items...)
 	if err != nil {
 		return nil, nil, err
 	}
+	n, err := a.allocBytes(sel)
+	if err != nil {
+		return nil, nil, err
+	}
 	shape := sel.Shape()
-	out := make([]byte, nd.NumElements(shape)*a.meta.DataType.Size())
+	out := make([]byte, n)
 	if err := a.ReadSelection(ctx, sel, out); err != nil {
 		return nil, nil, err
 	}
@@ -312,6 +325,9 @@ func (a *Array) WriteSelection(ctx context.Context, sel nd.Selection, data []byt
 	rw, ok := a.st.(pipeline.ReadWriter)
 	if !ok {
 		return fmt.Errorf("write %q: %w", a.path, store.ErrReadOnly)
+	}
+	if _, err := a.selectionBytes(sel); err != nil {
+		return fmt.Errorf("write %w", err)
 	}
 	if a.grid.IndexCache != nil && a.grid.Shard != nil {
 		defer a.invalidateShards(sel)

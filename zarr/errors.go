@@ -1,6 +1,9 @@
 package zarr
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors of package zarr. Errors returned by the package wrap one of
 // these (test with errors.Is) and name the field or key concerned.
@@ -15,4 +18,16 @@ var (
 	// "must_understand": false), a chunk grid other than "regular", an
 	// unknown data type or chunk key encoding, storage transformers.
 	ErrUnsupported = errors.New("unsupported zarr feature")
+	// ErrTooLarge reports a size over one of gozarr's limits: a metadata
+	// document over WithMaxMetadataBytes, a chunk decoding to more than
+	// WithMaxChunkBytes (ErrChunkTooLarge), a read whose result is more
+	// than WithMaxReadBytes or than the platform can allocate, a read or
+	// write whose byte size does not fit an int. The message names the
+	// limit and the option that raises it.
+	ErrTooLarge = errors.New("over a size limit")
+	// ErrChunkTooLarge reports an array whose chunks (inner chunks, for a
+	// sharded array) decode to more than the per-chunk limit
+	// (WithMaxChunkBytes). It wraps ErrTooLarge; the open error that
+	// carries it also wraps ErrUnsupported.
+	ErrChunkTooLarge = fmt.Errorf("decoded chunk %w", ErrTooLarge)
 )

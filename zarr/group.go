@@ -14,6 +14,9 @@ type Group struct {
 	path   string
 	meta   *GroupMetadata
 	format int
+	// maxMeta is WithMaxMetadataBytes as given to OpenGroup (0: not set),
+	// passed on to the nodes opened through the group.
+	maxMeta int64
 }
 
 // Child is one node directly inside a group.
@@ -25,12 +28,15 @@ type Child struct {
 
 // OpenGroup opens the group at path in s (v3 zarr.json first, then v2
 // .zgroup). A missing group is ErrNodeNotFound; an array is ErrNodeType.
-func OpenGroup(ctx context.Context, s store.Reader, nodePath string) (*Group, error) {
+// Of the options only WithMaxMetadataBytes applies to a group; the group
+// passes it on to the nodes opened through it.
+func OpenGroup(ctx context.Context, s store.Reader, nodePath string, opts ...Option) (*Group, error) {
 	p, err := cleanPath(nodePath)
 	if err != nil {
 		return nil, err
 	}
-	d, err := readNode(ctx, s, p, NodeGroup)
+	o := collect(opts)
+	d, err := readNode(ctx, s, p, NodeGroup, o.metaLimit())
 	if err != nil {
 		return nil, err
 	}
@@ -39,13 +45,13 @@ func OpenGroup(ctx context.Context, s store.Reader, nodePath string) (*Group, er
 		if err != nil {
 			return nil, fmt.Errorf("open group %q: %w", p, err)
 		}
-		return &Group{st: s, path: p, meta: meta, format: 3}, nil
+		return &Group{st: s, path: p, meta: meta, format: 3, maxMeta: o.maxMeta}, nil
 	}
 	meta, err := ParseGroupMetadataV2(d.v2, d.v2attrs)
 	if err != nil {
 		return nil, fmt.Errorf("open group %q: %w", p, err)
 	}
-	return &Group{st: s, path: p, meta: meta, format: 2}, nil
+	return &Group{st: s, path: p, meta: meta, format: 2, maxMeta: o.maxMeta}, nil
 }
 
 // CreateGroup writes a v3 group with the given attributes at path (nil
@@ -97,7 +103,7 @@ func (g *Group) Children(ctx context.Context) ([]Child, error) {
 	for _, d := range dirs {
 		name := d[:len(d)-1]
 		p := nodeKey(g.path, name)
-		nt, err := NodeTypeAt(ctx, g.st, p)
+		nt, err := NodeTypeAt(ctx, g.st, p, g.inherit()...)
 		if errors.Is(err, ErrNodeNotFound) {
 			continue // a chunk directory, or a plain folder
 		}
@@ -110,18 +116,20 @@ func (g *Group) Children(ctx context.Context) ([]Child, error) {
 }
 
 // NodeTypeAt reports whether an array or a group is at path, by its v3 or
-// v2 metadata document; ErrNodeNotFound when neither is there.
-func NodeTypeAt(ctx context.Context, s store.Reader, nodePath string) (NodeType, error) {
+// v2 metadata document; ErrNodeNotFound when neither is there. Of the
+// options only WithMaxMetadataBytes applies.
+func NodeTypeAt(ctx context.Context, s store.Reader, nodePath string, opts ...Option) (NodeType, error) {
 	p, err := cleanPath(nodePath)
 	if err != nil {
 		return "", err
 	}
-	doc, err := s.Get(ctx, nodeKey(p, MetadataKey), store.Full())
-	if err == nil {
-		return ParseNodeType(doc)
-	}
-	if !errors.Is(err, store.ErrNotFound) {
+	o := collect(opts)
+	doc, err := getOptional(ctx, s, nodeKey(p, MetadataKey), o.metaLimit())
+	if err != nil {
 		return "", err
+	}
+	if doc != nil {
+		return ParseNodeType(doc)
 	}
 	for _, c := range []struct {
 		key string
@@ -138,12 +146,23 @@ func NodeTypeAt(ctx context.Context, s store.Reader, nodePath string) (NodeType,
 	return "", fmt.Errorf("%q: %w", p, ErrNodeNotFound)
 }
 
-// OpenArray opens the array named name inside the group.
-func (g *Group) OpenArray(ctx context.Context, name string, opts ...Option) (*Array, error) {
-	return OpenArray(ctx, g.st, nodeKey(g.path, name), opts...)
+// inherit returns the options the group passes on to the nodes opened
+// through it: its metadata limit, when OpenGroup was given one.
+func (g *Group) inherit() []Option {
+	if g.maxMeta == 0 {
+		return nil
+	}
+	return []Option{WithMaxMetadataBytes(g.maxMeta)}
 }
 
-// OpenGroup opens the group named name inside the group.
-func (g *Group) OpenGroup(ctx context.Context, name string) (*Group, error) {
-	return OpenGroup(ctx, g.st, nodeKey(g.path, name))
+// OpenArray opens the array named name inside the group. The group's
+// WithMaxMetadataBytes applies unless opts set their own.
+func (g *Group) OpenArray(ctx context.Context, name string, opts ...Option) (*Array, error) {
+	return OpenArray(ctx, g.st, nodeKey(g.path, name), append(g.inherit(), opts...)...)
+}
+
+// OpenGroup opens the group named name inside the group, with the group's
+// WithMaxMetadataBytes unless opts set their own.
+func (g *Group) OpenGroup(ctx context.Context, name string, opts ...Option) (*Group, error) {
+	return OpenGroup(ctx, g.st, nodeKey(g.path, name), append(g.inherit(), opts...)...)
 }

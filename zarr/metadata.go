@@ -442,7 +442,8 @@ func parseCodecList(raw json.RawMessage) ([]codecs.Spec, error) {
 
 // Validate checks the metadata against the spec and gozarr's limits: rank
 // at most MaxRank; shape >= 0 and chunk shape >= 1 of equal length; total
-// elements fit in int64; one chunk at most MaxChunkBytes; fill value of the
+// elements and bytes fit in int64, and the chunk grid's extent (chunks
+// times chunk shape) in an int; one chunk at most MaxChunkBytes; fill value of the
 // data type's size; a valid chunk key encoding; a non-empty codec list;
 // dimension names, when present, one per dimension; extensions marked
 // must_understand false. Errors wrap ErrInvalidMetadata or ErrUnsupported.
@@ -474,6 +475,11 @@ func (m *ArrayMetadata) Validate() error {
 			return metaErr("shape", "%v has more than 2^63 elements", m.Shape)
 		}
 		total = lo
+		// The grid covers ceil(s/c) chunks: their extent must be an int
+		// too, so chunk coordinates times the chunk shape never overflow.
+		if g := uint64(s/c + min(s%c, 1)); g > uint64(math.MaxInt)/uint64(c) {
+			return metaErr("chunk_grid", "dimension %d: %d chunks of %d elements overflow an int", i, g, c)
+		}
 		hi, lo = bits.Mul64(chunkBytes, uint64(c))
 		if hi != 0 || lo > MaxChunkBytes {
 			return metaErr("chunk_grid", "chunk_shape %v of %s is larger than %d bytes", m.ChunkShape, m.DataType, int64(MaxChunkBytes))
@@ -482,6 +488,9 @@ func (m *ArrayMetadata) Validate() error {
 	}
 	if chunkBytes > math.MaxInt {
 		return metaErr("chunk_grid", "chunk too large for this platform")
+	}
+	if hi, lo := bits.Mul64(total, uint64(m.DataType.Size())); hi != 0 || lo > math.MaxInt64 {
+		return metaErr("shape", "%v of %s is more than 2^63 bytes", m.Shape, m.DataType)
 	}
 	if len(m.FillValue) != m.DataType.Size() {
 		return metaErr("fill_value", "%d bytes, want %d for %s", len(m.FillValue), m.DataType.Size(), m.DataType)
@@ -523,7 +532,11 @@ func (m *ArrayMetadata) NDim() int { return len(m.Shape) }
 func (m *ArrayMetadata) GridShape() []int {
 	g := make([]int, len(m.Shape))
 	for i, s := range m.Shape {
-		g[i] = (s + m.ChunkShape[i] - 1) / m.ChunkShape[i]
+		c := m.ChunkShape[i]
+		g[i] = s / c
+		if s%c != 0 {
+			g[i]++
+		}
 	}
 	return g
 }

@@ -8,13 +8,21 @@ import (
 	"github.com/gozarr/gozarr/store"
 )
 
-// getOptional reads a whole value, reporting a missing key as nil, nil.
-func getOptional(ctx context.Context, s store.Reader, key string) ([]byte, error) {
-	b, err := s.Get(ctx, key, store.Full())
+// getOptional reads a metadata document of at most limit bytes, reporting a
+// missing key as nil, nil. It asks the store for limit+1 bytes, so a larger
+// document is refused (ErrTooLarge) without being read whole.
+func getOptional(ctx context.Context, s store.Reader, key string, limit int64) ([]byte, error) {
+	b, err := s.Get(ctx, key, store.Range(0, limit+1))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}
-	return b, err
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("metadata document %q: %w: more than %d bytes (raise the limit with zarr.WithMaxMetadataBytes)", key, ErrTooLarge, limit)
+	}
+	return b, nil
 }
 
 // nodeDocs are the metadata documents of one node: its v3 zarr.json, or
@@ -25,10 +33,11 @@ type nodeDocs struct {
 
 // readNode reads the metadata documents of the node at p, which must be of
 // type want: zarr.json first, then the v2 document. A missing node is
-// ErrNodeNotFound, one of the other type ErrNodeType.
-func readNode(ctx context.Context, s store.Reader, p string, want NodeType) (nodeDocs, error) {
+// ErrNodeNotFound, one of the other type ErrNodeType; a document of more than
+// limit bytes is ErrTooLarge.
+func readNode(ctx context.Context, s store.Reader, p string, want NodeType, limit int64) (nodeDocs, error) {
 	var d nodeDocs
-	v3, err := getOptional(ctx, s, nodeKey(p, MetadataKey))
+	v3, err := getOptional(ctx, s, nodeKey(p, MetadataKey), limit)
 	if err != nil {
 		return d, err
 	}
@@ -47,7 +56,7 @@ func readNode(ctx context.Context, s store.Reader, p string, want NodeType) (nod
 	if want == NodeGroup {
 		key, other = other, key
 	}
-	if d.v2, err = getOptional(ctx, s, nodeKey(p, key)); err != nil {
+	if d.v2, err = getOptional(ctx, s, nodeKey(p, key), limit); err != nil {
 		return d, err
 	}
 	if d.v2 == nil {
@@ -56,6 +65,6 @@ func readNode(ctx context.Context, s store.Reader, p string, want NodeType) (nod
 		}
 		return d, fmt.Errorf("open %q: %w (no %s or %s)", p, ErrNodeNotFound, MetadataKey, key)
 	}
-	d.v2attrs, err = getOptional(ctx, s, nodeKey(p, V2AttrsKey))
+	d.v2attrs, err = getOptional(ctx, s, nodeKey(p, V2AttrsKey), limit)
 	return d, err
 }

@@ -79,14 +79,22 @@ func asBytes[T Element](a *Array, s []T) ([]byte, error) {
 
 // Read reads the selected elements of a into a new slice and returns it
 // with the selection's shape. T must match the array's data type (float16
-// arrays read as dtype.Float16). No items select the whole array.
+// arrays read as dtype.Float16). No items select the whole array. The
+// allocation is bounded as for ReadAllBytes (ErrTooLarge).
 func Read[T Element](ctx context.Context, a *Array, items ...nd.Item) ([]T, []int, error) {
 	sel, err := a.Selection(items...)
 	if err != nil {
 		return nil, nil, err
 	}
+	if _, err := asBytes[T](a, nil); err != nil {
+		return nil, nil, err
+	}
+	n, err := a.allocBytes(sel)
+	if err != nil {
+		return nil, nil, err
+	}
 	shape := sel.Shape()
-	out := make([]T, nd.NumElements(shape))
+	out := make([]T, n/a.meta.DataType.Size())
 	b, err := asBytes(a, out)
 	if err != nil {
 		return nil, nil, err
