@@ -2,9 +2,12 @@ package zarr
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"sort"
+	"strings"
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
@@ -97,7 +100,7 @@ func ParseArrayMetadataV2(zarray, zattrs []byte) (*ArrayMetadataV2, error) {
 		return nil, fmt.Errorf("%w: dtype: %w", ErrUnsupported, err)
 	}
 	if raw, ok := top["fill_value"]; ok {
-		fill, ok, err := dtype.ParseFillV2(m.DataType, bytes.TrimSpace(raw))
+		fill, ok, err := parseFillV2(m.DataType, m.DType, bytes.TrimSpace(raw))
 		if err != nil {
 			return nil, fmt.Errorf("%w: fill_value: %w", ErrInvalidMetadata, err)
 		}
@@ -248,8 +251,10 @@ func MarshalAttributes(attrs map[string]any) ([]byte, error) {
 //     1. transpose {"order": [n-1, ..., 0]} when order is "F" and ndim > 1
 //     (a v2 F-order chunk is the C-order serialisation of the
 //     axis-reversed chunk);
-//     2. bytes, {"endian": "big"|"little"} for multi-byte types (no
-//     configuration for one-byte types);
+//     2. bytes, {"endian": "big"|"little"} for every type wider than one
+//     byte (no configuration for one-byte types): the bytes codec asks an
+//     endian of each, raw types ("|S5", "|V8": "little", which changes
+//     nothing for them) included;
 //     3. each v2 filter, in order, as a BYTES -> BYTES codec named
 //     "numcodecs.<id>" whose configuration is the filter object without
 //     "id". In v2, filters see the serialised chunk (elements in C/F
@@ -269,6 +274,9 @@ func MarshalAttributes(attrs map[string]any) ([]byte, error) {
 //     compressor (or one of these with fields gozarr does not know) as
 //     "numcodecs.<id>" with the object minus "id" as configuration
 //     ("numcodecs.zlib", "numcodecs.lz4", "numcodecs.bz2", ...).
+//     A crc32c checksum (filter or compressor) with its default location,
+//     "end", is the core "crc32c" codec, which has the same layout;
+//     "location": "start" is "numcodecs.crc32c".
 func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
@@ -312,7 +320,7 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 		v3.Codecs = append(v3.Codecs, codecs.Spec{Name: "transpose", Configuration: cfg})
 	}
 	bytesSpec := codecs.Spec{Name: "bytes"}
-	if m.DataType.SwapUnit() > 1 {
+	if m.DataType.Size() > 1 {
 		endian := "little"
 		if m.BigEndian {
 			endian = "big"
@@ -322,7 +330,7 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 	v3.Codecs = append(v3.Codecs, bytesSpec)
 	typesize := m.DataType.Size()
 	for i, f := range m.Filters {
-		spec, err := numcodecSpec(f)
+		spec, err := v2CodecSpec(f)
 		if err != nil {
 			return nil, metaErr(fmt.Sprintf("filters[%d]", i), "%v", err)
 		}
@@ -347,6 +355,65 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 		return nil, err
 	}
 	return v3, nil
+}
+
+// parseFillV2 is dtype.ParseFillV2 with zarr-python's reading of the fill
+// values of NumPy "S" and "V" dtypes (gozarr's raw types): a base64 string
+// of at most the item size, zero-padded as NumPy pads short byte strings
+// (zarr-python writes "" for an empty |S7 fill); and, for "S" only, an
+// integer, read as its decimal digits (zarr-python 2 handed numbers to
+// NumPy, which stores 0 as |S1 b"0"). Longer values are refused, where
+// NumPy would cut them.
+func parseFillV2(d dtype.DataType, descr string, raw json.RawMessage) ([]byte, bool, error) {
+	if d.Kind() != dtype.Raw {
+		return dtype.ParseFillV2(d, raw)
+	}
+	var b []byte
+	var s string
+	var n json.Number
+	switch {
+	case json.Unmarshal(raw, &s) == nil:
+		var err error
+		if b, err = base64.StdEncoding.DecodeString(s); err != nil {
+			return nil, false, fmt.Errorf("%w: %s for %s: bad base64: %v", dtype.ErrInvalidFill, clip(s), descr, err)
+		}
+	case strings.Contains(descr, "S") && json.Unmarshal(raw, &n) == nil && isDecimal(string(n)):
+		i, _ := new(big.Int).SetString(string(n), 10)
+		b = []byte(i.String())
+	default:
+		return dtype.ParseFillV2(d, raw)
+	}
+	if len(b) > d.Size() {
+		return nil, false, fmt.Errorf("%w: %s for %s: %d bytes, more than the item size %d", dtype.ErrInvalidFill, clip(string(raw)), descr, len(b), d.Size())
+	}
+	out := make([]byte, d.Size())
+	copy(out, b)
+	return out, true, nil
+}
+
+// isDecimal reports whether s is a JSON integer (an optional minus sign,
+// then digits).
+func isDecimal(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// v2CodecSpec maps a v2 filter, or a compressor ToV3 has no other mapping
+// for, to a v3 codec: numcodecs' crc32c with the checksum at the end (its
+// default) is the core crc32c codec, byte for byte (the CRC-32C of the
+// data as 4 little-endian bytes after it); everything else is
+// numcodecSpec's "numcodecs.<id>".
+func v2CodecSpec(c Numcodec) (codecs.Spec, error) {
+	if c.ID == "crc32c" {
+		var cfg struct {
+			ID       string  `json:"id"`
+			Location *string `json:"location"`
+		}
+		if strictUnmarshal(c.Object, &cfg) == nil && (cfg.Location == nil || *cfg.Location == "end") {
+			return codecs.Spec{Name: "crc32c"}, nil
+		}
+	}
+	return numcodecSpec(c)
 }
 
 // numcodecSpec maps a numcodecs object to {"name": "numcodecs.<id>",
@@ -461,7 +528,7 @@ func compressorSpec(c Numcodec, typesize int) (codecs.Spec, error) {
 		cfg, _ := json.Marshal(map[string]any{"level": g.Level})
 		return codecs.Spec{Name: "gzip", Configuration: cfg}, nil
 	}
-	return numcodecSpec(c)
+	return v2CodecSpec(c)
 }
 
 // ParseGroupMetadataV2 parses a Zarr v2 .zgroup document (zarr_format must

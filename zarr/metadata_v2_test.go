@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
 )
 
@@ -153,14 +155,7 @@ func TestToV3Codecs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v3, err := m.ToV3()
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := json.Marshal(v3.Codecs)
-			if !jsonEqual(t, got, []byte(c.codecs)) {
-				t.Errorf("codecs\n%s\nwant\n%s", got, c.codecs)
-			}
+			v3 := toV3Codecs(t, m, c.codecs)
 			coords := []int{1, 2, 3}[:len(m.Shape)]
 			if k := v3.ChunkKeyEncoding.Key(coords); k != c.key {
 				t.Errorf("key of %v = %q, want %q", coords, k, c.key)
@@ -170,6 +165,20 @@ func TestToV3Codecs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// toV3Codecs translates m to v3 and checks its codec list against want
+// (JSON).
+func toV3Codecs(t *testing.T, m *ArrayMetadataV2, want string) *ArrayMetadata {
+	t.Helper()
+	v3, err := m.ToV3()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(v3.Codecs); !jsonEqual(t, got, []byte(want)) {
+		t.Errorf("codecs\n%s\nwant\n%s", got, want)
+	}
+	return v3
 }
 
 const validV2 = `{"zarr_format": 2, "shape": [10, 20], "chunks": [5, 5], "dtype": "<i4",
@@ -306,5 +315,65 @@ func TestParseV2Errors(t *testing.T) {
 		if _, err := ParseGroupMetadataV2([]byte(doc), nil); !errors.Is(err, ErrInvalidMetadata) {
 			t.Errorf("ParseGroupMetadataV2(%s) error %v", doc, err)
 		}
+	}
+}
+
+// TestV2RawFillsAndChecksums pins the v2 -> v3 translation of raw types
+// (finding 14: a bytes codec with an endian for every type wider than a
+// byte), their fill values as zarr-python writes and wrote them (finding
+// 15) and numcodecs' crc32c (finding 17).
+func TestV2RawFillsAndChecksums(t *testing.T) {
+	cases := []struct {
+		name, dtype, fill string
+		filters, comp     string
+		wantFill          string // hex; "" with wantErr
+		wantCodecs        string
+		wantErr           error
+	}{
+		{"S5 null", `"|S5"`, `null`, `null`, `null`, "0000000000", `[{"name":"bytes","configuration":{"endian":"little"}}]`, nil},
+		{"V8 null", `"|V8"`, `null`, `null`, `null`, "0000000000000000", `[{"name":"bytes","configuration":{"endian":"little"}}]`, nil},
+		{"S1 null", `"|S1"`, `null`, `null`, `null`, "00", `[{"name":"bytes"}]`, nil},
+		{"S7 empty", `"|S7"`, `""`, `null`, `null`, "00000000000000", `[{"name":"bytes","configuration":{"endian":"little"}}]`, nil},
+		{"S3 short", `"|S3"`, `"eg=="`, `null`, `null`, "7a0000", `[{"name":"bytes","configuration":{"endian":"little"}}]`, nil},
+		{"V4 short", `"|V4"`, `"AQI="`, `null`, `null`, "01020000", `[{"name":"bytes","configuration":{"endian":"little"}}]`, nil},
+		{"S3 whole", `"|S3"`, `"YWJj"`, `null`, `null`, "616263", `[{"name":"bytes","configuration":{"endian":"little"}}]`, nil},
+		{"S1 zero", `"|S1"`, `0`, `null`, `null`, "30", `[{"name":"bytes"}]`, nil},
+		{"S3 negative", `"S3"`, `-7`, `null`, `null`, "2d3700", `[{"name":"bytes","configuration":{"endian":"little"}}]`, nil},
+		{"S1 minus zero", `"|S1"`, `-0`, `null`, `null`, "30", `[{"name":"bytes"}]`, nil},
+		{"S1 too long", `"|S1"`, `12`, `null`, `null`, "", "", ErrInvalidMetadata},
+		{"S3 base64 too long", `"|S3"`, `"YWJjZA=="`, `null`, `null`, "", "", ErrInvalidMetadata},
+		{"S3 bad base64", `"|S3"`, `"*"`, `null`, `null`, "", "", ErrInvalidMetadata},
+		{"S4 float", `"|S4"`, `1.5`, `null`, `null`, "", "", ErrInvalidMetadata},
+		{"V8 number", `"|V8"`, `0`, `null`, `null`, "", "", ErrInvalidMetadata},
+		{"crc32c compressor", `"<i2"`, `0`, `null`, `{"id":"crc32c"}`, "0000",
+			`[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}]`, nil},
+		{"crc32c at end", `"<i2"`, `0`, `null`, `{"id":"crc32c","location":"end"}`, "0000",
+			`[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}]`, nil},
+		{"crc32c at start", `"<i2"`, `0`, `null`, `{"id":"crc32c","location":"start"}`, "0000",
+			`[{"name":"bytes","configuration":{"endian":"little"}},{"name":"numcodecs.crc32c","configuration":{"location":"start"}}]`, nil},
+		{"crc32c filter", `">i4"`, `0`, `[{"id":"crc32c"}]`, `{"id":"zlib","level":1}`, "00000000",
+			`[{"name":"bytes","configuration":{"endian":"big"}},{"name":"crc32c"},{"name":"numcodecs.zlib","configuration":{"level":1}}]`, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := ParseArrayMetadataV2(editV2(t, "dtype", c.dtype, "fill_value", c.fill,
+				"filters", c.filters, "compressor", c.comp), nil)
+			if c.wantErr != nil {
+				if !errors.Is(err, c.wantErr) {
+					t.Fatalf("parse = %+v, %v; want %v", m, err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			v3 := toV3Codecs(t, m, c.wantCodecs)
+			if fmt.Sprintf("%x", v3.FillValue) != c.wantFill {
+				t.Errorf("fill %x, want %s", v3.FillValue, c.wantFill)
+			}
+			if _, err := codecs.NewChain(v3.Codecs, v3.ChunkRepr()); err != nil {
+				t.Errorf("chain: %v", err)
+			}
+		})
 	}
 }
