@@ -38,7 +38,9 @@ func NewChain(specs []Spec, repr ChunkRepr) (*Chain, error) {
 
 // ResolveChain resolves already-built codecs for chunks of repr. An
 // array->bytes codec with a ValidateRepr(ChunkRepr) error method (bytes) is
-// asked whether it fits the representation it will see.
+// asked whether it fits the representation it will see; a bytes->bytes
+// codec before it that is an ArrayToArrayForm is used in its array->array
+// form.
 func ResolveChain(cs []Codec, repr ChunkRepr) (*Chain, error) {
 	c := &Chain{repr: repr}
 	if !repr.DType.Valid() {
@@ -50,6 +52,14 @@ func ResolveChain(cs []Codec, repr ChunkRepr) (*Chain, error) {
 	}
 	cur := repr
 	for i, codec := range cs {
+		if f, ok := codec.(ArrayToArrayForm); ok && c.a2b == nil {
+			// A numcodecs filter before the array->bytes codec.
+			a, err := f.AsArrayToArray()
+			if err != nil {
+				return nil, fmt.Errorf("codec %s: %w", codec.Name(), err)
+			}
+			codec = a
+		}
 		switch k := codec.(type) {
 		case ArrayToArray:
 			if c.a2b != nil {
@@ -95,6 +105,22 @@ func ResolveChain(cs []Codec, repr ChunkRepr) (*Chain, error) {
 		n = b.MaxEncodedSize(n)
 	}
 	return c, nil
+}
+
+// CheckEncode reports whether the chain can encode: nil, or the first
+// error of a codec that is an EncodeChecker (wrapping ErrInvalidConfig,
+// such as a compression level out of range). Decoding never needs it;
+// writers may call it once at setup rather than meet the error on the
+// first Encode.
+func (c *Chain) CheckEncode() error {
+	for _, codec := range c.codecs {
+		if ec, ok := codec.(EncodeChecker); ok {
+			if err := ec.CheckEncode(); err != nil {
+				return fmt.Errorf("codec %s: %w", codec.Name(), err)
+			}
+		}
+	}
+	return nil
 }
 
 // Repr returns the decoded chunk representation the chain was resolved for.
@@ -270,7 +296,11 @@ func (c *Chain) Encode(dst, src []byte) ([]byte, error) {
 	for i, a := range c.a2a {
 		b := getBuf()
 		held = append(held, b)
-		out := grow(b, c.a2aReprs[i].NumBytes())
+		next := c.a2bRepr
+		if i+1 < len(c.a2a) {
+			next = c.a2aReprs[i+1]
+		}
+		out := grow(b, next.NumBytes())
 		if err := a.Encode(out, cur, c.a2aReprs[i]); err != nil {
 			return nil, fmt.Errorf("codec %s: %w", a.Name(), err)
 		}

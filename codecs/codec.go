@@ -76,17 +76,29 @@ type Codec interface {
 	Configuration() any
 }
 
-// ArrayToArray is a codec that turns an array into another array (transpose).
+// ArrayToArray is a codec that turns an array into another array
+// (transpose, numcodecs.delta before "bytes").
 type ArrayToArray interface {
 	Codec
 	// EncodedRepr returns the representation Encode produces from decoded.
 	EncodedRepr(decoded ChunkRepr) (ChunkRepr, error)
-	// Encode writes the encoding of src into dst. Both hold
-	// decoded.NumBytes() bytes and do not overlap.
+	// Encode writes the encoding of src (decoded.NumBytes() bytes) into
+	// dst (EncodedRepr(decoded).NumBytes() bytes). They do not overlap.
 	Encode(dst, src []byte, decoded ChunkRepr) error
-	// Decode writes the decoding of src into dst. Both hold
-	// decoded.NumBytes() bytes and do not overlap.
+	// Decode writes the decoding of src (EncodedRepr(decoded).NumBytes()
+	// bytes) into dst (decoded.NumBytes() bytes). They do not overlap.
 	Decode(dst, src []byte, decoded ChunkRepr) error
+}
+
+// ArrayToArrayForm is implemented by BytesToBytes codecs that are
+// array->array codecs when they come before the array->bytes codec: the
+// numcodecs filters, which Zarr v2 applies to the serialised chunk (so
+// zarr.ArrayMetadataV2.ToV3 places them after "bytes") and zarr-python 3
+// writes before "bytes" in v3 metadata. ResolveChain uses the form
+// AsArrayToArray returns in that position; its Name and Configuration are
+// the codec's own.
+type ArrayToArrayForm interface {
+	AsArrayToArray() (ArrayToArray, error)
 }
 
 // ArrayToBytes is the codec that serialises an array (bytes, sharding_indexed).
@@ -127,6 +139,28 @@ type BytesToBytes interface {
 	Decode(dst, src []byte, limit int) ([]byte, error)
 	// MaxEncodedSize returns an upper bound on the encoded size of n bytes.
 	MaxEncodedSize(n int) int
+}
+
+// EncodeChecker is implemented by codecs whose configuration may be fine
+// for reading but not for writing: a compression level only matters to the
+// encoder, so a level out of the encoder's range (gzip -1, zstd 100, as
+// other writers store them) is accepted when the codec is built and
+// decodes, and CheckEncode, like every Encode, reports it as
+// ErrInvalidConfig (or, for a codec with no encoder, its own error).
+// Chain.CheckEncode asks every codec of a chain.
+type EncodeChecker interface {
+	CheckEncode() error
+}
+
+// CheckLevel returns nil when level is in lo..hi, else an error wrapping
+// ErrInvalidConfig that names the codec and its range: what a codec's
+// CheckEncode and Encode return for a level it can only decode with.
+func CheckLevel(codec, key string, level, lo, hi int) error {
+	if level < lo || level > hi {
+		return fmt.Errorf("%w: %s: %s %d is not in %d..%d, needed to encode (decoding ignores it)",
+			ErrInvalidConfig, codec, key, level, lo, hi)
+	}
+	return nil
 }
 
 // TypeSizer is implemented by BytesToBytes codecs that want to know the

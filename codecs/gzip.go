@@ -8,7 +8,8 @@ package codecs
 //
 //	{"name": "gzip", "configuration": {"level": 5}}
 //
-// "level" is 0 (stored) to 9 (best compression).
+// "level" is 0 (stored) to 9 (best compression); any integer is read, only
+// encoding needs one in range.
 
 import (
 	"bytes"
@@ -29,7 +30,7 @@ const DefaultGzipLevel = 5
 // Gzip is the "gzip" codec
 // (https://zarr-specs.readthedocs.io/en/latest/v3/codecs/gzip/index.html),
 // configured as {"name": "gzip", "configuration": {"level": 5}}: RFC 1952
-// streams, levels 0 to 9. Encoding writes one member
+// streams, levels 0 to 9 (others decode but do not encode). Encoding writes one member
 // with a zero modification time, so equal input gives equal output.
 // Decoding reads every member of a multi-member stream, as gzip does.
 // Readers and writers are pooled. A Gzip is immutable and safe for
@@ -38,12 +39,11 @@ type Gzip struct {
 	level int
 }
 
-// NewGzip returns the gzip codec at the given level, 0 to 9 (else
-// ErrInvalidConfig).
+// NewGzip returns the gzip codec at the given level. Any level is
+// accepted, since decoding does not use it (numcodecs writes -1); encoding
+// needs 0 to 9, else CheckEncode and Encode return ErrInvalidConfig. The
+// error is always nil.
 func NewGzip(level int) (*Gzip, error) {
-	if level < 0 || level > 9 {
-		return nil, fmt.Errorf("%w: gzip: level %d is not in 0..9", ErrInvalidConfig, level)
-	}
 	return &Gzip{level: level}, nil
 }
 
@@ -86,8 +86,16 @@ func (g *Gzip) MaxEncodedSize(n int) int {
 // gzipWriters pools the writers of each level.
 var gzipWriters [10]WriterPool[*gzip.Writer]
 
-// Encode appends the gzip stream of src to dst.
+// CheckEncode reports whether the codec can encode: a level outside 0..9
+// is ErrInvalidConfig.
+func (g *Gzip) CheckEncode() error { return CheckLevel("gzip", "level", g.level, 0, 9) }
+
+// Encode appends the gzip stream of src to dst. A level outside 0..9 is
+// ErrInvalidConfig.
 func (g *Gzip) Encode(dst, src []byte) ([]byte, error) {
+	if err := g.CheckEncode(); err != nil {
+		return dst, err
+	}
 	out, err := gzipWriters[g.level].Append(dst, src, func(w io.Writer) (*gzip.Writer, error) {
 		zw, err := gzip.NewWriterLevel(w, g.level)
 		if err != nil {

@@ -9,7 +9,8 @@ package codecs
 //	{"name": "zstd", "configuration": {"level": 3, "checksum": true}}
 //
 // "level" is a libzstd level (negative for the fast modes, 0 for libzstd's
-// default 3, up to 22); "checksum" asks for a content checksum in every frame.
+// default 3, up to 22; any integer is read, only encoding needs one in
+// range); "checksum" asks for a content checksum in every frame.
 
 import (
 	"encoding/json"
@@ -45,11 +46,11 @@ type Zstd struct {
 }
 
 // NewZstd returns the zstd codec with a libzstd level (-131072..22, 0 for
-// the default) and whether frames carry a content checksum.
+// the default) and whether frames carry a content checksum. Any level is
+// accepted, since decoding does not use it (numcodecs writes 100, which
+// libzstd clamps); one out of range makes CheckEncode and Encode return
+// ErrInvalidConfig. The error is always nil.
 func NewZstd(level int, checksum bool) (*Zstd, error) {
-	if level < -(1<<17) || level > 22 {
-		return nil, fmt.Errorf("%w: zstd: level %d is not in -131072..22", ErrInvalidConfig, level)
-	}
 	return &Zstd{level: level, checksum: checksum}, nil
 }
 
@@ -139,8 +140,16 @@ func (z *Zstd) encoder() (*zstd.Encoder, error) {
 	return e, nil
 }
 
+// CheckEncode reports whether the codec can encode: a level outside
+// -131072..22 is ErrInvalidConfig.
+func (z *Zstd) CheckEncode() error { return CheckLevel("zstd", "level", z.level, -(1 << 17), 22) }
+
 // Encode appends one zstd frame holding src (with its content size) to dst.
+// A level out of range is ErrInvalidConfig.
 func (z *Zstd) Encode(dst, src []byte) ([]byte, error) {
+	if err := z.CheckEncode(); err != nil {
+		return dst, err
+	}
 	e, err := z.encoder()
 	if err != nil {
 		return dst, fmt.Errorf("%w: zstd: %v", ErrInvalidConfig, err)

@@ -27,7 +27,7 @@ func TestZstdLevels(t *testing.T) {
 		}
 	}
 	for _, bad := range []int{23, -131073} {
-		if _, err := NewZstd(bad, false); !errors.Is(err, ErrInvalidConfig) {
+		if err := must(NewZstd(bad, false)).CheckEncode(); !errors.Is(err, ErrInvalidConfig) {
 			t.Errorf("level %d: %v", bad, err)
 		}
 	}

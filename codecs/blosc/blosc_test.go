@@ -281,7 +281,6 @@ func TestCodecConfig(t *testing.T) {
 	}
 	for _, bad := range []string{
 		`{"cname":"lzma","clevel":5,"shuffle":"shuffle","blocksize":0}`,
-		`{"cname":"lz4","clevel":10,"shuffle":"shuffle","blocksize":0}`,
 		`{"cname":"lz4","clevel":5,"shuffle":"autoshuffle","blocksize":0}`,
 		`{"cname":"lz4","clevel":5,"shuffle":"shuffle","blocksize":-1}`,
 		`{"cname":"lz4","clevel":5,"shuffle":"shuffle","blocksize":0,"extra":1}`,

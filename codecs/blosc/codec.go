@@ -35,7 +35,8 @@ func init() {
 type Config struct {
 	// Cname is the inner codec (default "zstd", as in zarr-python).
 	Cname string `json:"cname"`
-	// Clevel is the level, 0..9 (default 5).
+	// Clevel is the level, 0..9 (default 5); only encoding needs it in
+	// range.
 	Clevel int `json:"clevel"`
 	// Shuffle is "noshuffle", "shuffle" or "bitshuffle". Absent means
 	// zarr-python's choice: "bitshuffle" for 1-byte types, else "shuffle".
@@ -70,13 +71,12 @@ func NewCodec(configuration json.RawMessage) (*Codec, error) {
 }
 
 // NewCodecFromConfig builds a codec from a Config. Errors wrap
-// codecs.ErrInvalidConfig and name the field.
+// codecs.ErrInvalidConfig and name the field. Any clevel is accepted, since
+// decoding does not use it; one outside 0..9 makes CheckEncode and Encode
+// fail with codecs.ErrInvalidConfig.
 func NewCodecFromConfig(cfg Config) (*Codec, error) {
 	if _, ok := compCode(cfg.Cname); !ok || cfg.Cname == "" {
 		return nil, fmt.Errorf("%w: blosc cname %q (want one of %v)", codecs.ErrInvalidConfig, cfg.Cname, cnames)
-	}
-	if cfg.Clevel < 0 || cfg.Clevel > 9 {
-		return nil, fmt.Errorf("%w: blosc clevel %d not in 0..9", codecs.ErrInvalidConfig, cfg.Clevel)
 	}
 	if cfg.Typesize < 0 {
 		return nil, fmt.Errorf("%w: blosc typesize %d", codecs.ErrInvalidConfig, cfg.Typesize)
@@ -133,18 +133,34 @@ func (c *Codec) WithTypeSize(size int) codecs.BytesToBytes {
 	return n
 }
 
+// CheckEncode reports whether the codec can encode: a clevel outside 0..9
+// is codecs.ErrInvalidConfig.
+func (c *Codec) CheckEncode() error {
+	return codecs.CheckLevel("blosc", "clevel", c.cfg.Clevel, 0, 9)
+}
+
 // Encode appends the Blosc frame of src to dst.
 func (c *Codec) Encode(dst, src []byte) ([]byte, error) {
+	if err := c.CheckEncode(); err != nil {
+		return dst, err
+	}
 	return Compress(dst, src, c.opts)
 }
 
 // Decode appends the decoding of the frame src to dst, in dst's memory
 // when its capacity allows; frames announcing more than limit bytes are
-// refused before allocation (see Decompress).
+// refused before allocation, and bytes after the frame's own size
+// (cbytes) are ignored (see Decompress).
 func (c *Codec) Decode(dst, src []byte, limit int) ([]byte, error) {
 	return Decompress(dst, src, limit)
 }
 
-// MaxEncodedSize returns n + HeaderSize: Compress stores data that does
-// not compress.
-func (c *Codec) MaxEncodedSize(n int) int { return n + HeaderSize }
+// MaxEncodedSize bounds the size of a stored chunk of n bytes: a frame of
+// n + HeaderSize bytes (Compress stores data that does not compress), then
+// up to HeaderSize elements (of the type size, at most MaxTypeSize bytes)
+// of trailing bytes, which Decode ignores as c-blosc does. Some writers
+// store them: z5 writes the frame and BLOSC_MAX_OVERHEAD (16) more bytes,
+// its predecessor zarr++ 16 more elements.
+func (c *Codec) MaxEncodedSize(n int) int {
+	return n + HeaderSize + HeaderSize*min(c.opts.Typesize, MaxTypeSize)
+}

@@ -22,7 +22,8 @@ import (
 
 // BZ2 is the "numcodecs.bz2" codec
 // (https://numcodecs.readthedocs.io/en/stable/compression/bz2.html),
-// configured as {"level": 1} (1 to 9, numcodecs' default 1): bzip2 streams.
+// configured as {"level": 1} (1 to 9, numcodecs' default 1; any is read):
+// bzip2 streams.
 // It decodes only, with Go's compress/bzip2 (concatenated streams are read
 // in turn, as Python does); Encode returns ErrUnsupported, since no bzip2
 // encoder is available without a new dependency. A BZ2 is immutable and
@@ -31,12 +32,10 @@ type BZ2 struct {
 	level int
 }
 
-// NewBZ2 returns the bz2 codec at a level from 1 to 9 (else
-// ErrInvalidConfig); the level only matters to the metadata.
+// NewBZ2 returns the bz2 codec at a level. The level only matters to the
+// metadata (the codec decodes only), so any level is accepted. The error
+// is always nil.
 func NewBZ2(level int) (*BZ2, error) {
-	if level < 1 || level > 9 {
-		return nil, fmt.Errorf("%w: numcodecs.bz2: level %d is not in 1..9", codecs.ErrInvalidConfig, level)
-	}
 	return &BZ2{level: level}, nil
 }
 
@@ -70,9 +69,14 @@ func (b *BZ2) Configuration() any {
 // 1% + 600 bytes worst case, with slack).
 func (b *BZ2) MaxEncodedSize(n int) int { return n + n/100 + 1024 }
 
+// CheckEncode returns ErrUnsupported: gozarr cannot write bzip2.
+func (b *BZ2) CheckEncode() error {
+	return fmt.Errorf("numcodecs.bz2: %w: bzip2 encoding (Go's compress/bzip2 only decodes); choose zlib, zstd or blosc to write", ErrUnsupported)
+}
+
 // Encode returns ErrUnsupported: gozarr cannot write bzip2.
 func (b *BZ2) Encode(dst, src []byte) ([]byte, error) {
-	return dst, fmt.Errorf("numcodecs.bz2: %w: bzip2 encoding (Go's compress/bzip2 only decodes); choose zlib, zstd or blosc to write", ErrUnsupported)
+	return dst, b.CheckEncode()
 }
 
 // Decode appends the decompression of the bzip2 stream src to dst. A

@@ -230,3 +230,118 @@ func b2u(b bool) byte {
 	}
 	return 0
 }
+
+// DeltaArray is the array->array form of the delta filter: the codec
+// "numcodecs.delta" when it comes before "bytes", as zarr-python 3 writes
+// numcodecs filters in v3 metadata (zarr.codecs.numcodecs.Delta, formerly
+// numcodecs.zarr3.Delta), for example
+//
+//	"codecs": [{"name": "numcodecs.delta", "configuration": {"dtype": "<i4", "astype": "<i2"}},
+//	           {"name": "bytes", "configuration": {"endian": "little"}}, ...]
+//
+// zarr-python hands the filter the chunk as an array of the array's data
+// type and serialises what it returns, an array of "astype" (default:
+// "dtype"), with the codecs after it; DeltaArray does the same with the
+// in-memory (C order, little-endian) chunk, with Delta's arithmetic, so the
+// encoded chunk is an array of astype. "dtype" must have the size of the
+// array's data type and its family (integers, signed or not, floats, or
+// bool; zarr-python views the chunk through it). Big-endian
+// "dtype" or "astype" are refused with ErrInvalidConfig: zarr-python views
+// native memory through them when encoding but decodes the serialised
+// values, so such chunks do not round-trip there either. The encoded
+// chunk's fill value is the fill value cast to astype, as zarr-python's
+// resolve_metadata leaves it. A DeltaArray is immutable and safe for
+// concurrent use.
+type DeltaArray struct {
+	d  *Delta
+	as dtype.DataType // the encoded chunk's data type
+}
+
+var _ codecs.ArrayToArray = (*DeltaArray)(nil)
+
+// AsArrayToArray returns the array->array form of the filter (see
+// DeltaArray); codecs.ResolveChain calls it for a delta before "bytes".
+func (d *Delta) AsArrayToArray() (codecs.ArrayToArray, error) {
+	for _, e := range []elemType{d.dt, d.as} {
+		if e.big {
+			return nil, fmt.Errorf("%w: numcodecs.delta before \"bytes\": big-endian %q (zarr-python round-trips only native byte order there)", codecs.ErrInvalidConfig, e.descr)
+		}
+	}
+	as, _, err := dtype.ParseNumpy(d.as.descr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: numcodecs.delta: astype: %w", codecs.ErrInvalidConfig, err)
+	}
+	return &DeltaArray{d: d, as: as}, nil
+}
+
+// Name returns "numcodecs.delta".
+func (a *DeltaArray) Name() string { return a.d.Name() }
+
+// Configuration returns {"dtype": ..., "astype": ...}, as Delta does.
+func (a *DeltaArray) Configuration() any { return a.d.Configuration() }
+
+// family returns the kind family a delta element type must share with the
+// array's data type: integers of either sign are one.
+func family(k dtype.Kind) dtype.Kind {
+	if k == dtype.Uint {
+		return dtype.Int
+	}
+	return k
+}
+
+// EncodedRepr returns decoded with the data type astype and the fill value
+// cast to it. A dtype that does not fit decoded's data type is
+// ErrInvalidConfig.
+func (a *DeltaArray) EncodedRepr(decoded codecs.ChunkRepr) (codecs.ChunkRepr, error) {
+	dt := decoded.DType
+	if dt.Size() != a.d.dt.size || family(dt.Kind()) != family(a.d.dt.kind) {
+		return codecs.ChunkRepr{}, fmt.Errorf("%w: numcodecs.delta: dtype %q does not fit the chunk's data type %s",
+			codecs.ErrInvalidConfig, a.d.dt.descr, dt)
+	}
+	enc := decoded
+	enc.DType = a.as
+	if len(decoded.Fill) != a.d.dt.size {
+		return codecs.ChunkRepr{}, fmt.Errorf("%w: numcodecs.delta: fill value of %d bytes", codecs.ErrInvalidConfig, len(decoded.Fill))
+	}
+	enc.Fill = make([]byte, a.d.as.size)
+	a.d.cast(enc.Fill, decoded.Fill)
+	return enc, nil
+}
+
+// Encode writes the differences of the chunk src into dst.
+func (a *DeltaArray) Encode(dst, src []byte, decoded codecs.ChunkRepr) error {
+	out, err := a.d.Encode(dst[:0], src)
+	return a.check(err, out, dst, "encode")
+}
+
+// Decode writes the running sums of the encoded chunk src into dst.
+func (a *DeltaArray) Decode(dst, src []byte, decoded codecs.ChunkRepr) error {
+	out, err := a.d.Decode(dst[:0], src, len(dst))
+	return a.check(err, out, dst, "decode")
+}
+
+// check turns a Delta result into the ArrayToArray contract: out must be
+// exactly dst.
+func (a *DeltaArray) check(err error, out, dst []byte, op string) error {
+	if err != nil {
+		return err
+	}
+	if len(out) != len(dst) || (len(out) > 0 && &out[0] != &dst[0]) {
+		return fmt.Errorf("%w: numcodecs.delta: %s gives %d bytes, the chunk has %d", codecs.ErrCorrupt, op, len(out), len(dst))
+	}
+	return nil
+}
+
+// cast writes the dtype element src as an astype element into dst, as
+// NumPy's astype does (see Delta).
+func (d *Delta) cast(dst, src []byte) {
+	x := d.dt.load(src)
+	switch {
+	case d.dt.integer():
+		d.as.store(dst, d.dt.extend(x))
+	case d.dt.kind == dtype.Float:
+		d.as.store(dst, d.as.round(d.dt.float(x)))
+	default:
+		dst[0] = b2u(x != 0)
+	}
+}

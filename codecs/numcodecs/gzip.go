@@ -31,8 +31,8 @@ type Gzip struct {
 	*codecs.Gzip
 }
 
-// NewGzip returns the numcodecs gzip codec at a level from 0 to 9 (else
-// ErrInvalidConfig).
+// NewGzip returns the numcodecs gzip codec at a level: any level decodes,
+// encoding needs 0 to 9 (see codecs.NewGzip).
 func NewGzip(level int) (*Gzip, error) {
 	g, err := codecs.NewGzip(level)
 	if err != nil {

@@ -27,9 +27,9 @@ const DefaultZlibLevel = 1
 // Zlib is the "numcodecs.zlib" codec
 // (https://numcodecs.readthedocs.io/en/stable/compression/zlib.html),
 // configured as {"level": 1}: one zlib stream (RFC 1950) per chunk, as
-// Python's zlib.compress writes it. Levels are -1 (zlib's default, 6) to 9;
-// the default is 1. Output is valid zlib but not byte for byte what C zlib
-// writes. Decoding verifies the Adler-32 trailer (ErrChecksum) and, like
+// Python's zlib.compress writes it. Levels are -1 (zlib's default, 6) to 9
+// (others decode but do not encode); the default is 1. Output is valid zlib
+// but not byte for byte what C zlib writes. Decoding verifies the Adler-32 trailer (ErrChecksum) and, like
 // Python's zlib.decompress, ignores bytes after the end of the stream.
 // Readers and writers are pooled; a Zlib is immutable and safe for
 // concurrent use.
@@ -37,12 +37,10 @@ type Zlib struct {
 	level int
 }
 
-// NewZlib returns the zlib codec at a level from -1 to 9 (else
-// ErrInvalidConfig).
+// NewZlib returns the zlib codec at a level. Any level is accepted, since
+// decoding does not use it; encoding needs -1 to 9, else CheckEncode and
+// Encode return ErrInvalidConfig. The error is always nil.
 func NewZlib(level int) (*Zlib, error) {
-	if level < -1 || level > 9 {
-		return nil, fmt.Errorf("%w: numcodecs.zlib: level %d is not in -1..9", codecs.ErrInvalidConfig, level)
-	}
 	return &Zlib{level: level}, nil
 }
 
@@ -82,8 +80,16 @@ func (z *Zlib) MaxEncodedSize(n int) int { return n + 5*(n/16383+1) + 6 + 64 }
 
 var zlibWriters [11]codecs.WriterPool[*zlib.Writer] // index level+1
 
-// Encode appends the zlib stream of src to dst.
+// CheckEncode reports whether the codec can encode: a level outside -1..9
+// is ErrInvalidConfig.
+func (z *Zlib) CheckEncode() error { return codecs.CheckLevel(prefix+"zlib", "level", z.level, -1, 9) }
+
+// Encode appends the zlib stream of src to dst. A level outside -1..9 is
+// ErrInvalidConfig.
 func (z *Zlib) Encode(dst, src []byte) ([]byte, error) {
+	if err := z.CheckEncode(); err != nil {
+		return dst, err
+	}
 	out, err := zlibWriters[z.level+1].Append(dst, src, func(w io.Writer) (*zlib.Writer, error) {
 		zw, err := zlib.NewWriterLevel(w, z.level)
 		if err != nil {
