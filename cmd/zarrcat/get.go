@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/npy"
@@ -18,11 +20,23 @@ import (
 	"github.com/gozarr/gozarr/zarr"
 )
 
+// defaultMaxChunkBytes is get's per-chunk decode limit unless
+// --max-chunk-bytes says otherwise: 512 MiB, lower than the library's
+// zarr.MaxDecodedChunkBytes, since get decodes a whole chunk even to print
+// a few of its values.
+const defaultMaxChunkBytes = 512 << 20
+
 // cmdGet writes the selected values of an array as .npy or text.
 func cmdGet(ctx context.Context, args []string, stdout io.Writer) error {
-	flags, pos, err := splitArgs(args, map[string]bool{"format": true, "o": true})
+	flags, pos, err := splitArgs(args, map[string]bool{"format": true, "o": true, "max-chunk-bytes": true})
 	if err != nil {
 		return err
+	}
+	maxChunk := int64(defaultMaxChunkBytes)
+	if v, ok := flags["max-chunk-bytes"]; ok {
+		if maxChunk, err = parseBytes(v); err != nil {
+			return fmt.Errorf("%w: --max-chunk-bytes: %v", errUsage, err)
+		}
 	}
 	if len(pos) < 1 || len(pos) > 2 {
 		return fmt.Errorf("%w: get takes TARGET and an optional SELECTION", errUsage)
@@ -47,7 +61,10 @@ func cmdGet(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	a, err := zarr.OpenArray(ctx, st, nodePath)
+	a, err := zarr.OpenArray(ctx, st, nodePath, zarr.WithMaxChunkBytes(maxChunk))
+	if errors.Is(err, zarr.ErrChunkTooLarge) {
+		return fmt.Errorf("%w; zarrcat get decodes chunks of at most %d bytes by default: raise the limit with --max-chunk-bytes (e.g. --max-chunk-bytes=4GiB)", err, defaultMaxChunkBytes)
+	}
 	if err != nil {
 		return err
 	}
@@ -70,6 +87,23 @@ func cmdGet(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	return bw.Flush()
+}
+
+// parseBytes parses a positive byte count: digits, optionally followed by
+// KiB, MiB, GiB or TiB.
+func parseBytes(s string) (int64, error) {
+	num, mult := s, int64(1)
+	for i, suf := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		if n, ok := strings.CutSuffix(s, suf); ok {
+			num, mult = n, 1<<(10*(i+1))
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q is not a positive byte count (digits, optionally followed by KiB, MiB, GiB or TiB)", s)
+	}
+	return n * mult, nil
 }
 
 // writeFileAtomic writes a file through a temporary file and a rename, so a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/gozarr/gozarr/codecs"
@@ -37,7 +38,9 @@ func cmdInfo(ctx context.Context, args []string, w io.Writer) error {
 		}
 		return printGroup(ctx, w, pos[0], g)
 	}
-	a, err := zarr.OpenArray(ctx, st, nodePath)
+	// info decodes no chunk: it describes arrays whatever their chunk size
+	// (and prints it, the figure get's --max-chunk-bytes is compared with).
+	a, err := zarr.OpenArray(ctx, st, nodePath, zarr.WithMaxChunkBytes(math.MaxInt64))
 	if err != nil {
 		return err
 	}
@@ -65,10 +68,12 @@ func printArray(w io.Writer, target string, a *zarr.Array) error {
 		line("inner_codecs", "%s", specsString(c.InnerSpecs()))
 		line("index_codecs", "%s", specsString(c.IndexSpecs()))
 		line("index_location", "%s (%d bytes)", c.IndexLocation(), l.IndexSize())
+		line("inner_chunk_bytes", "%d bytes decoded", l.Inner().Repr().NumBytes())
 	} else {
 		line("chunk_shape", "%s", dims(m.ChunkShape))
 		line("chunks", "%d (grid %s)", count(m.GridShape()), dims(m.GridShape()))
 		line("codecs", "%s", specsString(m.Codecs))
+		line("chunk_bytes", "%d bytes decoded", a.Chain().Repr().NumBytes())
 	}
 	enc, _ := json.Marshal(m.ChunkKeyEncoding)
 	line("chunk_key_encoding", "%s (first key %q)", enc, a.ChunkKey(make([]int, len(m.Shape))))

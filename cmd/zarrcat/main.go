@@ -2,7 +2,7 @@
 // arrays as NumPy .npy files or text.
 //
 //	zarrcat info TARGET
-//	zarrcat get [--format npy|text] [-o FILE] TARGET [SELECTION]
+//	zarrcat get [--format npy|text] [-o FILE] [--max-chunk-bytes N] TARGET [SELECTION]
 //
 // TARGET is an array's or group's directory, or a URL (file://, s3://,
 // http(s)://). SELECTION uses NumPy syntax: "0:10,:,5", "[..., ::2]", "-1".
@@ -39,9 +39,11 @@ func main() {
 
 const usage = `usage:
   zarrcat info TARGET
-  zarrcat get [--format npy|text] [-o FILE] TARGET [SELECTION]
+  zarrcat get [--format npy|text] [-o FILE] [--max-chunk-bytes N] TARGET [SELECTION]
 TARGET is an array or group directory, or a file://, s3://, http(s):// URL.
 SELECTION uses NumPy syntax, e.g. "0:10,:,5" or "[..., ::2]".
+--max-chunk-bytes refuses arrays whose chunks decode to more (default 512MiB;
+N is bytes, or a number with KiB, MiB, GiB or TiB).
 `
 
 // oneLine folds an error message onto one line.

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// chunkedArray writes a uint8 v3 array of shape [2*chunk] and chunk shape
+// [chunk] (no chunk stored: it reads as fill) in a temporary directory.
+func chunkedArray(t *testing.T, chunk int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "a.zarr")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	doc := fmt.Sprintf(`{"zarr_format":3,"node_type":"array","shape":[%d],"data_type":"uint8",
+"chunk_grid":{"name":"regular","configuration":{"chunk_shape":[%d]}},
+"chunk_key_encoding":{"name":"default"},"fill_value":7,
+"codecs":[{"name":"bytes"},{"name":"zstd","configuration":{"level":1,"checksum":false}}]}`, 2*chunk, chunk)
+	if err := os.WriteFile(filepath.Join(dir, "zarr.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestMaxChunkBytes: get refuses arrays whose chunks decode to more than
+// --max-chunk-bytes (default defaultMaxChunkBytes, 512 MiB) and says how
+// to raise it (finding 10); info describes them whatever their size.
+func TestMaxChunkBytes(t *testing.T) {
+	ctx := context.Background()
+	big := chunkedArray(t, defaultMaxChunkBytes+1)
+	small := chunkedArray(t, 2<<20)
+	cases := []struct {
+		args  []string
+		out   string // stdout on success
+		err   string // error substring, "" for success
+		usage bool
+	}{
+		{[]string{"get", big, "0:3"}, "", "--max-chunk-bytes", false},
+		{[]string{"get", "--max-chunk-bytes", "1GiB", big, "0:3"}, "7 7 7\n", "", false},
+		{[]string{"get", small, "5:7"}, "7 7\n", "", false},
+		{[]string{"get", "--max-chunk-bytes=1MiB", small, "5:7"}, "", "1048576", false},
+		{[]string{"get", "--max-chunk-bytes=2097152", small, "5:7"}, "7 7\n", "", false},
+		{[]string{"get", "--max-chunk-bytes", "2097151", small}, "", "--max-chunk-bytes", false},
+		{[]string{"get", "--max-chunk-bytes", "lots", small}, "", "max-chunk-bytes", true},
+		{[]string{"get", "--max-chunk-bytes", "0", small}, "", "max-chunk-bytes", true},
+		{[]string{"get", "--max-chunk-bytes", "-1KiB", small}, "", "max-chunk-bytes", true},
+		{[]string{"get", "--max-chunk-bytes", "99999999999TiB", small}, "", "max-chunk-bytes", true},
+		{[]string{"info", big}, "", "", false},
+	}
+	for _, c := range cases {
+		var out, errw bytes.Buffer
+		err := run(ctx, c.args, &out, &errw)
+		if c.err == "" {
+			if err != nil {
+				t.Errorf("%v: %v", c.args, err)
+			} else if c.out != "" && out.String() != c.out {
+				t.Errorf("%v: output %q, want %q", c.args, out.String(), c.out)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.err) || errors.Is(err, errUsage) != c.usage {
+			t.Errorf("%v: error %v; want one containing %q (usage %v)", c.args, err, c.err, c.usage)
+		}
+	}
+	var out bytes.Buffer
+	if err := run(ctx, []string{"info", big}, &out, &out); err != nil || !strings.Contains(out.String(), fmt.Sprintf("%d bytes decoded", defaultMaxChunkBytes+1)) {
+		t.Errorf("info of the big array: %v\n%s", err, out.String())
+	}
+}
