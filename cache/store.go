@@ -6,6 +6,7 @@ import (
 	"iter"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gozarr/gozarr/store"
 )
@@ -38,7 +39,7 @@ type Store struct {
 // result implements.
 func NewStore(r store.Reader, c Cache) store.Reader {
 	s := &Store{r: r, c: c, gens: map[string]uint64{}}
-	s.id = fmt.Sprintf("enc%p", s)
+	s.id = "enc" + strconv.FormatUint(storeIDs.Add(1), 10)
 	_, w := r.(store.Writer)
 	_, l := r.(store.Lister)
 	switch {
@@ -50,6 +51,37 @@ func NewStore(r store.Reader, c Cache) store.Reader {
 		return &storeL{s}
 	}
 	return s
+}
+
+// storeIDs numbers Stores for their cache keys: unlike an address, a
+// number is never reused by a later Store, so entries of a freed Store can
+// never be served to a new one.
+var storeIDs atomic.Uint64
+
+// Capabilities implements store.CapabilityReporter: reads into caller's
+// buffers (ReadInto) and batched ranges go through the cache; sizes pass
+// through when the inner store has them; the inner store's request limit
+// and locality are kept, so a cached S3 store is read with S3's
+// concurrency.
+func (s *Store) Capabilities() store.Capabilities {
+	in := store.CapabilitiesOf(s.r)
+	return store.Capabilities{Into: s, Ranges: s, Sizer: in.Sizer, Coalesce: in.Coalesce, MaxConcurrency: in.MaxConcurrency, Local: in.Local}
+}
+
+// ReadInto implements store.IntoReader through the cache: the range
+// [offset, offset+len(dst)) is cached as one range (Get's), then copied.
+func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []byte) (int, error) {
+	if offset < 0 {
+		return 0, &store.KeyError{Op: "read", Key: key, Err: store.ErrInvalidRange}
+	}
+	if len(dst) == 0 {
+		return 0, ctx.Err()
+	}
+	v, err := s.Get(ctx, key, store.Range(offset, int64(len(dst))))
+	if err != nil {
+		return 0, err
+	}
+	return copy(dst, v), nil
 }
 
 // Unwrap returns the inner store.

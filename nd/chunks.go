@@ -222,3 +222,39 @@ func (p ChunkPart) DstView(out View) View {
 	}
 	return v
 }
+
+// IsWhole reports whether the part takes every element of its chunk (of
+// shape chunkShape), in order: then a chunk decodes exactly into the part's
+// place when that place is one contiguous run.
+func (p ChunkPart) IsWhole(chunkShape []int) bool {
+	if len(chunkShape) != len(p.Count) {
+		return false
+	}
+	for d, n := range chunkShape {
+		if p.SrcStart[d] != 0 || p.Count[d] != n || (n > 1 && p.SrcStep[d] != 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// Selection returns the part as a selection within its chunk: one Dim per
+// dimension (SrcStart, Count, SrcStep; no dimension dropped).
+func (p ChunkPart) Selection() Selection {
+	sel := make(Selection, len(p.Count))
+	for d := range sel {
+		sel[d] = Dim{Start: p.SrcStart[d], Count: p.Count[d], Step: p.SrcStep[d]}
+	}
+	return sel
+}
+
+// Forward reports whether s steps by 1 wherever it takes more than one
+// index, so that it may cover chunks whole.
+func (s Selection) Forward() bool {
+	for _, d := range s {
+		if d.Count > 1 && d.Step != 1 {
+			return false
+		}
+	}
+	return true
+}

@@ -25,16 +25,27 @@ type View struct {
 // Contiguous returns the C-order view of data as an array of the given shape.
 // It panics if data is shorter than the shape needs (a programming error).
 func Contiguous(data []byte, shape []int, itemSize int) View {
+	strides := CStrides(shape, itemSize)
+	s := itemSize
+	if len(shape) > 0 {
+		s = strides[0] * shape[0]
+	}
+	if s > len(data) && NumElements(shape) > 0 {
+		panic(fmt.Sprintf("nd.Contiguous: %d bytes for shape %v of %d-byte items", len(data), shape, itemSize))
+	}
+	return View{Data: data, Shape: append([]int(nil), shape...), Strides: strides, ItemSize: itemSize}
+}
+
+// CStrides returns the C-order (row-major) strides, in bytes, of an array of
+// the given shape with items of itemSize bytes.
+func CStrides(shape []int, itemSize int) []int {
 	strides := make([]int, len(shape))
 	s := itemSize
 	for i := len(shape) - 1; i >= 0; i-- {
 		strides[i] = s
 		s *= shape[i]
 	}
-	if s > len(data) && NumElements(shape) > 0 {
-		panic(fmt.Sprintf("nd.Contiguous: %d bytes for shape %v of %d-byte items", len(data), shape, itemSize))
-	}
-	return View{Data: data, Shape: append([]int(nil), shape...), Strides: strides, ItemSize: itemSize}
+	return strides
 }
 
 // NumElements returns the product of shape (1 for a 0-d shape).

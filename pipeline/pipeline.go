@@ -61,15 +61,18 @@ type Options struct {
 	WriteEmptyChunks bool
 }
 
-// forStore returns o with defaults, taking the I/O concurrency from a store
-// that states its own request limit (store.ConcurrencyLimiter) when o does
-// not set one.
-func (o Options) forStore(r store.Reader) Options {
-	if l, ok := r.(store.ConcurrencyLimiter); ok && o.IOConcurrency <= 0 {
-		o.IOConcurrency = max(l.MaxConcurrency(), 1)
+// withCaps returns o with defaults, taking the I/O concurrency from a
+// store whose backend states its own request limit (through any wrapper:
+// store.CapabilitiesOf) when o does not set one.
+func (o Options) withCaps(c store.Capabilities) Options {
+	if c.MaxConcurrency > 0 && o.IOConcurrency <= 0 {
+		o.IOConcurrency = c.MaxConcurrency
 	}
 	return o.WithDefaults()
 }
+
+// forStore is withCaps for store r.
+func (o Options) forStore(r store.Reader) Options { return o.withCaps(store.CapabilitiesOf(r)) }
 
 // WithDefaults returns o with every zero field set to its default.
 func (o Options) WithDefaults() Options {

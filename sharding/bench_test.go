@@ -1,6 +1,8 @@
-package sharding
+package sharding_test
 
 import (
+	. "github.com/gozarr/gozarr/sharding"
+
 	"context"
 	"fmt"
 	"testing"
@@ -34,7 +36,7 @@ func BenchmarkReadInnerChunk(b *testing.B) {
 			b.ReportAllocs()
 			f.cs.reset()
 			for b.Loop() {
-				if err := f.l.Read(context.Background(), StoreSource(f.cs, "m", "s"), sel, dst, opt); err != nil {
+				if err := readLayout(f.l, context.Background(), StoreSource(f.cs, "m", "s"), sel, dst, opt); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -56,7 +58,7 @@ func BenchmarkReadShard(b *testing.B) {
 			b.ReportAllocs()
 			f.cs.reset()
 			for b.Loop() {
-				if err := f.l.Read(context.Background(), StoreSource(f.cs, "m", "s"), sel, dst, ReadOptions{Concurrency: conc}); err != nil {
+				if err := readLayout(f.l, context.Background(), StoreSource(f.cs, "m", "s"), sel, dst, ReadOptions{Concurrency: conc}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -109,7 +111,7 @@ func BenchmarkReadArray(b *testing.B) {
 				outView := whole.Slice([]int{0, 0}, []int{n, n}, []int{1, 1})
 				for p := range arraySel.Chunks([]int{256, 256}) {
 					key := fmt.Sprintf("c/%d/%d", p.Coords[0], p.Coords[1])
-					if err := f.l.Read(context.Background(), StoreSource(cs, "m", key), partSelection(p), p.DstView(outView), opt); err != nil {
+					if err := readLayout(f.l, context.Background(), StoreSource(cs, "m", key), partSelection(p), p.DstView(outView), opt); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -164,11 +164,13 @@ func (c *IndexCache) Stats() CacheStats {
 	return CacheStats{Hits: c.hits, Misses: c.misses, Entries: len(c.entries), Bytes: c.used, MaxBytes: c.max}
 }
 
-// load fetches an index not found in the cache, once for all concurrent
-// callers, and caches it (unless the shard is missing, fetch returning nil).
+// Load returns the index of the shard [base, base+size) of key in the
+// store storeID names (size 0: to the end of the value) from the cache,
+// or calls fetch once for all concurrent callers, and caches what it
+// returns (unless the shard is missing: fetch returning nil, nil).
 // A caller whose context is still live retries when the fetch it shared
 // was cancelled by another caller's context.
-func (c *IndexCache) load(ctx context.Context, storeID, key string, base, size int64, fetch func(context.Context) (*Index, error)) (*Index, error) {
+func (c *IndexCache) Load(ctx context.Context, storeID, key string, base, size int64, fetch func(context.Context) (*Index, error)) (*Index, error) {
 	sk := strconv.Itoa(len(storeID)) + ":" + storeID + strconv.Itoa(len(key)) + ":" + key + "@" + strconv.FormatInt(base, 10) + "+" + strconv.FormatInt(size, 10)
 	for attempt := 0; ; attempt++ {
 		v, err, _ := c.sf.Do(sk, func() (any, error) {

@@ -235,3 +235,21 @@ func (c *Codec) MaxEncodedSize(repr codecs.ChunkRepr) int {
 	}
 	return l.MaxEncodedSize()
 }
+
+// PartialDecode implements codecs.PartialDecoder: a shard's inner chunks
+// can be located (Layout) and read one by one.
+func (c *Codec) PartialDecode() bool { return true }
+
+// LayoutOf returns the shard layout of a chain that is sharding_indexed
+// alone (its Capabilities().PartialDecode), resolved for the chain's chunk
+// (shard) representation, or nil when the chain is anything else.
+func LayoutOf(chain *codecs.Chain) (*Layout, error) {
+	if !chain.Capabilities().PartialDecode {
+		return nil, nil
+	}
+	sc, ok := chain.ArrayToBytes().(*Codec)
+	if !ok {
+		return nil, nil
+	}
+	return sc.layout(chain.Repr())
+}

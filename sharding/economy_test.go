@@ -1,6 +1,8 @@
-package sharding
+package sharding_test
 
 import (
+	. "github.com/gozarr/gozarr/sharding"
+
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -64,7 +66,7 @@ func newFixture(t testing.TB, shape, chunk []int, inner []codecs.Spec, loc Index
 		ones[d] = 1
 	}
 	for _, h := range holes {
-		start := l.coords(h)
+		start := Coords(l, h)
 		for d := range start {
 			start[d] *= chunk[d]
 		}
@@ -74,7 +76,7 @@ func newFixture(t testing.TB, shape, chunk []int, inner []codecs.Spec, loc Index
 	if f.enc, isEmpty, err = l.EncodeShard(nil, f.data); err != nil || isEmpty {
 		t.Fatal(err, isEmpty)
 	}
-	if f.ix, err = l.memIndex(f.enc); err != nil {
+	if f.ix, err = l.IndexOf(f.enc); err != nil {
 		t.Fatal(err)
 	}
 	s := mem.New()
@@ -90,7 +92,7 @@ func newFixture(t testing.TB, shape, chunk []int, inner []codecs.Spec, loc Index
 func (f *fixture) read(t *testing.T, sel nd.Selection, opt ReadOptions) {
 	t.Helper()
 	got := make([]byte, sel.NumElements()*4)
-	if err := f.l.Read(context.Background(), StoreSource(f.cs, "mem", "s"), sel, nd.Contiguous(got, sel.FullShape(), 4), opt); err != nil {
+	if err := readLayout(f.l, context.Background(), StoreSource(f.cs, "mem", "s"), sel, nd.Contiguous(got, sel.FullShape(), 4), opt); err != nil {
 		t.Fatal(err)
 	}
 	if want := extract(nd.Contiguous(f.data, f.l.Shard().Shape, 4), sel); !bytes.Equal(got, want) {
@@ -210,7 +212,7 @@ func TestRequestEconomyNested(t *testing.T) {
 	// Sub-shard 1 (rows 0-15, cols 16-31); its inner chunk (1,2) holds
 	// rows 4-7, cols 24-27.
 	off1, n1, _ := f.ix.Entry(1)
-	sub, err := f.l.Nested().memIndex(f.enc[off1 : off1+n1])
+	sub, err := f.l.Nested().IndexOf(f.enc[off1 : off1+n1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +264,7 @@ func TestMissingShard(t *testing.T) {
 	} {
 		cs.reset()
 		got := make([]byte, sel.NumElements()*4)
-		if err := l.Read(context.Background(), StoreSource(cs, "x", "nope"), sel, nd.Contiguous(got, sel.FullShape(), 4), ReadOptions{Cache: NewIndexCache(0)}); err != nil {
+		if err := readLayout(l, context.Background(), StoreSource(cs, "x", "nope"), sel, nd.Contiguous(got, sel.FullShape(), 4), ReadOptions{Cache: NewIndexCache(0)}); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, bytes.Repeat(fill, sel.NumElements())) {
@@ -283,7 +285,7 @@ func TestIndexSingleFlight(t *testing.T) {
 		wg.Go(func() {
 			sel := nd.Selection{{Start: 8 * (g % 4), Count: 8, Step: 1}, {Start: 8 * (g / 4), Count: 3, Step: 1}}
 			got := make([]byte, sel.NumElements()*4)
-			if err := f.l.Read(context.Background(), StoreSource(f.cs, "m", "s"), sel, nd.Contiguous(got, sel.FullShape(), 4), ReadOptions{Cache: cache}); err != nil {
+			if err := readLayout(f.l, context.Background(), StoreSource(f.cs, "m", "s"), sel, nd.Contiguous(got, sel.FullShape(), 4), ReadOptions{Cache: cache}); err != nil {
 				t.Error(err)
 			}
 			if !bytes.Equal(got, extract(nd.Contiguous(f.data, []int{32, 32}, 4), sel)) {
@@ -302,13 +304,13 @@ func TestIndexSingleFlight(t *testing.T) {
 
 // TestIndexCacheBound checks eviction by bytes and invalidation.
 func TestIndexCacheBound(t *testing.T) {
-	ix := &Index{e: make([]int64, 2*100)} // 1600 + 64 bytes
-	c := NewIndexCache(3 * ix.memSize())
+	ix := NewEmptyIndex(100) // 1600 + 64 bytes
+	c := NewIndexCache(3 * MemSize(ix))
 	for i := range 5 {
 		c.Add("s", "k", int64(i), 0, ix)
 	}
 	st := c.Stats()
-	if st.Entries != 3 || st.Bytes != 3*ix.memSize() {
+	if st.Entries != 3 || st.Bytes != 3*MemSize(ix) {
 		t.Fatalf("stats %+v, want 3 entries", st)
 	}
 	if _, ok := c.Get("s", "k", 0, 0); ok {
@@ -319,10 +321,10 @@ func TestIndexCacheBound(t *testing.T) {
 	}
 	c.Add("s", "other", 0, 0, ix)
 	c.Invalidate("s", "k")
-	if st := c.Stats(); st.Entries != 1 || st.Bytes != ix.memSize() {
+	if st := c.Stats(); st.Entries != 1 || st.Bytes != MemSize(ix) {
 		t.Fatalf("after Invalidate: %+v", st)
 	}
-	big := &Index{e: make([]int64, 2*1000)}
+	big := NewEmptyIndex(1000)
 	c.Add("s", "big", 0, 0, big)
 	if _, ok := c.Get("s", "big", 0, 0); ok {
 		t.Fatal("an index larger than the bound was kept")

@@ -1,6 +1,8 @@
-package sharding
+package sharding_test
 
 import (
+	. "github.com/gozarr/gozarr/sharding"
+
 	"bytes"
 	"context"
 	"errors"
@@ -97,7 +99,7 @@ func FuzzDecodeShard(f *testing.F) {
 		for _, sel := range sels {
 			for _, src := range []Source{BytesSource(b), StoreSource(s, "", "s")} {
 				out := make([]byte, sel.NumElements())
-				err := l.Read(context.Background(), src, sel, nd.Contiguous(out, sel.FullShape(), 1), ReadOptions{})
+				err := readLayout(l, context.Background(), src, sel, nd.Contiguous(out, sel.FullShape(), 1), ReadOptions{})
 				if err != nil {
 					if !errors.Is(err, codecs.ErrCorrupt) && !errors.Is(err, codecs.ErrChecksum) {
 						t.Fatalf("Read: undocumented error %v", err)

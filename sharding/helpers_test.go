@@ -1,4 +1,4 @@
-package sharding
+package sharding_test
 
 import (
 	"bytes"

@@ -1,6 +1,8 @@
-package sharding
+package sharding_test
 
 import (
+	. "github.com/gozarr/gozarr/sharding"
+
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -275,7 +277,7 @@ func verifyRaw(t testing.TB, where string, b []byte, r rawShard, data []byte) {
 	})
 	slices.SortFunc(order, func(x, y stored) int { return x.off - y.off })
 	pos := bodyStart
-	morton := mortonOrder(grid)
+	morton := MortonOrder(grid)
 	rank := make([]int, n)
 	for k, i := range morton {
 		rank[i] = k
@@ -357,7 +359,7 @@ func TestShardRawLayout(t *testing.T) {
 			}
 			s := loadStore(t, &refArray{dir: w.dir})
 			for p := range sel.Chunks(ic.shard) {
-				if err := w.l.Read(context.Background(), StoreSource(s, "", w.a.key(p.Coords)), partSelection(p), p.DstView(outView), ReadOptions{}); err != nil {
+				if err := readLayout(w.l, context.Background(), StoreSource(s, "", w.a.key(p.Coords)), partSelection(p), p.DstView(outView), ReadOptions{}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -1,7 +1,6 @@
 package sharding
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -33,8 +32,9 @@ type Layout struct {
 	inner      *codecs.Chain
 	innerBytes int // decoded size of one inner chunk
 	index      *codecs.Chain
-	indexSize  int     // encoded index size in bytes
-	order      []int32 // write order: linear (C-order) inner chunk indexes in Morton order
+	indexSize  int // encoded index size in bytes
+	orderOnce  sync.Once
+	order      []int32 // write order (writeOrder): linear (C-order) inner chunk indexes in Morton order
 	nested     *Layout // the inner chain's layout when it is sharding_indexed alone
 	identity   bool    // inner chunks are stored as their decoded bytes
 	fill       []byte
@@ -60,12 +60,12 @@ func (c *Codec) Layout(shard codecs.ChunkRepr) (*Layout, error) {
 				codecs.ErrInvalidConfig, shard.Shape, c.chunkShape)
 		}
 		l.perShard[d] = s / c.chunkShape[d]
-		if l.perShard[d] != 0 && l.n > math.MaxInt32/l.perShard[d] {
-			return nil, fmt.Errorf("%w: sharding_indexed: %v inner chunks per shard is too many", codecs.ErrInvalidConfig, l.perShard)
+		if l.perShard[d] != 0 && l.n > MaxInnerChunks/l.perShard[d] {
+			return nil, fmt.Errorf("%w: sharding_indexed: %v inner chunks per shard, more than MaxInnerChunks (%d)", codecs.ErrInvalidConfig, l.perShard, MaxInnerChunks)
 		}
 		l.n *= l.perShard[d]
 	}
-	l.cpsStrides = cStrides(l.perShard, 1)
+	l.cpsStrides = nd.CStrides(l.perShard, 1)
 	innerRepr := codecs.ChunkRepr{Shape: c.chunkShape, DType: shard.DType, Fill: shard.Fill}
 	var err error
 	if l.inner, err = codecs.ResolveChain(c.inner, innerRepr); err != nil {
@@ -73,45 +73,38 @@ func (c *Codec) Layout(shard codecs.ChunkRepr) (*Layout, error) {
 	}
 	l.innerBytes = innerRepr.NumBytes()
 	l.identity = l.inner.Identity()
-	if sc, ok := l.inner.ArrayToBytes().(*Codec); ok && l.inner.ArrayToArrayCount() == 0 && l.inner.BytesToBytesCount() == 0 {
-		if l.nested, err = sc.layout(innerRepr); err != nil {
-			return nil, err
-		}
+	if l.nested, err = LayoutOf(l.inner); err != nil {
+		return nil, err
 	}
 	fillIdx := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 	indexRepr := codecs.ChunkRepr{Shape: append(append([]int{}, l.perShard...), 2), DType: dtype.TypeUint64, Fill: fillIdx}
 	if l.index, err = codecs.ResolveChain(c.index, indexRepr); err != nil {
 		return nil, fmt.Errorf("sharding_indexed index_codecs: %w", err)
 	}
-	// The index size is what an all-empty index encodes to; a chain whose
-	// bound differs cannot promise a fixed size.
-	raw := make([]byte, 16*l.n)
-	for i := range raw {
-		raw[i] = 0xff
+	// The index must have a fixed encoded size: its chain's bound, which
+	// the chain declares (no index is encoded to find out, so opening a
+	// shard of many inner chunks costs nothing).
+	if !l.index.FixedSize() {
+		return nil, fmt.Errorf("%w: sharding_indexed: index_codecs must have a fixed encoded size", codecs.ErrInvalidConfig)
 	}
-	enc, err := l.index.Encode(nil, raw)
-	if err != nil {
-		return nil, fmt.Errorf("sharding_indexed index_codecs: %w", err)
-	}
-	if len(enc) != l.index.MaxEncodedSize() {
-		return nil, fmt.Errorf("%w: sharding_indexed: index_codecs must have a fixed encoded size (encoded %d bytes, bound %d)",
-			codecs.ErrInvalidConfig, len(enc), l.index.MaxEncodedSize())
-	}
-	l.indexSize = len(enc)
-	l.order = mortonOrder(l.perShard)
+	l.indexSize = l.index.MaxEncodedSize()
 	return l, nil
 }
 
-// cStrides returns the C-order strides of shape for items of size item.
-func cStrides(shape []int, item int) []int {
-	st := make([]int, len(shape))
-	s := item
-	for d := len(shape) - 1; d >= 0; d-- {
-		st[d] = s
-		s *= shape[d]
-	}
-	return st
+// MaxInnerChunks is the most inner chunks a shard may have: 2^22, whose
+// index alone takes 64 MiB. A reader fetches and decodes a shard's whole
+// index before any inner chunk, so a larger one would cost its size in
+// memory and transfer for every shard read; such layouts are refused when
+// the array is opened.
+const MaxInnerChunks = 1 << 22
+
+// writeOrder returns the order inner chunks are written in (mortonOrder),
+// computed on the first write.
+func (l *Layout) writeOrder() []int32 {
+	l.orderOnce.Do(func() { l.order = mortonOrder(l.perShard) })
+	return l.order
 }
+
 
 // mortonOrder returns the linear (C-order) indexes of a grid of the given
 // shape sorted by their compressed Morton code: bit b of every dimension
@@ -345,7 +338,7 @@ func (l *Layout) EncodeShard(dst, src []byte) (out []byte, empty bool, err error
 		ones[d] = 1
 	}
 	empty = true
-	for _, lin := range l.order {
+	for _, lin := range l.writeOrder() {
 		i := int(lin)
 		rem := i
 		for d := range start {
@@ -406,19 +399,6 @@ func allFill(b, fill []byte) bool {
 	return true
 }
 
-// DecodeShard decodes the whole shard src into dst (Shard().NumBytes()
-// bytes), validating the index against len(src). Missing inner chunks read
-// as the fill value. It runs on the calling goroutine and does no I/O.
-func (l *Layout) DecodeShard(dst, src []byte) error {
-	if len(dst) != l.shard.NumBytes() {
-		return fmt.Errorf("sharding_indexed: Decode into %d bytes, shard has %d", len(dst), l.shard.NumBytes())
-	}
-	if nd.NumElements(l.shard.Shape) == 0 {
-		return nil
-	}
-	return l.read(context.Background(), BytesSource(src), l.fullSelection(), nd.Contiguous(dst, l.shard.Shape, l.itemSize), ReadOptions{})
-}
-
 // fullSelection selects the whole shard.
 func (l *Layout) fullSelection() nd.Selection {
 	sel := make(nd.Selection, len(l.shard.Shape))
@@ -475,12 +455,12 @@ func (l *Layout) beginShard(dst []byte) (entries []uint64, base int, out []byte)
 // everywhere gives what encoding it whole gives. Errors: ErrSelection for
 // a sel or src that does not fit, the index and inner chain errors of old.
 func (l *Layout) UpdateShard(dst, old []byte, sel nd.Selection, src nd.View) (out []byte, empty bool, err error) {
-	if err := l.checkSelection(sel, src); err != nil {
+	if err := l.CheckSelection(sel, src); err != nil {
 		return nil, false, err
 	}
 	var ix *Index
 	if len(old) > 0 {
-		if ix, err = l.memIndex(old); err != nil {
+		if ix, err = l.IndexOf(old); err != nil {
 			return nil, false, err
 		}
 	}
@@ -497,7 +477,7 @@ func (l *Layout) UpdateShard(dst, old []byte, sel nd.Selection, src nd.View) (ou
 	defer putScratch(scratch)
 	chunkView := nd.Contiguous(*scratch, l.chunkShape, l.itemSize)
 	empty = true
-	for _, lin := range l.order {
+	for _, lin := range l.writeOrder() {
 		i := int(lin)
 		var off, n int64
 		stored := false
@@ -515,11 +495,11 @@ func (l *Layout) UpdateShard(dst, old []byte, sel nd.Selection, src nd.View) (ou
 			entries[2*i], entries[2*i+1] = uint64(before-base), uint64(n)
 			continue
 		}
-		if stored && !l.coversChunk(p) {
+		if stored && !p.IsWhole(l.chunkShape) {
 			if err := l.inner.Decode(*scratch, old[off:off+n]); err != nil {
 				return nil, false, fmt.Errorf("inner chunk %v: %w", l.coords(i), err)
 			}
-		} else if !l.coversChunk(p) {
+		} else if !p.IsWhole(l.chunkShape) {
 			nd.Fill(chunkView, l.fill)
 		}
 		nd.Copy(p.SrcView(chunkView), p.DstView(src))

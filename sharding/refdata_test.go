@@ -1,6 +1,8 @@
-package sharding
+package sharding_test
 
 import (
+	. "github.com/gozarr/gozarr/sharding"
+
 	"bytes"
 	"context"
 	"errors"
@@ -117,7 +119,7 @@ func TestRefdata(t *testing.T) {
 							opt.Concurrency = 3
 							opt.Cache = cache
 						}
-						if err := layout.Read(context.Background(), src, sel, dst, opt); err != nil {
+						if err := readLayout(layout, context.Background(), src, sel, dst, opt); err != nil {
 							t.Fatalf("shard %s %s %s: %v", key, selName, mode, err)
 						}
 						if i := sameElems(a.dt, got, want); i >= 0 {
@@ -182,18 +184,18 @@ func TestRefdataEncodeExact(t *testing.T) {
 					exact++
 					return
 				}
-				mine, err := l.memIndex(enc)
+				mine, err := l.IndexOf(enc)
 				if err != nil {
 					t.Fatal(err)
 				}
-				theirs, err := l.memIndex(raw)
+				theirs, err := l.IndexOf(raw)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if got, want := chunkOrder(mine), chunkOrder(theirs); !slices.Equal(got, want) {
 					t.Fatalf("shard %s: chunk order %v, zarr-python %v", key, got, want)
 				}
-				if l.codec.loc == IndexStart {
+				if l.Codec().IndexLocation() == IndexStart {
 					if off, _, ok := firstPresent(mine); ok && off != int64(l.IndexSize()) {
 						t.Fatalf("shard %s: first chunk at %d, want right after the index", key, off)
 					}

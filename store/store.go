@@ -168,16 +168,11 @@ type RangesReader interface {
 	GetRanges(ctx context.Context, key string, ranges []ByteRange) ([][]byte, error)
 }
 
-// IsLocal reports whether r reads into caller's buffers (IntoReader) and
-// states no request limit of its own, as remote stores do
-// (ConcurrencyLimiter): the filesystem and memory stores. Readers use it to
-// choose whole reads and fewer concurrent requests, since a local read
-// costs CPU rather than waiting.
-func IsLocal(r Reader) bool {
-	_, into := r.(IntoReader)
-	_, remote := r.(ConcurrencyLimiter)
-	return into && !remote
-}
+// IsLocal reports whether r is a local store (CapabilitiesOf(r).Local):
+// it reads into caller's buffers and its backend states no request limit,
+// as remote stores do (ConcurrencyLimiter): the filesystem and memory
+// stores.
+func IsLocal(r Reader) bool { return CapabilitiesOf(r).Local }
 
 // IntoReader is implemented by stores that can read a bounded range straight
 // into a caller's buffer (the filesystem with ReadAt, for instance). ReadInto

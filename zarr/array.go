@@ -203,11 +203,11 @@ func newArray(s store.Reader, p string, meta *ArrayMetadata, format int, opts []
 	if g.StoreID == "" {
 		g.StoreID = fmt.Sprintf("%p", s)
 	}
-	if sc, ok := chain.ArrayToBytes().(*sharding.Codec); ok && chain.ArrayToArrayCount() == 0 && chain.BytesToBytesCount() == 0 {
-		l, err := sc.Layout(chain.Repr())
-		if err != nil {
-			return nil, fmt.Errorf("open %q: %w", p, err)
-		}
+	l, err := sharding.LayoutOf(chain)
+	if err != nil {
+		return nil, fmt.Errorf("open %q: %w", p, err)
+	}
+	if l != nil {
 		g.Shard = l
 		g.IndexCache = a.opts.indexCache
 		if g.IndexCache == nil {

@@ -1,0 +1,194 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"github.com/gozarr/gozarr/cache"
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/internal/bufpool"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/sharding"
+	"github.com/gozarr/gozarr/store"
+)
+
+// Kinds of read unit a decode worker places.
+const (
+	unitDecode uint8 = iota // decode data with chain into the part's place
+	unitRuns                // assemble byte runs of an uncompressed chunk, then copy
+	unitNested              // data is a whole inner shard: read it from memory
+	unitKeep                // decode data whole into a new buffer and reply (cache loads)
+)
+
+// unit is one read unit on its way from a fetcher to a decode worker: a
+// chunk, or an inner chunk of a shard, with its encoded bytes and its
+// place in the output.
+type unit struct {
+	kind   uint8
+	key    string // the chunk's (or shard's) store key
+	inner  []int  // inner chunk coordinates within the shard; nil for a chunk
+	chain  *codecs.Chain
+	shape  []int        // the unit's decoded (chunk) shape
+	part   nd.ChunkPart // the unit's share: its box in the chunk ...
+	dst    nd.View      // ... and its place in the output
+	data   []byte       // encoded bytes
+	layout *sharding.Layout
+
+	// unitRuns: the fetched runs, their spans and the chunk's offset in
+	// the shard, and the first run's offset within the chunk.
+	pieces  [][]byte
+	spans   []store.Span
+	off, lo int64
+
+	cacheKey string       // decode whole and keep in kept under this key
+	kept     cache.Cache  // the chunk cache, with cacheKey
+	reply    chan decoded // unitKeep
+
+	buf  *[]byte // a pooled buffer data lives in, this unit's own
+	cost int64   // bytes this unit alone reserved against the cap
+	hold *hold   // what it shares with the other units of its shard
+}
+
+// decoded is a unitKeep's result.
+type decoded struct {
+	v   []byte
+	err error
+}
+
+// worker is one decode goroutine's private state: its scratch buffer is
+// its own, so workers never share cache lines.
+type worker struct {
+	scratch *[]byte
+}
+
+func (w *worker) close() {
+	if w.scratch != nil {
+		bufpool.Put(w.scratch)
+	}
+}
+
+// scratchFor returns the worker's scratch buffer of n bytes, with the spare
+// room decoders use (codecs.DecodeSlack).
+func (w *worker) scratchFor(n int) []byte {
+	if w.scratch == nil || cap(*w.scratch) < n+codecs.DecodeSlack {
+		if w.scratch != nil {
+			bufpool.Put(w.scratch)
+		}
+		w.scratch = bufpool.Get(n + codecs.DecodeSlack)
+	}
+	return (*w.scratch)[:n]
+}
+
+// place decodes one read unit into its place in the output. Errors name
+// the unit's key once, and its inner chunk.
+func (w *worker) place(u *unit) error {
+	var err error
+	switch u.kind {
+	case unitKeep:
+		v, derr := u.chain.DecodeNew(u.data)
+		u.reply <- decoded{v, derr}
+		return nil
+	case unitRuns:
+		w.placeRuns(u)
+	case unitNested:
+		err = w.placeNested(u.layout, u.data, u.part, u.dst)
+	default:
+		if u.cacheKey != "" {
+			err = w.placeKept(u)
+		} else {
+			err = w.decodeInto(u.chain, u.shape, u.data, u.part, u.dst)
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	if u.inner == nil {
+		return fmt.Errorf("chunk %q: %w", u.key, err)
+	}
+	return fmt.Errorf("shard %q: inner chunk %v: %w", u.key, u.inner, err)
+}
+
+// decodeInto is the place function: it decodes the encoded chunk enc (of
+// chain, decoded shape shape) and moves the part p of it into dst.
+//   - a part that is the whole chunk, whose place is one contiguous run,
+//     decodes straight into it;
+//   - a chunk stored as it decodes is copied from its encoded bytes;
+//   - otherwise it decodes into the worker's scratch and is moved with a
+//     strided copy.
+func (w *worker) decodeInto(chain *codecs.Chain, shape []int, enc []byte, p nd.ChunkPart, dst nd.View) error {
+	item := dst.ItemSize
+	if p.IsWhole(shape) {
+		if run, ok := dst.IsContiguous(); ok {
+			// Capped: the bytes past run belong to other chunks.
+			return chain.Decode(run[:len(run):len(run)], enc)
+		}
+	}
+	n := chain.Repr().NumBytes()
+	if chain.Identity() && len(enc) == n {
+		nd.Copy(dst, p.SrcView(nd.Contiguous(enc, shape, item)))
+		return nil
+	}
+	scratch := w.scratchFor(n)
+	if err := chain.Decode(scratch, enc); err != nil {
+		return err
+	}
+	nd.Copy(dst, p.SrcView(nd.Contiguous(scratch, shape, item)))
+	return nil
+}
+
+// placeKept decodes a whole inner chunk into a new buffer, hands it to the
+// chunk cache and places its part.
+func (w *worker) placeKept(u *unit) error {
+	var v []byte
+	if u.chain.Identity() && len(u.data) == u.chain.Repr().NumBytes() {
+		v = append([]byte(nil), u.data...) // data may share a larger fetch buffer
+	} else {
+		var err error
+		if v, err = u.chain.DecodeNew(u.data); err != nil {
+			return err
+		}
+	}
+	cache.AddElem(u.kept, u.cacheKey, v, u.dst.ItemSize)
+	nd.Copy(u.dst, u.part.SrcView(nd.Contiguous(v, u.shape, u.dst.ItemSize)))
+	return nil
+}
+
+// placeRuns assembles the fetched byte runs of an uncompressed inner chunk
+// into scratch and copies the part they hold into place.
+func (w *worker) placeRuns(u *unit) {
+	last := u.spans[len(u.spans)-1]
+	buf := w.scratchFor(int(last.End() - u.off - u.lo))
+	for i, s := range u.spans {
+		copy(buf[s.Offset-u.off-u.lo:], u.pieces[i])
+	}
+	item := u.dst.ItemSize
+	v := nd.View{Data: buf, Offset: -int(u.lo), Shape: u.shape, Strides: nd.CStrides(u.shape, item), ItemSize: item}
+	nd.Copy(u.dst, u.part.SrcView(v))
+}
+
+// placeNested reads the part p of the in-memory inner shard b (of layout
+// l) into dst, placing each of its inner chunks with decodeInto.
+func (w *worker) placeNested(l *sharding.Layout, b []byte, p nd.ChunkPart, dst nd.View) error {
+	ix, err := l.IndexOf(b)
+	if err != nil {
+		return err
+	}
+	for q := range p.Selection().Chunks(l.ChunkShape()) {
+		out := q.DstView(dst)
+		off, n, ok := ix.Entry(l.Linear(q.Coords))
+		if !ok {
+			nd.Fill(out, l.Fill())
+			continue
+		}
+		enc := b[off : off+n : off+n]
+		if l.Nested() != nil {
+			err = w.placeNested(l.Nested(), enc, q, out)
+		} else {
+			err = w.decodeInto(l.Inner(), l.ChunkShape(), enc, q, out)
+		}
+		if err != nil {
+			return fmt.Errorf("inner chunk %v: %w", q.Coords, err)
+		}
+	}
+	return nil
+}
+

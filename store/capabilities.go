@@ -1,0 +1,87 @@
+package store
+
+// Capabilities is what a store can do beyond Reader, as readers (the
+// pipeline) ask it: each field is the store's implementation of an optional
+// interface, or nil, and two properties of its backend. Ask with
+// CapabilitiesOf, never with type assertions, so that wrappers (caches,
+// counters) keep what they pass through.
+type Capabilities struct {
+	Into   IntoReader   // reads into a caller's buffer, or nil
+	Vec    VectorReader // vectored reads into many buffers, or nil
+	Sizer  SizeReader   // value sizes without a read, or nil
+	Ranges RangesReader // several ranges of a key in one call, or nil
+	// Coalesce is how the store's GetRanges joins nearby ranges (a
+	// Coalescer's knobs; zero: it joins none, or does not say). A reader
+	// that joins ranges itself uses these, so ranges are joined once, with
+	// the knobs the store owns.
+	Coalesce CoalesceOptions
+	// MaxConcurrency is the backend's own request limit (S3, HTTP: 64 by
+	// default), 0 when it states none.
+	MaxConcurrency int
+	// Local: reads cost CPU rather than waiting (the filesystem, memory):
+	// the store reads into caller's buffers and its backend states no
+	// request limit. Readers choose whole reads and fewer concurrent
+	// requests for local stores.
+	Local bool
+}
+
+// Unwrapper is implemented by stores that wrap another store: Unwrap
+// returns the wrapped one. CapabilitiesOf follows it for the properties a
+// wrapper does not change (the backend's request limit and locality).
+type Unwrapper interface {
+	Unwrap() Reader
+}
+
+// Coalescer is implemented by stores whose GetRanges joins nearby ranges
+// into fewer requests: CoalesceOptions returns the knobs it joins with.
+type Coalescer interface {
+	CoalesceOptions() CoalesceOptions
+}
+
+// CapabilityReporter is implemented by wrappers that serve some optional
+// interfaces only when the store they wrap does (a cache in front of a
+// store with or without sizes): CapabilitiesOf returns what Capabilities
+// says instead of probing.
+type CapabilityReporter interface {
+	Capabilities() Capabilities
+}
+
+// CapabilitiesOf returns what r can do: the optional interfaces it
+// implements (or, for a CapabilityReporter, those it reports), and its
+// backend's request limit and locality, found through any chain of
+// Unwrappers.
+func CapabilitiesOf(r Reader) Capabilities {
+	if cr, ok := r.(CapabilityReporter); ok {
+		return cr.Capabilities()
+	}
+	var c Capabilities
+	c.Into, _ = r.(IntoReader)
+	c.Vec, _ = r.(VectorReader)
+	c.Sizer, _ = r.(SizeReader)
+	c.Ranges, _ = r.(RangesReader)
+	if co, ok := r.(Coalescer); ok {
+		c.Coalesce = co.CoalesceOptions()
+	}
+	c.MaxConcurrency = maxConcurrency(r)
+	c.Local = c.Into != nil && c.MaxConcurrency == 0
+	return c
+}
+
+// maxConcurrency returns the request limit of r's backend, following
+// Unwrappers, or 0.
+func maxConcurrency(r Reader) int {
+	for range 64 { // wrappers nest a few deep; a cycle is a bug, not a hang
+		if l, ok := r.(ConcurrencyLimiter); ok {
+			return max(l.MaxConcurrency(), 1)
+		}
+		if cr, ok := r.(CapabilityReporter); ok {
+			return cr.Capabilities().MaxConcurrency
+		}
+		u, ok := r.(Unwrapper)
+		if !ok {
+			return 0
+		}
+		r = u.Unwrap()
+	}
+	return 0
+}
