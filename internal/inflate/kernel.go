@@ -1,0 +1,4 @@
+package inflate
+
+// Kernel names the decoding loop built in, for benchmark reports.
+const Kernel = "pure Go"
