@@ -407,7 +407,16 @@ func childPair(j job) (result, error) {
 	}
 	ops := []func() error{w.op, prepareMemcpy(w.out).op}
 	var codec workOp
-	if j.Layout.Codec != "none" && j.Workload != "write-all" {
+	switch {
+	case j.Layout.Codec == "none":
+	case j.Workload == "write-all":
+		// Writes are put beside the codec-only encode of the same chunks.
+		if codec, err = prepareEncode(j); err != nil {
+			return result{}, err
+		}
+		w.decoded = codec.decoded
+		ops = append(ops, codec.op)
+	default:
 		if codec, err = prepareCodec(j); err != nil {
 			return result{}, err
 		}

@@ -191,4 +191,3 @@ func (w *worker) placeNested(l *sharding.Layout, b []byte, p nd.ChunkPart, dst n
 	}
 	return nil
 }
-

@@ -119,9 +119,9 @@ func (e *engine) run(ctx context.Context, sel nd.Selection) error {
 	e.ready = make(chan unit, e.opt.DecodeConcurrency)
 	eg.Go(func() error {
 		defer close(parts)
-		for p := range sel.Chunks(e.g.ChunkShape) {
+		for w := range NewPlan(e.g, sel).WriteUnits() {
 			select {
-			case parts <- p:
+			case parts <- w.Part:
 			case <-ctx.Done():
 				return ctx.Err()
 			}

@@ -5,11 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/gozarr/gozarr/internal/bufpool"
 	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/sharding"
 	"github.com/gozarr/gozarr/store"
 )
 
@@ -24,9 +27,20 @@ type ReadWriter interface {
 // selects. Chunks the selection covers whole are encoded straight from data;
 // chunks it covers in part are read, modified and rewritten. A chunk that
 // ends equal to the fill value everywhere is deleted rather than stored,
-// as zarr-python does by default. Each chunk is replaced by one atomic Set
-// (or Delete); chunks are written concurrently, so an error can leave some
-// chunks of the selection written and others not.
+// as zarr-python does by default. Each chunk (or shard) is replaced by one
+// atomic Set (or Delete); chunks are written concurrently, so an error can
+// leave some chunks of the selection written and others not.
+//
+// The inner chunks of a shard are encoded on a pool of DecodeConcurrency
+// workers, a few at a time per shard, and appended to the shard in write
+// order: a whole-shard write holds the inner chunks in flight and the
+// encoded shard, never a decoded copy of it; a write touching some inner
+// chunks of a stored shard re-encodes only those.
+//
+// Writes of one chunk or shard (store key) by concurrent Writes in this
+// process are serialised, so writers of disjoint regions that share a
+// chunk never lose each other's data (writers in other processes are not
+// seen).
 func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []byte, opt Options) error {
 	opt = opt.forStore(s)
 	fullShape := sel.FullShape()
@@ -37,17 +51,29 @@ func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []
 	if len(data) == 0 {
 		return ctx.Err()
 	}
-	srcView := nd.Contiguous(data, fullShape, item)
-	chunkBytes := int64(g.chunkBytes())
-	perTask := 2*chunkBytes + int64(g.Chain.MaxEncodedSize())
-	limit := int(max(1, min(int64(opt.DecodeConcurrency+opt.IOConcurrency), opt.MaxBytesInFlight/max(perTask, 1))))
+	w := &writeRun{s: s, g: g, src: nd.Contiguous(data, fullShape, item), opt: opt}
+	w.inflight = semaphore.NewWeighted(opt.MaxBytesInFlight)
 	eg, gctx := errgroup.WithContext(ctx)
-	eg.SetLimit(limit)
-	for p := range sel.Chunks(g.ChunkShape) {
-		if gctx.Err() != nil {
+	if g.Shard != nil {
+		w.jobs = make(chan *encodeJob)
+		var workers sync.WaitGroup
+		for range opt.DecodeConcurrency {
+			workers.Add(1)
+			go func() { defer workers.Done(); w.encodeWorker() }()
+		}
+		defer func() { close(w.jobs); workers.Wait() }()
+	}
+	writers := max(1, opt.DecodeConcurrency+opt.IOConcurrency)
+	eg.SetLimit(writers)
+	for u := range NewPlan(g, sel).WriteUnits() {
+		cost := min(w.unitCost(u), opt.MaxBytesInFlight)
+		if err := w.inflight.Acquire(gctx, cost); err != nil {
 			break
 		}
-		eg.Go(func() error { return writeChunk(gctx, s, g, p, srcView, opt.WriteEmptyChunks) })
+		eg.Go(func() error {
+			defer w.inflight.Release(cost)
+			return w.writeUnit(gctx, u)
+		})
 	}
 	if err := eg.Wait(); err != nil {
 		return err
@@ -55,27 +81,76 @@ func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []
 	return ctx.Err()
 }
 
-// writeChunk assembles, encodes and stores one chunk (or shard).
-func writeChunk(ctx context.Context, s ReadWriter, g *Grid, p nd.ChunkPart, srcView nd.View, keepEmpty bool) error {
-	key := g.Key(p.Coords)
-	defer g.forget(key) // drop cached decoded chunks, even if the write failed midway
-	covers := p.CoversChunk(g.ChunkShape, g.Shape)
-	if g.Shard != nil && !covers {
-		return updateShard(ctx, s, g, p, srcView, keepEmpty)
+// writeRun is one Write, the state its goroutines share.
+type writeRun struct {
+	s        ReadWriter
+	g        *Grid
+	src      nd.View
+	opt      Options
+	inflight *semaphore.Weighted
+	jobs     chan *encodeJob // inner chunks to encode (sharded arrays)
+}
+
+// window is how many inner chunks of one shard are encoded at once, per
+// decode worker.
+const window = 2
+
+// unitCost returns the bytes writing part p of one chunk (or shard) holds
+// at most: the chunk and its encoding, the old encoding when p covers the
+// chunk in part; for a shard, the encoded shard (and the old one) and the
+// inner chunks in flight.
+func (w *writeRun) unitCost(u WriteUnit) int64 {
+	g := w.g
+	covers := u.Whole
+	if l := g.Shard; l != nil {
+		enc := int64(l.MaxEncodedSize())
+		cost := enc + int64(window*w.opt.DecodeConcurrency)*int64(l.InnerBytes()+l.Inner().MaxEncodedSize())
+		if !covers {
+			cost += enc
+		}
+		return cost
 	}
+	cost := int64(g.chunkBytes()) + int64(g.Chain.MaxEncodedSize())
+	if !covers {
+		cost += int64(g.Chain.MaxEncodedSize())
+	}
+	return cost
+}
+
+// writeUnit writes one chunk or shard, holding its key's lock.
+func (w *writeRun) writeUnit(ctx context.Context, u WriteUnit) error {
+	key, p := u.Key, u.Part
+	unlock := lockKey(w.g.StoreID, key)
+	defer unlock()
+	defer w.g.forget(key) // drop cached decoded chunks, even if the write failed midway
+	if w.g.Shard != nil {
+		if err := w.writeShard(ctx, key, p, u.Whole); err != nil {
+			return fmt.Errorf("shard %q: %w", key, err)
+		}
+		return nil
+	}
+	if err := w.writeChunk(ctx, key, p, u.Whole); err != nil {
+		return fmt.Errorf("chunk %q: %w", key, err)
+	}
+	return nil
+}
+
+// writeChunk assembles, encodes and stores one chunk of an unsharded array.
+func (w *writeRun) writeChunk(ctx context.Context, key string, p nd.ChunkPart, whole bool) error {
+	g := w.g
 	// The chunk and its encoding live in pooled buffers: stores do not keep
 	// a value after Set returns (store.Writer).
 	chunkBuf := bufpool.Get(g.chunkBytes())
 	defer bufpool.Put(chunkBuf)
 	chunk := *chunkBuf
 	chunkView := nd.Contiguous(chunk, g.ChunkShape, g.itemSize())
-	if covers {
+	if whole {
 		// Past the array's edge a chunk holds the fill value.
 		if !inside(p.Coords, g.ChunkShape, g.Shape) {
 			nd.Fill(chunkView, g.fill())
 		}
 	} else {
-		old, err := s.Get(ctx, key, store.Full())
+		old, err := w.s.Get(ctx, key, store.Full())
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			nd.Fill(chunkView, g.fill())
@@ -83,59 +158,180 @@ func writeChunk(ctx context.Context, s ReadWriter, g *Grid, p nd.ChunkPart, srcV
 			return err
 		default:
 			if err := g.Chain.Decode(chunk, old); err != nil {
-				return fmt.Errorf("chunk %q: read-modify-write: %w", key, err)
+				return fmt.Errorf("read-modify-write: %w", err)
 			}
 		}
 	}
-	nd.Copy(p.SrcView(chunkView), p.DstView(srcView))
-	if g.Shard != nil {
-		encBuf := bufpool.Get(g.Shard.MaxEncodedSize())
-		defer bufpool.Put(encBuf)
-		enc, empty, err := g.Shard.EncodeShard((*encBuf)[:0], chunk)
-		if err != nil {
-			return fmt.Errorf("shard %q: %w", key, err)
-		}
-		return store1(ctx, s, key, enc, empty && !keepEmpty)
-	}
-	if !keepEmpty && allFill(chunk, g.fill()) {
-		return s.Delete(ctx, key)
+	nd.Copy(p.SrcView(chunkView), p.DstView(w.src))
+	if !w.opt.WriteEmptyChunks && allFill(chunk, g.fill()) {
+		return w.s.Delete(ctx, key)
 	}
 	encBuf := bufpool.Get(g.Chain.MaxEncodedSize())
 	defer bufpool.Put(encBuf)
 	enc, err := g.Chain.Encode((*encBuf)[:0], chunk)
 	if err != nil {
-		return fmt.Errorf("chunk %q: %w", key, err)
-	}
-	return s.Set(ctx, key, enc)
-}
-
-// updateShard rewrites the part of one shard a write covers: the inner
-// chunks it touches are re-encoded, the others are copied as they are.
-func updateShard(ctx context.Context, s ReadWriter, g *Grid, p nd.ChunkPart, srcView nd.View, keepEmpty bool) error {
-	key := g.Key(p.Coords)
-	old, err := s.Get(ctx, key, store.Full())
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	sub := make(nd.Selection, len(p.Count))
-	for d := range sub {
-		sub[d] = nd.Dim{Start: p.SrcStart[d], Count: p.Count[d], Step: p.SrcStep[d]}
-	}
-	encBuf := bufpool.Get(g.Shard.MaxEncodedSize())
-	defer bufpool.Put(encBuf)
-	enc, empty, err := g.Shard.UpdateShard((*encBuf)[:0], old, sub, p.DstView(srcView))
-	if err != nil {
-		return fmt.Errorf("shard %q: %w", key, err)
-	}
-	return store1(ctx, s, key, enc, empty && !keepEmpty)
+	return w.s.Set(ctx, key, enc)
 }
 
-// store1 stores an encoded chunk, or deletes its key when it is empty.
-func store1(ctx context.Context, s ReadWriter, key string, enc []byte, empty bool) error {
-	if empty {
-		return s.Delete(ctx, key)
+// encodeJob is one inner chunk of a shard to build and encode on the
+// worker pool: stored (its old encoding, or nil) updated with src in part
+// part's place.
+type encodeJob struct {
+	l      *sharding.Layout
+	stored []byte
+	part   nd.ChunkPart
+	src    nd.View
+	done   chan struct{}
+	enc    []byte  // the result: nil when the chunk ends all fill
+	buf    *[]byte // the pooled buffer enc lives in
+	err    error
+}
+
+// encodeWorker encodes inner chunks until the jobs channel closes.
+func (w *writeRun) encodeWorker() {
+	var scratch *[]byte
+	defer func() {
+		if scratch != nil {
+			bufpool.Put(scratch)
+		}
+	}()
+	for j := range w.jobs {
+		l := j.l
+		if scratch == nil {
+			scratch = bufpool.Get(l.InnerBytes())
+		}
+		var chunk []byte
+		if src, ok := j.src.IsContiguous(); ok && j.part.IsWhole(l.ChunkShape()) {
+			chunk = src // the caller's data is the chunk: no copy
+			if l.IsFill(chunk) {
+				chunk = nil
+			}
+		} else {
+			chunk, j.err = l.UpdateInner(*scratch, j.stored, j.part, j.src)
+		}
+		if chunk != nil && j.err == nil {
+			j.buf = bufpool.Get(l.Inner().MaxEncodedSize())
+			j.enc, j.err = l.Inner().Encode((*j.buf)[:0], chunk)
+		}
+		close(j.done)
 	}
-	return s.Set(ctx, key, enc)
+}
+
+// pending is one inner chunk on its way into a shard: encoding (job), or
+// kept verbatim from the old shard (enc).
+type pending struct {
+	lin int
+	job *encodeJob
+	enc []byte
+}
+
+// writeShard writes the part p of one shard: the inner chunks p touches
+// are built and encoded on the worker pool (window × DecodeConcurrency at
+// a time), the others kept verbatim from the stored shard, and all of
+// them appended in write order to the new shard, which is stored (or
+// deleted, when no inner chunk is left) with one call.
+func (w *writeRun) writeShard(ctx context.Context, key string, p nd.ChunkPart, whole bool) error {
+	l := w.g.Shard
+	var old []byte
+	var ix *sharding.Index
+	if !whole {
+		var err error
+		old, err = w.s.Get(ctx, key, store.Full())
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			old = nil
+		case err != nil:
+			return err
+		default:
+			if ix, err = l.IndexOf(old); err != nil {
+				return fmt.Errorf("read-modify-write: %w", err)
+			}
+		}
+	}
+	// The inner chunks p touches, by C-order index.
+	touched := make(map[int]nd.ChunkPart)
+	shardSrc := p.DstView(w.src)
+	for q := range p.Selection().Chunks(l.ChunkShape()) {
+		touched[l.Linear(q.Coords)] = q
+	}
+	outBuf := bufpool.Get(l.MaxEncodedSize())
+	defer bufpool.Put(outBuf)
+	b := l.NewBuilder((*outBuf)[:0])
+	var queue []pending
+	defer func() { // on error: wait for the jobs in flight, then recycle
+		for _, q := range queue {
+			if q.job != nil {
+				<-q.job.done
+				bufpool.Put(q.job.buf)
+			}
+		}
+	}()
+	// flush appends the oldest pending chunk to the shard.
+	flush := func() error {
+		q := queue[0]
+		queue = queue[1:]
+		if q.job == nil {
+			b.Append(q.lin, q.enc)
+			return nil
+		}
+		<-q.job.done
+		defer func() {
+			if q.job.buf != nil {
+				bufpool.Put(q.job.buf)
+			}
+		}()
+		if q.job.err != nil {
+			return q.job.err
+		}
+		if q.job.enc != nil {
+			b.Append(q.lin, q.job.enc)
+		}
+		return nil
+	}
+	limit := window * w.opt.DecodeConcurrency
+	for _, lin32 := range l.WriteOrder() {
+		lin := int(lin32)
+		var stored []byte
+		if ix != nil {
+			if off, n, ok := ix.Entry(lin); ok {
+				stored = old[off : off+n]
+			}
+		}
+		q, ok := touched[lin]
+		if !ok {
+			if stored != nil {
+				queue = append(queue, pending{lin: lin, enc: stored})
+			}
+		} else {
+			j := &encodeJob{l: l, stored: stored, part: q, src: q.DstView(shardSrc), done: make(chan struct{})}
+			select {
+			case w.jobs <- j:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			queue = append(queue, pending{lin: lin, job: j})
+		}
+		for len(queue) > limit || (len(queue) > 0 && queue[0].job == nil) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	for len(queue) > 0 {
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	enc, empty, err := b.Finish()
+	if err != nil {
+		return err
+	}
+	if empty && !w.opt.WriteEmptyChunks {
+		return w.s.Delete(ctx, key)
+	}
+	return w.s.Set(ctx, key, enc)
 }
 
 // inside reports whether the chunk at coords lies wholly inside the array.
@@ -165,4 +361,38 @@ func allFill(chunk, fill []byte) bool {
 		}
 	}
 	return true
+}
+
+// keyLocks serialises writes of one store key within the process.
+var keyLocks = struct {
+	mu sync.Mutex
+	m  map[string]*keyLock
+}{m: map[string]*keyLock{}}
+
+type keyLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+// lockKey locks key of the store storeID for a read-modify-write and
+// returns the unlock function.
+func lockKey(storeID, key string) func() {
+	k := storeID + "\x00" + key
+	keyLocks.mu.Lock()
+	l := keyLocks.m[k]
+	if l == nil {
+		l = &keyLock{}
+		keyLocks.m[k] = l
+	}
+	l.refs++
+	keyLocks.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		keyLocks.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(keyLocks.m, k)
+		}
+		keyLocks.mu.Unlock()
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/internal/bufpool"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/store"
 )
@@ -104,7 +105,6 @@ func (l *Layout) writeOrder() []int32 {
 	l.orderOnce.Do(func() { l.order = mortonOrder(l.perShard) })
 	return l.order
 }
-
 
 // mortonOrder returns the linear (C-order) indexes of a grid of the given
 // shape sorted by their compressed Morton code: bit b of every dimension
@@ -321,60 +321,114 @@ func (l *Layout) encodeIndex(dst []byte, entries []uint64) ([]byte, error) {
 // index where the codec puts it. empty reports that every inner chunk was
 // fill; out then holds a valid index-only shard, but zarr-python (and the
 // gozarr pipeline) delete the shard's key instead of storing it. It runs on
-// the calling goroutine, with pooled scratch buffers.
+// the calling goroutine, with pooled scratch buffers; package pipeline
+// encodes the inner chunks of a shard concurrently with a Builder.
 func (l *Layout) EncodeShard(dst, src []byte) (out []byte, empty bool, err error) {
 	if len(src) != l.shard.NumBytes() {
 		return nil, false, fmt.Errorf("sharding_indexed: Encode of %d bytes, shard has %d", len(src), l.shard.NumBytes())
 	}
-	entries, base, dst := l.beginShard(dst)
+	b := l.NewBuilder(dst)
 	shardView := nd.Contiguous(src, l.shard.Shape, l.itemSize)
 	scratch := getScratch(l.innerBytes)
 	defer putScratch(scratch)
-	chunkView := nd.Contiguous(*scratch, l.chunkShape, l.itemSize)
-	ndim := len(l.chunkShape)
-	start := make([]int, ndim)
-	ones := make([]int, ndim)
-	for d := range ones {
-		ones[d] = 1
-	}
-	empty = true
-	for _, lin := range l.writeOrder() {
-		i := int(lin)
-		rem := i
-		for d := range start {
-			start[d] = rem / l.cpsStrides[d] * l.chunkShape[d]
-			rem %= l.cpsStrides[d]
-		}
-		sub := shardView.Slice(start, l.chunkShape, ones)
-		chunk, ok := sub.IsContiguous()
-		if !ok {
-			nd.Copy(chunkView, sub)
-			chunk = *scratch
-		}
+	for _, lin := range l.WriteOrder() {
+		chunk := l.InnerChunk(shardView, int(lin), *scratch)
 		if allFill(chunk, l.fill) {
 			continue
 		}
-		empty = false
-		before := len(dst)
-		if dst, err = l.inner.Encode(dst, chunk); err != nil {
-			return nil, false, fmt.Errorf("inner chunk %v: %w", l.coords(i), err)
+		if err := b.Encode(int(lin), chunk); err != nil {
+			return nil, false, err
 		}
-		entries[2*i] = uint64(before - base)
-		entries[2*i+1] = uint64(len(dst) - before)
 	}
+	return b.Finish()
+}
+
+// InnerChunk returns the bytes of inner chunk lin (C-order index) of the
+// whole decoded shard shard: a slice of shard's data when they are
+// contiguous there, else gathered into scratch (InnerBytes() long).
+func (l *Layout) InnerChunk(shard nd.View, lin int, scratch []byte) []byte {
+	start := make([]int, len(l.chunkShape))
+	ones := make([]int, len(l.chunkShape))
+	for d := range start {
+		start[d] = lin / l.cpsStrides[d] * l.chunkShape[d]
+		lin %= l.cpsStrides[d]
+		ones[d] = 1
+	}
+	sub := shard.Slice(start, l.chunkShape, ones)
+	if chunk, ok := sub.IsContiguous(); ok {
+		return chunk
+	}
+	nd.Copy(nd.Contiguous(scratch, l.chunkShape, l.itemSize), sub)
+	return scratch[:l.innerBytes]
+}
+
+// WriteOrder returns the order inner chunks are written in, as zarr-python
+// writes them: their C-order indexes in Morton order (do not modify). It is
+// computed on first use.
+func (l *Layout) WriteOrder() []int32 { return l.writeOrder() }
+
+// IsFill reports whether the decoded inner chunk b is all fill value, byte
+// for byte: such inner chunks are not stored.
+func (l *Layout) IsFill(b []byte) bool { return allFill(b, l.fill) }
+
+// Builder assembles one encoded shard from its inner chunks, which are
+// appended in write order (WriteOrder) as encodings (Append) or encoded on
+// the spot (Encode); chunks never appended are missing (fill value). A
+// writer may encode inner chunks concurrently and append them in order. A
+// Builder is not safe for concurrent use.
+type Builder struct {
+	l       *Layout
+	entries []uint64
+	base    int
+	out     []byte
+	empty   bool
+}
+
+// NewBuilder starts a shard at the end of dst.
+func (l *Layout) NewBuilder(dst []byte) *Builder {
+	entries, base, out := l.beginShard(dst)
+	return &Builder{l: l, entries: entries, base: base, out: out, empty: true}
+}
+
+// Append adds the encoded inner chunk enc at C-order index lin.
+func (b *Builder) Append(lin int, enc []byte) {
+	before := len(b.out)
+	b.out = append(b.out, enc...)
+	b.entries[2*lin], b.entries[2*lin+1] = uint64(before-b.base), uint64(len(enc))
+	b.empty = false
+}
+
+// Encode encodes the decoded inner chunk chunk (InnerBytes() bytes) with
+// the inner chain straight into the shard, at C-order index lin.
+func (b *Builder) Encode(lin int, chunk []byte) error {
+	before := len(b.out)
+	out, err := b.l.inner.Encode(b.out, chunk)
+	if err != nil {
+		return fmt.Errorf("inner chunk %v: %w", b.l.coords(lin), err)
+	}
+	b.out = out
+	b.entries[2*lin], b.entries[2*lin+1] = uint64(before-b.base), uint64(len(out)-before)
+	b.empty = false
+	return nil
+}
+
+// Finish writes the index and returns the shard (appended to the dst given
+// to NewBuilder). empty reports that no inner chunk was appended: out is
+// then a valid index-only shard, which writers delete instead of storing.
+func (b *Builder) Finish() (out []byte, empty bool, err error) {
+	l := b.l
 	if l.codec.loc == IndexStart {
-		enc, err := l.encodeIndex(nil, entries)
+		enc, err := l.encodeIndex(nil, b.entries)
 		if err != nil {
 			return nil, false, err
 		}
-		copy(dst[base:base+l.indexSize], enc)
-		return dst, empty, nil
+		copy(b.out[b.base:b.base+l.indexSize], enc)
+		return b.out, b.empty, nil
 	}
-	dst, err = l.encodeIndex(dst, entries)
-	if err != nil {
+	if b.out, err = l.encodeIndex(b.out, b.entries); err != nil {
 		return nil, false, err
 	}
-	return dst, empty, nil
+	return b.out, b.empty, nil
 }
 
 // allFill reports whether b is fill repeated, byte for byte.
@@ -408,28 +462,17 @@ func (l *Layout) fullSelection() nd.Selection {
 	return sel
 }
 
-// scratchPool holds scratch buffers; buffers over maxPooled are dropped.
-var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
-
-const maxPooled = 64 << 20
-
-// getScratch returns a pooled buffer of length n.
+// getScratch returns a pooled buffer of length n (internal/bufpool, the
+// one pool of the library's large buffers), with spare capacity for the
+// inner decoders (codecs.DecodeSlack).
 func getScratch(n int) *[]byte {
-	b := scratchPool.Get().(*[]byte)
-	if cap(*b) < n {
-		// Spare capacity for the inner decoders (codecs.DecodeSlack).
-		*b = make([]byte, n, n+codecs.DecodeSlack)
-	}
+	b := bufpool.Get(n + codecs.DecodeSlack)
 	*b = (*b)[:n]
 	return b
 }
 
-func putScratch(b *[]byte) {
-	if cap(*b) > maxPooled {
-		return
-	}
-	scratchPool.Put(b)
-}
+// putScratch returns a buffer from getScratch to the pool.
+func putScratch(b *[]byte) { bufpool.Put(b) }
 
 // beginShard starts a shard at the end of dst: index entries all empty, the
 // offset the shard starts at, and dst with room for the index when it
@@ -454,6 +497,8 @@ func (l *Layout) beginShard(dst []byte) (entries []uint64, base int, out []byte)
 // shard). The result is laid out like EncodeShard's, so updating a shard
 // everywhere gives what encoding it whole gives. Errors: ErrSelection for
 // a sel or src that does not fit, the index and inner chain errors of old.
+// It runs on the calling goroutine; package pipeline does the same with
+// the inner chunks encoded concurrently.
 func (l *Layout) UpdateShard(dst, old []byte, sel nd.Selection, src nd.View) (out []byte, empty bool, err error) {
 	if err := l.CheckSelection(sel, src); err != nil {
 		return nil, false, err
@@ -466,63 +511,60 @@ func (l *Layout) UpdateShard(dst, old []byte, sel nd.Selection, src nd.View) (ou
 	}
 	parts := make(map[int]nd.ChunkPart)
 	for p := range sel.Chunks(l.chunkShape) {
-		lin := 0
-		for d, c := range p.Coords {
-			lin += c * l.cpsStrides[d]
-		}
-		parts[lin] = p
+		parts[l.Linear(p.Coords)] = p
 	}
-	entries, base, dst := l.beginShard(dst)
+	b := l.NewBuilder(dst)
 	scratch := getScratch(l.innerBytes)
 	defer putScratch(scratch)
-	chunkView := nd.Contiguous(*scratch, l.chunkShape, l.itemSize)
-	empty = true
-	for _, lin := range l.writeOrder() {
+	for _, lin := range l.WriteOrder() {
 		i := int(lin)
-		var off, n int64
-		stored := false
+		var stored []byte
 		if ix != nil {
-			off, n, stored = ix.Entry(i)
+			if off, n, ok := ix.Entry(i); ok {
+				stored = old[off : off+n]
+			}
 		}
 		p, touched := parts[i]
 		if !touched {
-			if !stored {
-				continue
+			if stored != nil {
+				b.Append(i, stored)
 			}
-			empty = false
-			before := len(dst)
-			dst = append(dst, old[off:off+n]...)
-			entries[2*i], entries[2*i+1] = uint64(before-base), uint64(n)
 			continue
 		}
-		if stored && !p.IsWhole(l.chunkShape) {
-			if err := l.inner.Decode(*scratch, old[off:off+n]); err != nil {
-				return nil, false, fmt.Errorf("inner chunk %v: %w", l.coords(i), err)
-			}
-		} else if !p.IsWhole(l.chunkShape) {
-			nd.Fill(chunkView, l.fill)
-		}
-		nd.Copy(p.SrcView(chunkView), p.DstView(src))
-		if allFill(*scratch, l.fill) {
-			continue
-		}
-		empty = false
-		before := len(dst)
-		if dst, err = l.inner.Encode(dst, *scratch); err != nil {
-			return nil, false, fmt.Errorf("inner chunk %v: %w", l.coords(i), err)
-		}
-		entries[2*i], entries[2*i+1] = uint64(before-base), uint64(len(dst)-before)
-	}
-	if l.codec.loc == IndexStart {
-		enc, err := l.encodeIndex(nil, entries)
+		chunk, err := l.UpdateInner(*scratch, stored, p, p.DstView(src))
 		if err != nil {
 			return nil, false, err
 		}
-		copy(dst[base:base+l.indexSize], enc)
-		return dst, empty, nil
+		if chunk == nil {
+			continue
+		}
+		if err := b.Encode(i, chunk); err != nil {
+			return nil, false, err
+		}
 	}
-	if dst, err = l.encodeIndex(dst, entries); err != nil {
-		return nil, false, err
+	return b.Finish()
+}
+
+// UpdateInner builds in scratch (InnerBytes() long) the decoded inner
+// chunk that part p of it replaced by src gives: the stored encoding
+// decoded (fill value when stored is nil) unless p covers it whole, then
+// src copied into p's place. It returns nil when the result is all fill
+// (the inner chunk is then not stored).
+func (l *Layout) UpdateInner(scratch, stored []byte, p nd.ChunkPart, src nd.View) ([]byte, error) {
+	scratch = scratch[:l.innerBytes]
+	chunkView := nd.Contiguous(scratch, l.chunkShape, l.itemSize)
+	switch {
+	case p.IsWhole(l.chunkShape):
+	case stored != nil:
+		if err := l.inner.Decode(scratch, stored); err != nil {
+			return nil, fmt.Errorf("inner chunk %v: %w", p.Coords, err)
+		}
+	default:
+		nd.Fill(chunkView, l.fill)
 	}
-	return dst, empty, nil
+	nd.Copy(p.SrcView(chunkView), src)
+	if allFill(scratch, l.fill) {
+		return nil, nil
+	}
+	return scratch, nil
 }

@@ -1,0 +1,178 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/mem"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// nestedSpecs is a shard of inner shards of 4×4 zstd chunks.
+func nestedSpecs(t *testing.T) []codecs.Spec {
+	innerShard := map[string]any{
+		"chunk_shape":  []int{4, 4},
+		"codecs":       zstdSpecs(t),
+		"index_codecs": []codecs.Spec{spec(t, "bytes", map[string]string{"endian": "little"})},
+	}
+	cfg := map[string]any{
+		"chunk_shape":  []int{8, 8},
+		"codecs":       []codecs.Spec{spec(t, "sharding_indexed", innerShard)},
+		"index_codecs": []codecs.Spec{spec(t, "bytes", map[string]string{"endian": "little"}), spec(t, "crc32c", nil)},
+	}
+	return []codecs.Spec{spec(t, "sharding_indexed", cfg)}
+}
+
+// TestPlanReadUnits: a read assembled by hand from a plan's read units
+// (each unit's byte range fetched and decoded with the innermost chain,
+// its part placed at its place in the output; missing units filled) is
+// the array's read, for chunks, shards and nested shards, with stored and
+// missing units.
+func TestPlanReadUnits(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		specs []codecs.Spec
+	}{
+		{"chunks", zstdSpecs(t)},
+		{"shards", shardSpecs(t, []int{4, 8})},
+		{"nested shards", nestedSpecs(t)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, _ := makeArray(t, []int{40, 48}, []int{16, 16}, tc.specs)
+			a, err := zarr.OpenArray(ctx, st, "a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A chunk all fill: deleted (or its inner chunks not stored).
+			if err := zarr.Write(ctx, a, make([]float32, 16*16), nd.Range(16, 32), nd.Range(16, 32)); err != nil {
+				t.Fatal(err)
+			}
+			items := []nd.Item{nd.Slice(3, 37, 2), nd.Slice(-1, 5, -3)}
+			want, shape, err := zarr.Read[float32](ctx, a, items...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := a.Plan(items...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, 4*len(want))
+			out := nd.Contiguous(got, plan.Selection().FullShape(), 4)
+			chain := a.Chain()
+			for l := a.Sharding(); l != nil; l = l.Nested() {
+				chain = l.Inner()
+			}
+			units, missing := 0, 0
+			for u, err := range plan.ReadUnits(ctx, st) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				units++
+				dst := u.Part.DstView(out)
+				if u.Missing {
+					missing++
+					nd.Fill(dst, make([]byte, 4))
+					continue
+				}
+				enc, err := st.Get(ctx, u.Key, u.Range)
+				if errors.Is(err, store.ErrNotFound) && u.Inner == nil {
+					missing++ // a chunk is found missing only when read
+					nd.Fill(dst, make([]byte, 4))
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				dec, err := chain.DecodeNew(enc)
+				if err != nil {
+					t.Fatalf("unit %s %v %v: %v", u.Key, u.Inner, u.Range, err)
+				}
+				nd.Copy(dst, u.Part.SrcView(nd.Contiguous(dec, chain.Repr().Shape, 4)))
+			}
+			if missing == 0 || missing == units {
+				t.Fatalf("%d units, %d missing: the test wants both kinds", units, missing)
+			}
+			for i, v := range want {
+				if g := f32At(got, i); g != v {
+					t.Fatalf("shape %v: element %d: plan gives %v, Read %v", shape, i, g, v)
+				}
+			}
+		})
+	}
+}
+
+// TestPlanWriteUnits: write units are the touched chunks in C order, with
+// their keys, and Whole where the selection covers them (at the array's
+// edge, their part inside the array).
+func TestPlanWriteUnits(t *testing.T) {
+	st := mem.New()
+	meta := &zarr.ArrayMetadata{Shape: []int{10, 10}, DataType: dtype.TypeUint8, ChunkShape: []int{4, 4},
+		ChunkKeyEncoding: zarr.DefaultKeyEncoding(), FillValue: []byte{0}, Codecs: []codecs.Spec{spec(t, "bytes", nil)}}
+	a, err := zarr.CreateArray(context.Background(), st, "a", meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := a.Plan(nd.Range(4, 10), nd.Range(3, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for u := range plan.WriteUnits() {
+		got = append(got, fmt.Sprintf("%s %v", u.Key, u.Whole))
+	}
+	want := []string{"a/c/1/0 false", "a/c/1/1 true", "a/c/2/0 false", "a/c/2/1 true"}
+	if !slices.Equal(got, want) || plan.NumWriteUnits() != 4 {
+		t.Fatalf("write units %v (%d), want %v", got, plan.NumWriteUnits(), want)
+	}
+}
+
+// BenchmarkPlanHugeGrid plans a 3-chunk selection of an array of 10^9
+// chunks (and of 10^9 shards) and lists its write units: the cost grows
+// with the chunks touched, not the grid (allocations per op are a few per
+// unit).
+func BenchmarkPlanHugeGrid(b *testing.B) {
+	for _, sharded := range []bool{false, true} {
+		b.Run(fmt.Sprintf("sharded=%v", sharded), func(b *testing.B) {
+			t := &testing.T{}
+			specs := []codecs.Spec{spec(t, "bytes", map[string]string{"endian": "little"})}
+			if sharded {
+				specs = shardSpecs(t, []int{2, 2})
+			}
+			meta := &zarr.ArrayMetadata{Shape: []int{4 * 100_000, 4 * 10_000}, DataType: dtype.TypeFloat32, ChunkShape: []int{4, 4},
+				ChunkKeyEncoding: zarr.DefaultKeyEncoding(), FillValue: make([]byte, 4), Codecs: specs}
+			a, err := zarr.CreateArray(context.Background(), mem.New(), "a", meta)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				plan, err := a.Plan(nd.Range(0, 4), nd.Range(4*5_000, 4*5_000+12))
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for range plan.WriteUnits() {
+					n++
+				}
+				if n != 3 {
+					b.Fatalf("%d units", n)
+				}
+			}
+		})
+	}
+}
+
+// f32At returns element i of little-endian float32 bytes b.
+func f32At(b []byte, i int) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+}
