@@ -7,10 +7,10 @@ import (
 
 // Slack the fast loop keeps: input bytes it may load without checks (two
 // 8-byte refills) and output bytes it may write (three literals and a
-// match of 258 bytes copied in 8-byte words).
+// match of 258 bytes copied in 16-byte words).
 const (
 	fastInSlack  = 16
-	fastOutSlack = 3 + 258 + 8
+	fastOutSlack = 3 + 258 + 16
 	// maxOverrun is how many zero bytes past the end of the input the bit
 	// buffer may take in before the stream is known to be truncated.
 	maxOverrun = 8

@@ -89,123 +89,147 @@ func (d *decoder) slow(lt *[litEnough]uint32, dt *[distEnough]uint32) (bool, err
 }
 
 // fast decodes symbols while at least fastInSlack input bytes and
-// fastOutSlack output bytes are left, with the bit buffer refilled
-// branch-free from 8-byte loads and matches copied in 8-byte words.
+// fastOutSlack output bytes are left, as libdeflate's fast loop does: the
+// bit buffer is refilled branch-free from 8-byte loads, the next
+// literal/length entry is looked up before the current symbol's output is
+// written, and matches are copied in 16- or 8-byte words. bitsleft has
+// whole entries subtracted from it: only its low 6 bits are meaningful.
 // It reports true at the end of the block.
 func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool, err error) {
 	in, out := d.in, d.out
 	bitbuf, bitsleft, pos, op := d.bitbuf, d.bitsleft, d.pos, d.op
 	start := d.start
 	inEnd, outEnd := len(in)-fastInSlack, len(out)-fastOutSlack
+	e := lt[bitbuf&litMask] // valid: the caller leaves at least 11 bits
 	for pos <= inEnd && op <= outEnd {
 		bitbuf |= binary.LittleEndian.Uint64(in[pos:]) << (bitsleft & 63)
-		pos += int(63-bitsleft) >> 3
+		pos += int((63-bitsleft)&63) >> 3
 		bitsleft |= 56
-		e := lt[bitbuf&litMask]
-		// Up to three literals on one refill (at most 11 bits each from
-		// the root table).
-		lits := 0
-		for e&fLiteral != 0 {
-			bitbuf >>= e & 63
-			bitsleft -= uint(e & 63)
-			out[op] = byte(e >> 16)
-			op++
-			if lits++; lits == 3 {
-				break
-			}
+		// At least 56 bits: three literals of at most 11 bits each from
+		// the root table and a length code of at most 20 bits after them.
+		saved := bitbuf
+		bitbuf >>= e & 63
+		bitsleft -= uint(e)
+		if e&fLiteral != 0 {
+			lit := byte(e >> 16)
 			e = lt[bitbuf&litMask]
+			saved = bitbuf
+			bitbuf >>= e & 63
+			bitsleft -= uint(e)
+			out[op] = lit
+			op++
+			if e&fLiteral != 0 {
+				lit = byte(e >> 16)
+				e = lt[bitbuf&litMask]
+				saved = bitbuf
+				bitbuf >>= e & 63
+				bitsleft -= uint(e)
+				out[op] = lit
+				op++
+				if e&fLiteral != 0 {
+					lit = byte(e >> 16)
+					e = lt[bitbuf&litMask]
+					out[op] = lit
+					op++
+					continue
+				}
+			}
 		}
-		if lits == 3 {
-			continue
-		}
-		// At least 34 bits are left: enough for a length code, its
-		// subtable and its extra bits.
 		if e&fExc != 0 {
 			if e&fSub != 0 {
-				bitbuf >>= litBits
-				bitsleft -= litBits
 				e = lt[e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1)]
+				saved = bitbuf
+				bitbuf >>= e & 63
+				bitsleft -= uint(e)
 				if e&fLiteral != 0 {
-					bitbuf >>= e & 63
-					bitsleft -= uint(e & 63)
-					out[op] = byte(e >> 16)
+					lit := byte(e >> 16)
+					e = lt[bitbuf&litMask]
+					out[op] = lit
 					op++
 					continue
 				}
 			}
 			if e&fExc != 0 {
-				if e&fEOB != 0 {
-					bitbuf >>= e & 63
-					bitsleft -= uint(e & 63)
-					eob = true
-				} else {
-					d.bitsleft, d.pos = bitsleft, pos
+				d.bitsleft, d.pos = bitsleft&63, pos
+				if e&fEOB == 0 {
 					err = d.errCode("literal/length")
 				}
+				eob = true
 				break
 			}
 		}
-		saved := bitbuf
-		bitbuf >>= e & 63
-		bitsleft -= uint(e & 63)
 		length := int(e>>16) + int(saved&(1<<(e&63)-1))>>(e>>8&15)
 
 		bitbuf |= binary.LittleEndian.Uint64(in[pos:]) << (bitsleft & 63)
-		pos += int(63-bitsleft) >> 3
+		pos += int((63-bitsleft)&63) >> 3
 		bitsleft |= 56
 		e = dt[bitbuf&distMask]
 		if e&fExc != 0 {
-			if e&fSub != 0 {
-				bitbuf >>= distBits
-				bitsleft -= distBits
-				e = dt[e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1)]
+			if e&fSub == 0 {
+				d.bitsleft, d.pos = bitsleft&63, pos
+				err = d.errCode("distance")
+				break
 			}
+			bitbuf >>= distBits
+			bitsleft -= distBits
+			e = dt[e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1)]
 			if e&fExc != 0 {
-				d.bitsleft, d.pos = bitsleft, pos
+				d.bitsleft, d.pos = bitsleft&63, pos
 				err = d.errCode("distance")
 				break
 			}
 		}
 		saved = bitbuf
 		bitbuf >>= e & 63
-		bitsleft -= uint(e & 63)
+		bitsleft -= uint(e)
 		dist := int(e>>16) + int(saved&(1<<(e&63)-1))>>(e>>8&15)
+		e = lt[bitbuf&litMask] // at least 28 bits are left
 		if dist > op-start {
-			d.bitsleft, d.pos, d.op = bitsleft, pos, op
+			d.bitsleft, d.pos, d.op = bitsleft&63, pos, op
 			err = d.errDistance(dist)
 			break
 		}
-		copyMatch(out, op, dist, length)
+		src := op - dist
+		switch {
+		case dist >= 16:
+			*(*[16]byte)(out[op:]) = *(*[16]byte)(out[src:])
+			for i := 16; i < length; i += 16 {
+				*(*[16]byte)(out[op+i:]) = *(*[16]byte)(out[src+i:])
+			}
+		case dist >= 8:
+			for i := 0; i < length; i += 8 {
+				binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[src+i:]))
+			}
+		default:
+			copyNear(out, op, dist, length)
+		}
 		op += length
 	}
-	d.bitbuf, d.bitsleft, d.pos, d.op = bitbuf, bitsleft, pos, op
-	return eob, err
+	if err != nil {
+		return eob, err
+	}
+	d.bitbuf, d.bitsleft, d.pos, d.op = bitbuf, bitsleft&63, pos, op
+	return eob, nil
 }
 
-// copyMatch copies length bytes from dist back to out[op:], writing up to
-// 7 bytes beyond (the caller leaves the room).
-func copyMatch(out []byte, op, dist, length int) {
-	src := op - dist
-	switch {
-	case dist >= 8:
-		for i := 0; i < length; i += 8 {
-			binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[src+i:]))
-		}
-	case dist == 1:
-		v := uint64(out[src]) * 0x0101010101010101
+// copyNear copies length bytes from dist < 8 back to out[op:], writing
+// up to 7 bytes beyond (the caller leaves the room).
+func copyNear(out []byte, op, dist, length int) {
+	if dist == 1 {
+		v := uint64(out[op-1]) * 0x0101010101010101
 		for i := 0; i < length; i += 8 {
 			binary.LittleEndian.PutUint64(out[op+i:], v)
 		}
-	default:
-		// Copy bytes until the pattern repeats at a distance of at
-		// least 8, then words from that distance back.
-		step := dist * ((8 + dist - 1) / dist)
-		i := 0
-		for ; i < length && i < step; i++ {
-			out[op+i] = out[src+i]
-		}
-		for ; i < length; i += 8 {
-			binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[op+i-step:]))
-		}
+		return
+	}
+	// Copy bytes until the pattern repeats at a distance of at least 8,
+	// then words from that distance back.
+	step := dist * ((8 + dist - 1) / dist)
+	i := 0
+	for ; i < length && i < step; i++ {
+		out[op+i] = out[op+i-dist]
+	}
+	for ; i < length; i += 8 {
+		binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[op+i-step:]))
 	}
 }
