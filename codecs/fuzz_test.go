@@ -201,3 +201,93 @@ func FuzzChainDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTransposeDecode decodes arbitrary bytes with any order (valid or
+// not) and any chunk shape within limits: bad orders and misfit shapes are
+// ErrInvalidConfig, input of the wrong size ErrCorrupt, and a right-sized
+// input (the fuzzed bytes cut or padded to size, at any alignment) decodes
+// to what an element-by-element reference transposition gives, and
+// encodes back to itself.
+func FuzzTransposeDecode(f *testing.F) {
+	f.Add([]byte{1, 0}, []byte{3, 4}, uint8(3), uint8(0), []byte("twelve int16 elements, 24 bytes"))
+	f.Add([]byte{2, 0, 1}, []byte{2, 3, 4}, uint8(11), uint8(1), make([]byte, 200))
+	f.Add([]byte{0, 3, 1, 2}, []byte{1, 5, 1, 7}, uint8(0), uint8(5), []byte{1, 2, 3})
+	f.Add([]byte{1, 1}, []byte{2, 2}, uint8(2), uint8(0), []byte{})
+	f.Add([]byte{0xff}, []byte{4}, uint8(14), uint8(3), []byte("x"))
+	f.Add([]byte{1, 0}, []byte{3}, uint8(12), uint8(0), []byte("ndim mismatch"))
+	f.Add([]byte{4, 3, 2, 1, 0}, []byte{2, 2, 3, 1, 2}, uint8(13), uint8(2), []byte("complex128 in five dimensions"))
+	f.Fuzz(func(t *testing.T, orderB, shapeB []byte, ti, offset uint8, data []byte) {
+		if len(orderB) > 8 || len(shapeB) > 8 {
+			return
+		}
+		order := make([]int, len(orderB))
+		for i, b := range orderB {
+			order[i] = int(int8(b))
+		}
+		tr, err := NewTranspose(order)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidConfig) {
+				t.Fatalf("NewTranspose(%v): %v", order, err)
+			}
+			return
+		}
+		shape := make([]int, len(shapeB))
+		n := 1
+		for i, b := range shapeB {
+			shape[i] = int(b % 17)
+			n *= shape[i]
+		}
+		if n > 1<<12 {
+			return
+		}
+		repr := reprOf(allTypes[int(ti)%len(allTypes)], shape...)
+		size := repr.NumBytes()
+		dst := make([]byte, size)
+		err = tr.Decode(dst, data, repr)
+		switch {
+		case len(shape) != len(order):
+			if !errors.Is(err, ErrInvalidConfig) {
+				t.Fatalf("order %v on shape %v: %v, want ErrInvalidConfig", order, shape, err)
+			}
+			return
+		case len(data) != size:
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("%d bytes for a %d-byte chunk: %v, want ErrCorrupt", len(data), size, err)
+			}
+		case err != nil:
+			t.Fatalf("decode: %v", err)
+		}
+		// The data cut or padded to the chunk's size, at an offset of
+		// 0..7 bytes from an aligned buffer.
+		off := int(offset % 8)
+		buf := make([]byte, size+off)
+		src := buf[off:]
+		copy(src, data)
+		out := make([]byte, size+off)[off:]
+		if err := tr.Decode(out, src, repr); err != nil {
+			t.Fatalf("decode of %d bytes: %v", size, err)
+		}
+		// Reference: decoded element x is encoded element j, j[i] = x[order[i]].
+		es := repr.DType.Size()
+		enc, _ := tr.EncodedRepr(repr)
+		idx := make([]int, len(shape))
+		for e := range n {
+			r := e
+			for d := len(shape) - 1; d >= 0; d-- {
+				idx[d] = r % shape[d]
+				r /= shape[d]
+			}
+			j := 0
+			for i, o := range order {
+				j = j*enc.Shape[i] + idx[o]
+			}
+			if !bytes.Equal(out[e*es:(e+1)*es], src[j*es:(j+1)*es]) {
+				t.Fatalf("order %v shape %v: element %v is % x, want % x", order, shape, idx, out[e*es:(e+1)*es], src[j*es:(j+1)*es])
+			}
+		}
+		back := make([]byte, size)
+		if err := tr.Encode(back, out, repr); err != nil || !bytes.Equal(back, src) {
+			t.Fatalf("encode of the decoded chunk: %v", err)
+		}
+	})
+}

@@ -3,6 +3,7 @@ package numcodecs_test
 import (
 	"bytes"
 	"compress/bzip2"
+	"compress/gzip"
 	"compress/zlib"
 	"encoding/binary"
 	"errors"
@@ -53,6 +54,19 @@ func checkDecode(t *testing.T, c codecs.BytesToBytes, src []byte, limit int) []b
 	return out[2:]
 }
 
+// checkReference fails unless the reference reader r (opened with err)
+// reads exactly out, what our decoder made of the same stream.
+func checkReference(t *testing.T, name string, out []byte, r io.Reader, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s refuses a stream we decoded: %v", name, err)
+	}
+	ref, err := io.ReadAll(r)
+	if err != nil || !bytes.Equal(ref, out) {
+		t.Fatalf("%s: %v, equal %v", name, err, bytes.Equal(ref, out))
+	}
+}
+
 func mustEnc(f *testing.F, c codecs.BytesToBytes, src []byte) []byte {
 	b, err := c.Encode(nil, src)
 	if err != nil {
@@ -83,13 +97,29 @@ func FuzzZlibDecode(f *testing.F) {
 		}
 		// Differential: Go's compress/zlib agrees on what the stream holds.
 		r, err := zlib.NewReader(bytes.NewReader(src))
-		if err != nil {
-			t.Fatalf("compress/zlib refuses a stream we decoded: %v", err)
+		checkReference(t, "compress/zlib", out, r, err)
+	})
+}
+
+// FuzzGzipDecode decodes arbitrary bytes with numcodecs.gzip: errors wrap
+// a sentinel, output stays within the limit (bounded allocation, see
+// checkDecode), and what decodes is what Go's compress/gzip reads from the
+// same members.
+func FuzzGzipDecode(f *testing.F) {
+	c := b2b(f, "numcodecs.gzip", `{"level": 1}`)
+	g9 := b2b(f, "numcodecs.gzip", `{"level": 9}`)
+	f.Add(mustEnc(f, c, []byte("hello hello hello hello")), uint16(100))
+	f.Add(mustEnc(f, g9, make([]byte, 5000)), uint16(100))
+	f.Add(append(mustEnc(f, c, []byte("two ")), mustEnc(f, c, []byte("members"))...), uint16(11))
+	f.Add(mustEnc(f, c, pyVector(f, "ints.raw")[:2000]), uint16(1999))
+	f.Add([]byte{0x1f, 0x8b, 8, 8, 0, 0, 0, 0, 0, 0xff, 'n', 'a', 'm', 'e', 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0}, uint16(10))
+	f.Fuzz(func(t *testing.T, src []byte, l uint16) {
+		out := checkDecode(t, c, src, fuzzLimit(l))
+		if out == nil {
+			return
 		}
-		ref, err := io.ReadAll(r)
-		if err != nil || !bytes.Equal(ref, out) {
-			t.Fatalf("compress/zlib: %v, equal %v", err, bytes.Equal(ref, out))
-		}
+		r, err := gzip.NewReader(bytes.NewReader(src))
+		checkReference(t, "compress/gzip", out, r, err)
 	})
 }
 

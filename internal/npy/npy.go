@@ -342,8 +342,8 @@ const growthDigits = 21
 // C-order array of the given descr and shape.
 func headerBytes(descr string, shape []int) ([]byte, error) {
 	isz, err := ItemSize(descr)
-	if err != nil || descr[0] == '=' || strings.ContainsAny(descr, `'\`) {
-		return nil, fmt.Errorf("%w: descr %q", ErrInvalid, descr)
+	if err != nil || strings.IndexByte("<>|", descr[0]) < 0 || strings.ContainsAny(descr, `'\`) {
+		return nil, fmt.Errorf("%w: descr %q (want a plain dtype with an explicit byte order: <, > or |)", ErrInvalid, descr)
 	}
 	if _, err := dataLen(shape, isz); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)

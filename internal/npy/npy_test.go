@@ -190,6 +190,7 @@ func TestWriteErrors(t *testing.T) {
 		{"<f4", []int{-1}, 0},               // negative dim
 		{"<x4", []int{1}, 4},                // unknown kind
 		{"=f4", []int{1}, 4},                // native order is not a descr numpy writes
+		{"f4", []int{1}, 4},                 // nor is no order at all
 		{"|O", []int{1}, 8},                 // objects
 		{"<f4", make([]int, 65), 0},         // too many dims
 		{"<f0", []int{1}, 0},                // zero item size
@@ -343,6 +344,60 @@ func FuzzRead(f *testing.F) {
 		b, err := Read(&out)
 		if err != nil || b.Descr != a.Descr || !slices.Equal(b.Shape, a.Shape) || !bytes.Equal(b.Data, a.Data) {
 			t.Fatalf("round trip: %+v %v", b, err)
+		}
+	})
+}
+
+// FuzzWrite writes arbitrary descrs, shapes and data: Write refuses what
+// it cannot write with ErrInvalid before writing anything (a descr without
+// an explicit byte order among them, as WriteHeader documents), and what
+// it writes is a version 1.0 file with a header of a multiple of 64 bytes
+// that Read returns exactly, leaving bytes after the data unread.
+func FuzzWrite(f *testing.F) {
+	f.Add("<f4", []byte{3, 0, 4, 0}, []byte("forty-eight bytes of data, forty-eight bytes ..."))
+	f.Add("|u1", []byte{7, 0}, []byte("seven!!"))
+	f.Add(">c16", []byte{}, []byte("sixteen bytes ok"))
+	f.Add("<M8[ns]", []byte{2, 0}, []byte("two datetimes..."))
+	f.Add("|S3", []byte{0, 0, 0xff, 0xff}, []byte{})
+	f.Add("<U2", []byte{1, 0}, []byte("eight by"))
+	f.Add("f4", []byte{1, 0}, []byte("abcd"))
+	f.Add("=i8", []byte{1, 0}, []byte("12345678"))
+	f.Add("<f'4", []byte{1, 0}, []byte("abcd"))
+	f.Add("|O", []byte{1, 0}, []byte("12345678"))
+	f.Fuzz(func(t *testing.T, descr string, shapeB, data []byte) {
+		shape := make([]int, len(shapeB)/2)
+		for i := range shape {
+			shape[i] = int(binary.LittleEndian.Uint16(shapeB[2*i:]))
+		}
+		var b bytes.Buffer
+		err := Write(&b, descr, shape, data)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Write(%q, %v, %d bytes): %v, want ErrInvalid", descr, shape, len(data), err)
+			}
+			if b.Len() != 0 {
+				t.Fatalf("failed Write wrote %d bytes", b.Len())
+			}
+			return
+		}
+		if descr == "" || !strings.ContainsRune("<>|", rune(descr[0])) {
+			t.Fatalf("Write accepted descr %q, which has no explicit byte order", descr)
+		}
+		file := b.Bytes()
+		hlen := bytes.IndexByte(file, '\n') + 1
+		if !bytes.HasPrefix(file, []byte("\x93NUMPY\x01\x00")) || hlen%64 != 0 || len(file) != hlen+len(data) {
+			t.Fatalf("file of %d bytes, header %d: % x", len(file), hlen, file[:min(len(file), 16)])
+		}
+		b.WriteString("after")
+		a, err := Read(&b)
+		if err != nil {
+			t.Fatalf("Read of what Write wrote (%q %v): %v", descr, shape, err)
+		}
+		if a.Descr != descr || !slices.Equal(a.Shape, shape) || !bytes.Equal(a.Data, data) || a.FortranOrder {
+			t.Fatalf("read back %q %v %d bytes fortran %v, wrote %q %v %d bytes", a.Descr, a.Shape, len(a.Data), a.FortranOrder, descr, shape, len(data))
+		}
+		if b.String() != "after" {
+			t.Fatalf("Read consumed %q past the data", b.String())
 		}
 	})
 }
