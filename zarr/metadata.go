@@ -548,6 +548,15 @@ func (m *ArrayMetadata) ChunkRepr() codecs.ChunkRepr {
 		Fill: append([]byte(nil), m.FillValue...)}
 }
 
+// orEmpty returns s, or an empty slice for nil, so that a 0-d array's
+// shapes are written [] and not null.
+func orEmpty(s []int) []int {
+	if s == nil {
+		return []int{}
+	}
+	return s
+}
+
 // field is one top-level member of a document being written.
 type field struct {
 	key string
@@ -616,14 +625,14 @@ func (m *ArrayMetadata) Marshal() ([]byte, error) {
 		} `json:"configuration"`
 	}
 	g := grid{Name: "regular"}
-	g.Configuration.ChunkShape = m.ChunkShape
+	g.Configuration.ChunkShape = orEmpty(m.ChunkShape)
 	for i, c := range m.Codecs {
 		if c.Configuration != nil && !json.Valid(c.Configuration) {
 			return nil, metaErr("codecs", "codec %d (%s): configuration is not valid JSON", i, c.Name)
 		}
 	}
 	fields := []field{
-		{"shape", m.Shape},
+		{"shape", orEmpty(m.Shape)},
 		{"data_type", m.DataType.Name()},
 		{"chunk_grid", g},
 		{"chunk_key_encoding", m.ChunkKeyEncoding},
