@@ -5,7 +5,9 @@
 //
 // A codec is one of three kinds, applied in this order when encoding:
 // zero or more ArrayToArray codecs, exactly one ArrayToBytes codec, then zero
-// or more BytesToBytes codecs. Decoding runs the chain backwards.
+// or more BytesToBytes codecs. Decoding runs the chain backwards. A
+// BytesToBytes codec that is an ArrayToArrayForm (numcodecs.delta) may
+// also come before the ArrayToBytes codec, where it acts on the array.
 //
 // Decoded chunks are held in memory in C order with every element
 // little-endian (see package dtype). All codecs are safe for concurrent use.

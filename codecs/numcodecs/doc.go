@@ -21,9 +21,12 @@
 // encoded buffer smaller than the decoded one. Formats follow numcodecs
 // 0.17 (https://numcodecs.readthedocs.io), learnt from its documentation
 // and source; outputs decode with numcodecs and numcodecs' outputs decode
-// here. Not provided: lzma (no module without a new dependency),
-// quantize, fixedscaleoffset, astype, bitround, packbits, categorize and the
-// object codecs.
+// here. In v3 metadata zarr-python 3 writes numcodecs filters before
+// "bytes", as array -> array codecs; "numcodecs.delta" works there too
+// (DeltaArray, which codecs.ResolveChain picks by position). Not
+// provided: lzma (no module without a new dependency), quantize,
+// fixedscaleoffset, astype, bitround, packbits, categorize and the object
+// codecs.
 //
 // Decoders never allocate more than the limit the chain passes (the size
 // the decoded data may have) on hostile input; errors wrap
