@@ -8,6 +8,9 @@
 //	memory://                        a new, empty in-memory store (store/mem)
 //	memory://name                    the in-memory store called name in this
 //	                                 process, created on first use
+//	gs://bucket/prefix, az://...     Google Cloud Storage, Azure Blob: schemes
+//	                                 (and hosts) registered by importing the
+//	                                 store/gcs and store/azure modules (Register)
 //
 // The URL names the store's root: a Zarr array or group at that location is
 // at the root of the returned store (key "zarr.json"), so no separate "path
@@ -89,7 +92,8 @@ type Location struct {
 	Path string
 	// Bucket and Prefix name the objects, for "s3". Prefix may be empty.
 	Bucket, Prefix string
-	// URL is the base URL, for "http" and "https".
+	// URL is the base URL, for "http" and "https", and the whole location
+	// for a registered scheme (see Register).
 	URL string
 	// Name is the in-process store's name, for "memory"; "" means a new
 	// store each time.
@@ -133,6 +137,9 @@ func Parse(location string) (Location, error) {
 	case "memory":
 		return Location{Scheme: "memory", Name: strings.TrimSuffix(rest, "/")}, nil
 	}
+	if registered(scheme) != nil {
+		return Location{Scheme: scheme, URL: location}, nil
+	}
 	return Location{}, fmt.Errorf("%w: %q in %q (want a path, file://, s3://, http(s):// or memory://)", ErrUnsupported, scheme, location)
 }
 
@@ -160,11 +167,17 @@ func Open(ctx context.Context, location string, opts ...Option) (store.Reader, e
 		}
 		return st, nil
 	case "http", "https":
+		if open := hostOpener(loc.URL); open != nil {
+			return open(ctx, location)
+		}
 		st, err := http.New(loc.URL, o.http...)
 		if err != nil {
 			return nil, fmt.Errorf("storeurl: %w", err)
 		}
 		return st, nil
+	}
+	if open := registered(loc.Scheme); open != nil {
+		return open(ctx, location)
 	}
 	// memory
 	if loc.Name == "" {
@@ -191,4 +204,79 @@ func openDir(path string, o options) (store.Reader, error) {
 		return nil, fmt.Errorf("storeurl: %w", err)
 	}
 	return st, nil
+}
+
+// Opener opens the store at location, a URL of a scheme or host it was
+// registered for (see Register).
+type Opener func(ctx context.Context, location string) (store.Reader, error)
+
+var registry struct {
+	sync.RWMutex
+	schemes map[string]Opener
+	hosts   map[string]Opener
+}
+
+// Register makes Parse and Open accept URLs of scheme (such as "gs"),
+// opened by open: store modules that keep their SDKs out of the core
+// module call it from init, so importing them is enough (store/gcs
+// registers gs://, store/azure az://, abfs:// and abfss://). Registering a
+// scheme again replaces its opener. It fails for a built-in scheme and for
+// a name that is not a URL scheme.
+func Register(scheme string, open Opener) error {
+	scheme = strings.ToLower(scheme)
+	switch scheme {
+	case "file", "s3", "http", "https", "memory":
+		return fmt.Errorf("storeurl: %q is built in", scheme)
+	}
+	if u, err := url.Parse(scheme + "://x"); err != nil || u.Scheme != scheme || open == nil {
+		return fmt.Errorf("storeurl: cannot register scheme %q", scheme)
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	if registry.schemes == nil {
+		registry.schemes = map[string]Opener{}
+	}
+	registry.schemes[scheme] = open
+	return nil
+}
+
+// RegisterHost makes Open hand http:// and https:// URLs whose host is
+// host, or ends in "."+host, to open instead of the HTTP store (store/azure
+// registers "blob.core.windows.net", store/gcs "storage.googleapis.com").
+func RegisterHost(host string, open Opener) error {
+	host = strings.ToLower(strings.Trim(host, "."))
+	if host == "" || strings.ContainsAny(host, "/:@ ") || open == nil {
+		return fmt.Errorf("storeurl: cannot register host %q", host)
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	if registry.hosts == nil {
+		registry.hosts = map[string]Opener{}
+	}
+	registry.hosts[host] = open
+	return nil
+}
+
+func registered(scheme string) Opener {
+	registry.RLock()
+	defer registry.RUnlock()
+	return registry.schemes[scheme]
+}
+
+// hostOpener returns the opener registered for the host of an http(s) URL,
+// or nil.
+func hostOpener(location string) Opener {
+	u, err := url.Parse(location)
+	if err != nil {
+		return nil
+	}
+	h := strings.ToLower(u.Hostname())
+	registry.RLock()
+	defer registry.RUnlock()
+	for suffix, open := range registry.hosts {
+		if h == suffix || strings.HasSuffix(h, "."+suffix) {
+			return open
+		}
+	}
+	return nil
 }
