@@ -216,7 +216,7 @@ func FuzzChunkKey(f *testing.F) {
 	f.Add(byte(2), "1.0", uint8(2), 1, 0, 0, []byte(`{"name":"v2","configuration":{"separator":"."}}`))
 	f.Add(byte(3), "0", uint8(0), 0, 0, 0, []byte(`"v2"`))
 	f.Add(byte(0), "c", uint8(0), 0, 0, 0, []byte(`"default"`))
-	f.Add(byte(2), "01.1", uint8(2), 9223372036854775807, 0, 1, []byte(`{"name":"v2","must_understand":true}`))
+	f.Add(byte(2), "01.1", uint8(2), math.MaxInt, 0, 1, []byte(`{"name":"v2","must_understand":true}`))
 	f.Fuzz(func(t *testing.T, which byte, key string, ndim uint8, c0, c1, c2 int, encJSON []byte) {
 		encs := []ChunkKeyEncoding{DefaultKeyEncoding(), {KeyEncodingDefault, "."}, V2KeyEncoding("."), V2KeyEncoding("/")}
 		e := encs[int(which)%len(encs)]
