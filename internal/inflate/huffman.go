@@ -96,13 +96,13 @@ func (d *decoder) slow(lt *[litEnough]uint32, dt *[distEnough]uint32) (bool, err
 // whole entries subtracted from it: only its low 6 bits are meaningful.
 // It reports true at the end of the block.
 func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool, err error) {
-	in, out := d.in, d.out
-	bitbuf, bitsleft, pos, op := d.bitbuf, d.bitsleft, d.pos, d.op
-	start := d.start
-	inEnd, outEnd := len(in)-fastInSlack, len(out)-fastOutSlack
+	// out and op start at the stream's start: a distance is valid when
+	// it is at most op.
+	in, out := d.in, d.out[d.start:]
+	bitbuf, bitsleft, pos, op := d.bitbuf, d.bitsleft, d.pos, d.op-d.start
 	e := lt[bitbuf&litMask] // valid: the caller leaves at least 11 bits
-	for pos <= inEnd && op <= outEnd {
-		bitbuf |= binary.LittleEndian.Uint64(in[pos:]) << (bitsleft & 63)
+	for pos+fastInSlack <= len(in) && op+fastOutSlack <= len(out) {
+		bitbuf |= binary.LittleEndian.Uint64(in[pos:pos+8]) << (bitsleft & 63)
 		pos += int((63-bitsleft)&63) >> 3
 		bitsleft |= 56
 		// At least 56 bits: three literals of at most 11 bits each from
@@ -150,7 +150,7 @@ func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool,
 				}
 			}
 			if e&fExc != 0 {
-				d.bitsleft, d.pos = bitsleft&63, pos
+				d.bitsleft, d.pos, d.op = bitsleft&63, pos, op+d.start
 				if e&fEOB == 0 {
 					err = d.errCode("literal/length")
 				}
@@ -160,13 +160,13 @@ func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool,
 		}
 		length := int(e>>16) + int(saved&(1<<(e&63)-1))>>(e>>8&15)
 
-		bitbuf |= binary.LittleEndian.Uint64(in[pos:]) << (bitsleft & 63)
+		bitbuf |= binary.LittleEndian.Uint64(in[pos:pos+8]) << (bitsleft & 63)
 		pos += int((63-bitsleft)&63) >> 3
 		bitsleft |= 56
 		e = dt[bitbuf&distMask]
 		if e&fExc != 0 {
 			if e&fSub == 0 {
-				d.bitsleft, d.pos = bitsleft&63, pos
+				d.bitsleft, d.pos, d.op = bitsleft&63, pos, op+d.start
 				err = d.errCode("distance")
 				break
 			}
@@ -174,7 +174,7 @@ func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool,
 			bitsleft -= distBits
 			e = dt[e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1)]
 			if e&fExc != 0 {
-				d.bitsleft, d.pos = bitsleft&63, pos
+				d.bitsleft, d.pos, d.op = bitsleft&63, pos, op+d.start
 				err = d.errCode("distance")
 				break
 			}
@@ -184,21 +184,21 @@ func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool,
 		bitsleft -= uint(e)
 		dist := int(e>>16) + int(saved&(1<<(e&63)-1))>>(e>>8&15)
 		e = lt[bitbuf&litMask] // at least 28 bits are left
-		if dist > op-start {
-			d.bitsleft, d.pos, d.op = bitsleft&63, pos, op
+		if dist > op {
+			d.bitsleft, d.pos, d.op = bitsleft&63, pos, op+d.start
 			err = d.errDistance(dist)
 			break
 		}
 		src := op - dist
 		switch {
 		case dist >= 16:
-			*(*[16]byte)(out[op:]) = *(*[16]byte)(out[src:])
+			*(*[16]byte)(out[op : op+16]) = *(*[16]byte)(out[src : src+16])
 			for i := 16; i < length; i += 16 {
-				*(*[16]byte)(out[op+i:]) = *(*[16]byte)(out[src+i:])
+				*(*[16]byte)(out[op+i : op+i+16]) = *(*[16]byte)(out[src+i : src+i+16])
 			}
 		case dist >= 8:
 			for i := 0; i < length; i += 8 {
-				binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[src+i:]))
+				binary.LittleEndian.PutUint64(out[op+i:op+i+8], binary.LittleEndian.Uint64(out[src+i:src+i+8]))
 			}
 		default:
 			copyNear(out, op, dist, length)
@@ -208,28 +208,23 @@ func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool,
 	if err != nil {
 		return eob, err
 	}
-	d.bitbuf, d.bitsleft, d.pos, d.op = bitbuf, bitsleft&63, pos, op
+	d.bitbuf, d.bitsleft, d.pos, d.op = bitbuf, bitsleft&63, pos, op+d.start
 	return eob, nil
 }
 
 // copyNear copies length bytes from dist < 8 back to out[op:], writing
-// up to 7 bytes beyond (the caller leaves the room).
+// up to 7 bytes beyond (the caller leaves the room): 8-byte words a
+// distance apart, the first dist bytes of each being final (they come
+// from bytes before it) and the rest overwritten by the next.
 func copyNear(out []byte, op, dist, length int) {
 	if dist == 1 {
 		v := uint64(out[op-1]) * 0x0101010101010101
 		for i := 0; i < length; i += 8 {
-			binary.LittleEndian.PutUint64(out[op+i:], v)
+			binary.LittleEndian.PutUint64(out[op+i:op+i+8], v)
 		}
 		return
 	}
-	// Copy bytes until the pattern repeats at a distance of at least 8,
-	// then words from that distance back.
-	step := dist * ((8 + dist - 1) / dist)
-	i := 0
-	for ; i < length && i < step; i++ {
-		out[op+i] = out[op+i-dist]
-	}
-	for ; i < length; i += 8 {
-		binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[op+i-step:]))
+	for i := 0; i < length; i += dist {
+		binary.LittleEndian.PutUint64(out[op+i:op+i+8], binary.LittleEndian.Uint64(out[op-dist+i:op-dist+i+8]))
 	}
 }
