@@ -1,5 +1,42 @@
-// Package pipeline owns all concurrency of gozarr's reads and writes: a
-// selection is planned into chunk requests, chunks are fetched concurrently
-// with bounded bytes in flight, decoded on a worker pool and placed straight
-// into the caller's output.
+// Package pipeline is gozarr's one read and write engine; it owns all
+// concurrency of reads and writes.
+//
+// A read is one straight path, whatever the layout:
+//
+//	plan    a selection resolved against the chunk grid (Plan): write units
+//	        (chunks, or shards) and, within shards, read units (inner
+//	        chunks, recursively through nested shards); planning costs grow
+//	        with the chunks touched, never with the grid
+//	locate  fetchers resolve shard indexes (the grid's IndexCache,
+//	        single-flight, one range request per cold shard)
+//	fetch   the read units' bytes, grouped per key and coalesced once,
+//	        with the store's own knobs (store.Capabilities.Coalesce) unless
+//	        Options.Coalesce says otherwise; I/O concurrency is the store's
+//	        request limit (remote) or the decode concurrency (local shards);
+//	        local stores read a shard a selection needs whole with one read,
+//	        and uncompressed units covered whole go straight into the output
+//	        (vectored reads), through no buffer
+//	decode  one pool of DecodeConcurrency workers for every unit of every
+//	        shard, codecs resolved once per array and chunk shape
+//	place   one place function: decode straight into the output when the
+//	        unit's place is one contiguous run, else into the worker's
+//	        scratch and a strided copy; the fill value only where a unit is
+//	        missing
+//
+// Package sharding is the chunk locator (index format, locating inner
+// chunks, shard assembly); it does no I/O and starts no goroutines. A
+// chunk cache (Grid.Cache) sits between fetch and decode for any read
+// unit, sharded or not. Store capabilities are asked once per read with
+// store.CapabilitiesOf, which wrappers (caches) keep.
+//
+// A write is the same plan reversed: write units are assembled
+// (read-modify-write only where a selection covers them in part, one
+// writer per key at a time within the process), inner chunks of a shard
+// are encoded on the worker pool and appended in write order, and each
+// write unit is stored with one atomic Set (or deleted when it ends all
+// fill value).
+//
+// Bytes held by a read or write beyond its output are capped
+// (Options.MaxBytesInFlight); a single unit larger than the cap still
+// runs, alone.
 package pipeline

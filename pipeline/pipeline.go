@@ -1,23 +1,3 @@
-// Package pipeline owns all concurrency of gozarr's reads and writes.
-//
-// A read is one straight path: the selection is planned into chunk parts
-// (nd.Selection.Chunks), chunks are fetched by a pool of I/O goroutines with
-// a cap on the bytes in flight, each chunk is decoded by a pool of decode
-// workers as soon as its bytes arrive, and decoded data is placed straight
-// into the caller's output: the last codec writes into the output itself
-// when the chunk's destination is one contiguous run, and otherwise the chunk
-// is decoded into a per-worker scratch buffer and moved with a strided copy.
-// The output is filled with the fill value only where chunks are missing.
-//
-// Sharded arrays are read shard by shard: each shard part is handed to the
-// sharding package's partial reader, which fetches the shard index (cached)
-// and only the inner chunks the part needs, coalesced; the decode budget is
-// split between shards and the inner chunks of one shard.
-//
-// Writes run through the same machinery in reverse: chunks are assembled
-// (read-modify-write only for chunks a selection covers in part), encoded on
-// the worker pool and stored concurrently; chunks that end equal to the fill
-// value are deleted instead of stored.
 package pipeline
 
 import (

@@ -11,8 +11,9 @@ import (
 )
 
 // DefaultIndexCacheBytes is the IndexCache bound NewIndexCache uses for a
-// non-positive size: 64 MiB, the indexes of about 4 million inner chunks.
-const DefaultIndexCacheBytes int64 = 64 << 20
+// non-positive size, and the bound of an array's own index cache (package
+// zarr): 16 MiB, the indexes of about a million inner chunks.
+const DefaultIndexCacheBytes int64 = 16 << 20
 
 // IndexCache keeps decoded shard indexes, least recently used first out,
 // bounded by the bytes they hold. Entries are keyed by (store identity,
@@ -69,7 +70,7 @@ func NewIndexCache(maxBytes int64) *IndexCache {
 
 // Get returns the cached index of the shard of size bytes at base in key
 // of the store storeID (size 0: up to the end of the value, as in
-// RangeSource), counting a hit or a miss.
+// a shard nested in another), counting a hit or a miss.
 func (c *IndexCache) Get(storeID, key string, base, size int64) (*Index, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -25,7 +25,7 @@ var (
 	// It wraps codecs.ErrCorrupt.
 	ErrCorruptIndex = fmt.Errorf("corrupt shard index: %w", codecs.ErrCorrupt)
 	// ErrSelection reports a selection or destination that does not fit
-	// the shard passed to Layout.Read (a programming error of the caller).
+	// a shard (Layout.CheckSelection; a programming error of the caller).
 	ErrSelection = errors.New("sharding: selection does not fit the shard")
 )
 

@@ -17,12 +17,12 @@
 //     Encode turns a whole shard into bytes, Decode the reverse.
 //   - Layout is a Codec resolved for one shard representation (once per
 //     array): the inner and index chains, the number of inner chunks, the
-//     size and place of the index. Layout.Read is the partial reader: it
-//     fetches the index with one range request (or none, through an
-//     IndexCache) and then only the inner chunks a selection needs, with
-//     their byte ranges coalesced into one batched store call.
-//   - Source says where a shard's bytes are: a store key, a byte range of
-//     one (a shard nested in another shard), or memory.
+//     size and place of the index. It is the chunk locator: where a shard's
+//     index is (IndexRangeIn), what it says (DecodeIndex, IndexOf), which
+//     entry an inner chunk has (Linear), and how a shard is built
+//     (Builder, EncodeShard, UpdateShard, WriteOrder). Reading shards,
+//     with their I/O, concurrency and store policy, is package pipeline's:
+//     this package does no I/O and starts no goroutines.
 //   - IndexCache keeps decoded indexes, bounded by bytes, LRU.
 //
 // # Layout of an encoded shard
@@ -45,6 +45,6 @@
 // codecs.ErrCorrupt; an index checksum mismatch is codecs.ErrChecksum; an
 // inner chunk that does not decode is the inner chain's error
 // (codecs.ErrCorrupt, codecs.ErrChecksum), wrapped with the inner chunk's
-// coordinates. A missing shard (store.ErrNotFound) is not an error for
-// Layout.Read: it reads as the fill value.
+// coordinates. A missing shard (store.ErrNotFound) is not an error for a
+// reader: it reads as the fill value.
 package sharding

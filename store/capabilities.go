@@ -1,5 +1,7 @@
 package store
 
+import "fmt"
+
 // Capabilities is what a store can do beyond Reader, as readers (the
 // pipeline) ask it: each field is the store's implementation of an optional
 // interface, or nil, and two properties of its backend. Ask with
@@ -84,4 +86,32 @@ func maxConcurrency(r Reader) int {
 		r = u.Unwrap()
 	}
 	return 0
+}
+
+// Identifier is implemented by stores that can name the data they hold:
+// two stores with one StoreID hold the same data (the filesystem store of
+// one directory, the S3 store of one bucket and prefix at one endpoint),
+// so caches keyed by it may share their entries; a store whose data is its
+// own (memory) names itself uniquely.
+type Identifier interface {
+	StoreID() string
+}
+
+// IDOf returns a name for r's data, for the keys of caches shared by
+// arrays and stores: an Identifier's StoreID, else the ID of the store a
+// wrapper wraps (Unwrapper: a cache in front of a store serves the same
+// data), else a name made of r's type and address, which another store may
+// take once r is garbage: implement Identifier when that matters.
+func IDOf(r Reader) string {
+	for range 64 {
+		if id, ok := r.(Identifier); ok {
+			return id.StoreID()
+		}
+		u, ok := r.(Unwrapper)
+		if !ok {
+			break
+		}
+		r = u.Unwrap()
+	}
+	return fmt.Sprintf("%T@%p", r, r)
 }

@@ -86,8 +86,9 @@ func WithStoreID(id string) Option { return func(o *options) { o.storeID = id } 
 // the same store without the same cache) are not seen by the cache.
 func WithCache(c cache.Cache) Option { return func(o *options) { o.chunkCache = c } }
 
-// DefaultIndexCacheBytes is the size of an array's own shard-index cache.
-const DefaultIndexCacheBytes = 16 << 20
+// DefaultIndexCacheBytes is the size of an array's own shard-index cache:
+// sharding.DefaultIndexCacheBytes (16 MiB), the one default.
+const DefaultIndexCacheBytes = sharding.DefaultIndexCacheBytes
 
 // Array is an open Zarr array (v3, or v2 seen through its v3 equivalent).
 // It is safe for concurrent use; reads and writes of overlapping regions
@@ -201,7 +202,7 @@ func newArray(s store.Reader, p string, meta *ArrayMetadata, format int, opts []
 		Cache:   a.opts.chunkCache,
 	}
 	if g.StoreID == "" {
-		g.StoreID = fmt.Sprintf("%p", s)
+		g.StoreID = store.IDOf(s)
 	}
 	l, err := sharding.LayoutOf(chain)
 	if err != nil {

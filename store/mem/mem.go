@@ -6,8 +6,10 @@ import (
 	"context"
 	"iter"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gozarr/gozarr/store"
 )
@@ -20,7 +22,15 @@ import (
 type Store struct {
 	mu sync.RWMutex
 	m  map[string][]byte // values are never modified once stored
+	id uint64            // unique, never reused (StoreID)
 }
+
+// ids numbers memory stores.
+var ids atomic.Uint64
+
+// StoreID implements store.Identifier: "memory://" and a number no other
+// memory store of the process has, or will have.
+func (s *Store) StoreID() string { return "memory://" + strconv.FormatUint(s.id, 10) }
 
 var (
 	_ store.Store        = (*Store)(nil)
@@ -30,7 +40,7 @@ var (
 )
 
 // New returns an empty store.
-func New() *Store { return &Store{m: make(map[string][]byte)} }
+func New() *Store { return &Store{m: make(map[string][]byte), id: ids.Add(1)} }
 
 // value returns the stored slice for key (not a copy: stored values are
 // immutable) after checking ctx and the key.
