@@ -3,6 +3,7 @@ package zarr
 import (
 	"context"
 	"iter"
+	"math"
 	"sync"
 
 	"github.com/gozarr/gozarr/nd"
@@ -63,13 +64,13 @@ func blockShape(shape []int, units [][]int, item, target int64) []int {
 			for j := range n {
 				switch {
 				case j < d:
-					base *= int64(max(1, min(u[j], shape[j])))
+					base = mulSat(base, int64(max(1, min(u[j], shape[j]))))
 				case j > d:
-					base *= int64(max(1, shape[j]))
+					base = mulSat(base, int64(max(1, shape[j])))
 				}
 			}
 			unit := int64(max(1, min(u[d], shape[d])))
-			if base*unit > target {
+			if mulSat(base, unit) > target {
 				continue
 			}
 			b := make([]int, n)
@@ -92,6 +93,16 @@ func blockShape(shape []int, units [][]int, item, target int64) []int {
 		b[d] = 1
 	}
 	return b
+}
+
+// mulSat returns a*b for positive a and b, or math.MaxInt64 when that
+// overflows: the sizes blockShape multiplies only fit an int64 when the
+// array has elements, and an empty array may have huge other dimensions.
+func mulSat(a, b int64) int64 {
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
 }
 
 // Blocks iterates over the whole array in blocks of BlockShape(budget)

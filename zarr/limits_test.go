@@ -277,3 +277,27 @@ func TestChunkDecodeLimit(t *testing.T) {
 		t.Errorf("open over the default limit = %v", err)
 	}
 }
+
+// TestBlocksOfEmptyHugeArray: an array with no elements but huge other
+// dimensions has a block shape (arithmetic saturates instead of wrapping to
+// a division by zero) and Blocks yields nothing.
+func TestBlocksOfEmptyHugeArray(t *testing.T) {
+	need64(t)
+	ctx := context.Background()
+	st := memWith(t, "a/zarr.json", arrayDoc(`[0, 1099511627776, 1099511627776]`, "uint8", `[1, 1048576, 1]`))
+	a, err := zarr.OpenArray(ctx, st, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noPanic(t, "BlockShape", func() {
+		b := a.BlockShape(0)
+		if len(b) != 3 || b[0] < 1 || b[1] < 1 || b[2] < 1 || int64(b[1])*int64(b[2]) > zarr.DefaultIterBudget/2 {
+			t.Errorf("BlockShape = %v", b)
+		}
+	})
+	noPanic(t, "Blocks", func() {
+		for b, err := range a.Blocks(ctx, 0) {
+			t.Errorf("Blocks yielded %v, %v", b.Shape, err)
+		}
+	})
+}
