@@ -74,3 +74,29 @@ func TestMaxChunkBytes(t *testing.T) {
 		t.Errorf("info of the big array: %v\n%s", err, out.String())
 	}
 }
+
+// TestHugeShapes: get on arrays whose size overflows (finding 1: it
+// printed nothing and exited 0) or cannot be allocated (finding 2: it
+// panicked) is one clear error.
+func TestHugeShapes(t *testing.T) {
+	for _, c := range []struct{ shape, dtype, chunks, msg string }{
+		{"[2305843009213693952]", "int64", "[1024]", "more than 2^63 bytes"},
+		{"[1000000000000000000]", "uint8", "[1000000]", "more than this platform can allocate"},
+	} {
+		dir := filepath.Join(t.TempDir(), "a.zarr")
+		doc := fmt.Sprintf(`{"zarr_format":3,"node_type":"array","shape":%s,"data_type":%q,
+"chunk_grid":{"name":"regular","configuration":{"chunk_shape":%s}},
+"chunk_key_encoding":{"name":"default"},"fill_value":0,"codecs":[{"name":"bytes","configuration":{"endian":"little"}}]}`, c.shape, c.dtype, c.chunks)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "zarr.json"), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		err := run(context.Background(), []string{"get", dir}, &out, &out)
+		if err == nil || !strings.Contains(err.Error(), c.msg) || out.Len() != 0 {
+			t.Errorf("get %s %s: %v, output %q; want an error saying %q", c.shape, c.dtype, err, out.String(), c.msg)
+		}
+	}
+}
