@@ -12,14 +12,12 @@ package codecs
 // encoding needs one in range.
 
 import (
-	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
+	"github.com/gozarr/gozarr/internal/inflate"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -109,56 +107,25 @@ func (g *Gzip) Encode(dst, src []byte) ([]byte, error) {
 	return out, nil
 }
 
-type gzipReader struct {
-	in bytes.Reader
-	zr gzip.Reader
-}
-
-var gzipReaders sync.Pool
-
-// Decode appends the decompression of the gzip stream src to dst, writing
-// into dst's free capacity when it has room. A malformed or truncated stream
-// is ErrCorrupt, a CRC-32 mismatch ErrChecksum, and output beyond limit
-// bytes ErrCorrupt, found before more than limit bytes are allocated.
+// Decode appends the decompression of the gzip data src, every member of
+// a multi-member stream, to dst, writing into dst's free capacity when it
+// has room (internal/inflate decodes the whole buffer at once). A malformed
+// or truncated stream is ErrCorrupt, a CRC-32 or size mismatch
+// ErrChecksum, and output beyond limit bytes ErrCorrupt, found before more
+// than limit bytes are allocated.
 func (g *Gzip) Decode(dst, src []byte, limit int) ([]byte, error) {
-	r, _ := gzipReaders.Get().(*gzipReader)
-	if r == nil {
-		r = &gzipReader{}
-	}
-	defer func() {
-		r.in.Reset(nil)
-		gzipReaders.Put(r)
-	}()
-	r.in.Reset(src)
-	if err := r.zr.Reset(&r.in); err != nil {
-		return dst, gzipError(err)
-	}
-	r.zr.Multistream(true)
-	// The trailer's ISIZE is the size of the last member mod 2^32: a good
-	// first guess of the output size when dst has no room (ReadLimited
-	// keeps it within limit). The reader returns io.EOF only at the end of
-	// the last member, its trailer checked; truncation is
-	// io.ErrUnexpectedEOF.
-	guess := limit
-	if len(src) >= 4 {
-		guess = int(binary.LittleEndian.Uint32(src[len(src)-4:]))
-	}
-	out, err := ReadLimited(dst, &r.zr, limit, guess)
+	out, err := inflate.Gzip(dst, src, limit)
 	if err != nil {
 		return dst, gzipError(err)
 	}
 	return out, nil
 }
 
-// gzipError maps a gzip reader error to the codec sentinels.
+// gzipError maps a decoder error to the codec sentinels: ErrChecksum for
+// a checksum mismatch, else ErrCorrupt.
 func gzipError(err error) error {
-	switch {
-	case errors.Is(err, ErrCorrupt): // ReadLimited: beyond the limit
-		return fmt.Errorf("gzip: %w", err)
-	case errors.Is(err, gzip.ErrChecksum):
+	if errors.Is(err, inflate.ErrChecksum) {
 		return fmt.Errorf("%w: gzip: %v", ErrChecksum, err)
-	case err == io.EOF:
-		return fmt.Errorf("%w: gzip: empty or truncated stream", ErrCorrupt)
 	}
 	return fmt.Errorf("%w: gzip: %v", ErrCorrupt, err)
 }

@@ -1,13 +1,11 @@
 package blosc
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"sync"
 
+	"github.com/gozarr/gozarr/internal/inflate"
 	"github.com/klauspost/compress/snappy"
-	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
@@ -58,42 +56,10 @@ func decodeSnappy(dst, src []byte) error {
 	return nil
 }
 
-// zlibReader is a pooled zlib reader with its source.
-type zlibReader struct {
-	br bytes.Reader
-	zr io.ReadCloser
-}
-
-var zlibReaders sync.Pool
-
 func decodeZlib(dst, src []byte) error {
-	z, _ := zlibReaders.Get().(*zlibReader)
-	if z == nil {
-		z = new(zlibReader)
-	}
-	defer zlibReaders.Put(z)
-	z.br.Reset(src)
-	var err error
-	if z.zr == nil {
-		z.zr, err = zlib.NewReader(&z.br)
-	} else {
-		err = z.zr.(zlib.Resetter).Reset(&z.br, nil)
-	}
-	if err != nil {
-		z.zr = nil
-		return streamErr("zlib", len(dst), 0, err)
-	}
-	n, err := io.ReadFull(z.zr, dst)
-	if err != nil {
-		return streamErr("zlib", len(dst), n, err)
-	}
-	// The stream must end here (this also checks the Adler-32).
-	var one [1]byte
-	if m, err := z.zr.Read(one[:]); m != 0 || err != io.EOF {
-		if err == nil || err == io.EOF {
-			return streamErr("zlib", len(dst), n+m, nil)
-		}
-		return streamErr("zlib", len(dst), n, err)
+	out, err := inflate.Zlib(dst[:0], src, len(dst))
+	if err != nil || len(out) != len(dst) {
+		return streamErr("zlib", len(dst), len(out), err)
 	}
 	return nil
 }

@@ -10,14 +10,13 @@ package numcodecs
 //	{"name": "numcodecs.zlib", "configuration": {"level": 1}}
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/internal/inflate"
 	"github.com/klauspost/compress/zlib"
 )
 
@@ -103,59 +102,25 @@ func (z *Zlib) Encode(dst, src []byte) ([]byte, error) {
 	return out, nil
 }
 
-type zlibReader struct {
-	in bytes.Reader
-	zr io.ReadCloser
-}
-
-var zlibReaders sync.Pool
-
 // Decode appends the decompression of the zlib stream src to dst, writing
-// into dst's free capacity when it has room. A malformed or truncated
-// stream is ErrCorrupt, an Adler-32 mismatch ErrChecksum, and output beyond
-// limit bytes ErrCorrupt, found before more than limit bytes are allocated
-// (deflate expands at most 1032 times, which also bounds the first
-// allocation).
+// into dst's free capacity when it has room (internal/inflate decodes the
+// whole buffer at once). A malformed or truncated stream is ErrCorrupt,
+// an Adler-32 mismatch ErrChecksum, and output beyond limit bytes
+// ErrCorrupt, found before more than limit bytes are allocated (deflate
+// expands at most 1032 times, which also bounds the first allocation).
 func (z *Zlib) Decode(dst, src []byte, limit int) ([]byte, error) {
-	r, _ := zlibReaders.Get().(*zlibReader)
-	if r == nil {
-		r = &zlibReader{}
-	}
-	defer func() {
-		r.in.Reset(nil)
-		zlibReaders.Put(r)
-	}()
-	r.in.Reset(src)
-	var err error
-	if r.zr == nil {
-		r.zr, err = zlib.NewReader(&r.in)
-	} else {
-		err = r.zr.(zlib.Resetter).Reset(&r.in, nil)
-	}
-	if err != nil {
-		// A reader whose Reset failed resets cleanly next time.
-		return dst, zlibError(err)
-	}
-	guess := limit
-	if len(src) < (1<<30)/1032 {
-		guess = min(limit, 1032*len(src)+64)
-	}
-	out, err := codecs.ReadLimited(dst, r.zr, limit, guess)
+	out, err := inflate.Zlib(dst, src, limit)
 	if err != nil {
 		return dst, zlibError(err)
 	}
 	return out, nil
 }
 
-// zlibError maps a zlib reader error to the codec sentinels.
+// zlibError maps a decoder error to the codec sentinels: ErrChecksum for
+// an Adler-32 mismatch, else ErrCorrupt.
 func zlibError(err error) error {
-	switch {
-	case errors.Is(err, codecs.ErrCorrupt): // ReadLimited: beyond the limit
-		return fmt.Errorf("numcodecs.zlib: %w", err)
-	case errors.Is(err, zlib.ErrChecksum):
+	if errors.Is(err, inflate.ErrChecksum) {
 		return fmt.Errorf("%w: numcodecs.zlib: %v", codecs.ErrChecksum, err)
-	case err == io.EOF:
-		return fmt.Errorf("%w: numcodecs.zlib: empty or truncated stream", codecs.ErrCorrupt)
 	}
 	return fmt.Errorf("%w: numcodecs.zlib: %v", codecs.ErrCorrupt, err)
 }
