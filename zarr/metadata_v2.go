@@ -72,7 +72,10 @@ func isNull(raw json.RawMessage) bool {
 // filters, fill_value null); unknown fields are ignored, as v2 has no
 // extension mechanism. Errors wrap ErrInvalidMetadata (or ErrUnsupported
 // for dtypes gozarr lacks: structured, object, string, datetime) and name
-// the field; it never panics.
+// the field; it never panics. Fill values of NumPy "S" and "V" dtypes are
+// read as zarr-python reads them: base64 of at most the item size, zero-padded
+// ("" is all zeros), and for "S" an integer as its decimal digits, as
+// zarr-python 2 did (0 for |S1 is b"0").
 func ParseArrayMetadataV2(zarray, zattrs []byte) (*ArrayMetadataV2, error) {
 	top, err := decodeTop(zarray)
 	if err != nil {

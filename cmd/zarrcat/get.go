@@ -63,7 +63,7 @@ func cmdGet(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	a, err := zarr.OpenArray(ctx, st, nodePath, zarr.WithMaxChunkBytes(maxChunk))
 	if errors.Is(err, zarr.ErrChunkTooLarge) {
-		return fmt.Errorf("%w; zarrcat get decodes chunks of at most %d bytes by default: raise the limit with --max-chunk-bytes (e.g. --max-chunk-bytes=4GiB)", err, defaultMaxChunkBytes)
+		return fmt.Errorf("%w; for zarrcat get, raise it with --max-chunk-bytes (default 512MiB), e.g. --max-chunk-bytes=4GiB", err)
 	}
 	if err != nil {
 		return err
