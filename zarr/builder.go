@@ -1,0 +1,149 @@
+package zarr
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/sharding"
+)
+
+// MetadataOption sets one part of the metadata NewArrayMetadata builds.
+type MetadataOption func(*metaBuild) error
+
+type metaBuild struct {
+	fill       []byte
+	filters    []codecs.Codec // array -> array, before bytes
+	endian     codecs.Endian
+	compressor []codecs.Codec // bytes -> bytes, after bytes
+	inner      []int          // inner chunk shape when sharded
+	indexEnd   bool
+	attrs      map[string]any
+	names      []*string
+}
+
+// Compress appends bytes-to-bytes codecs (compressors, checksums) after
+// the bytes codec, e.g. Compress(codecs.NewZstd(3, false)) with the codec
+// built by its package's typed constructor.
+func Compress(cs ...codecs.BytesToBytes) MetadataOption {
+	return func(b *metaBuild) error {
+		for _, c := range cs {
+			if c == nil {
+				return fmt.Errorf("%w: Compress: a nil codec", ErrInvalidMetadata)
+			}
+			b.compressor = append(b.compressor, c)
+		}
+		return nil
+	}
+}
+
+// Filter appends array-to-array codecs (transpose, numcodecs filters)
+// before the bytes codec.
+func Filter(cs ...codecs.ArrayToArray) MetadataOption {
+	return func(b *metaBuild) error {
+		for _, c := range cs {
+			if c == nil {
+				return fmt.Errorf("%w: Filter: a nil codec", ErrInvalidMetadata)
+			}
+			b.filters = append(b.filters, c)
+		}
+		return nil
+	}
+}
+
+// BigEndian stores elements big-endian (default little-endian).
+func BigEndian() MetadataOption {
+	return func(b *metaBuild) error { b.endian = codecs.BigEndian; return nil }
+}
+
+// Sharded stores the array in shards of the chunk shape given to
+// NewArrayMetadata, made of inner chunks of innerChunkShape (which must
+// divide it): the filters, bytes codec and compressors apply to each
+// inner chunk; the index is little-endian with a crc32c checksum at the
+// end of each shard, as zarr-python writes by default.
+func Sharded(innerChunkShape ...int) MetadataOption {
+	return func(b *metaBuild) error { b.inner = slices.Clone(innerChunkShape); return nil }
+}
+
+// IndexAtStart puts a sharded array's index at the start of each shard.
+func IndexAtStart() MetadataOption {
+	return func(b *metaBuild) error { b.indexEnd = false; return nil }
+}
+
+// Fill sets the fill value: one element in memory representation
+// (little-endian, the data type's size). Default: all zero bytes.
+func Fill(elem []byte) MetadataOption {
+	return func(b *metaBuild) error { b.fill = slices.Clone(elem); return nil }
+}
+
+// Attributes sets the user attributes.
+func Attributes(attrs map[string]any) MetadataOption {
+	return func(b *metaBuild) error { b.attrs = attrs; return nil }
+}
+
+// NewArrayMetadata builds the v3 metadata of a new array of shape and data
+// type dt in a regular grid of chunkShape (the shard shape with Sharded),
+// with the default chunk key encoding ("c/0/1"), fill value zero and the
+// codecs the options name: filters, bytes, compressors, all inside
+// sharding_indexed with Sharded. The result is validated; pass it to
+// CreateArray. For example, a float32 array of 4096² in shards of 1024²
+// made of 256² zstd-compressed inner chunks:
+//
+//	zs, _ := codecs.NewZstd(3, false)
+//	meta, err := zarr.NewArrayMetadata([]int{4096, 4096}, dtype.TypeFloat32, []int{1024, 1024},
+//		zarr.Sharded(256, 256), zarr.Compress(zs))
+func NewArrayMetadata(shape []int, dt dtype.DataType, chunkShape []int, opts ...MetadataOption) (*ArrayMetadata, error) {
+	b := metaBuild{endian: codecs.LittleEndian, indexEnd: true}
+	for _, o := range opts {
+		if err := o(&b); err != nil {
+			return nil, err
+		}
+	}
+	if b.fill == nil {
+		b.fill = make([]byte, dt.Size())
+	}
+	bytesCodec, err := codecs.NewBytes(b.endian)
+	if err != nil {
+		return nil, err
+	}
+	chain := slices.Concat(b.filters, []codecs.Codec{bytesCodec}, b.compressor)
+	specs := make([]codecs.Spec, len(chain))
+	for i, c := range chain {
+		if specs[i], err = codecs.SpecOf(c); err != nil {
+			return nil, err
+		}
+	}
+	if b.inner != nil {
+		loc := sharding.IndexEnd
+		if !b.indexEnd {
+			loc = sharding.IndexStart
+		}
+		index := []codecs.Spec{{Name: "bytes", Configuration: []byte(`{"endian":"little"}`)}, {Name: "crc32c"}}
+		sc, err := sharding.New(b.inner, specs, index, loc)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidMetadata, err)
+		}
+		spec, err := codecs.SpecOf(sc)
+		if err != nil {
+			return nil, err
+		}
+		specs = []codecs.Spec{spec}
+	}
+	meta := &ArrayMetadata{Shape: slices.Clone(shape), DataType: dt, ChunkShape: slices.Clone(chunkShape),
+		ChunkKeyEncoding: DefaultKeyEncoding(), FillValue: b.fill, Codecs: specs, Attributes: b.attrs, DimensionNames: b.names}
+	if meta.Attributes == nil {
+		meta.Attributes = map[string]any{}
+	}
+	if err := meta.Validate(); err != nil {
+		return nil, err
+	}
+	resolved, err := codecs.NewChain(meta.Codecs, meta.ChunkRepr())
+	if err == nil {
+		_, err = sharding.LayoutOf(resolved)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidMetadata, err)
+	}
+	return meta, nil
+}

@@ -1,0 +1,32 @@
+// Package zarr reads and writes Zarr arrays and groups: v3 (zarr.json) and
+// v2 (.zarray, .zgroup, .zattrs) metadata, every core data type, sharding,
+// over any store (package store: the filesystem, memory, S3, HTTP, zip).
+//
+// Open an array and read a selection (NumPy rules, package nd) into a new
+// slice of the array's Go type, or into your own:
+//
+//	st, _ := fs.New("data.zarr")
+//	a, err := zarr.OpenArray(ctx, st, "temperature")
+//	vals, shape, err := zarr.Read[float32](ctx, a, nd.Range(0, 10), nd.All())
+//	err = zarr.ReadInto(ctx, a, buf, nd.Every(2), nd.Index(-1))
+//
+// Create one with typed builders instead of codec JSON, and write it:
+//
+//	zs, _ := codecs.NewZstd(3, false)
+//	meta, err := zarr.NewArrayMetadata([]int{4096, 4096}, dtype.TypeFloat32,
+//		[]int{1024, 1024}, zarr.Sharded(256, 256), zarr.Compress(zs))
+//	b, err := zarr.CreateArray(ctx, st, "new", meta)
+//	err = zarr.Write(ctx, b, vals, nd.Range(0, 10), nd.All())
+//
+// Reads and writes run on package pipeline's engine: a selection is planned
+// into chunks (and inner chunks of shards, whose indexes are cached), only
+// the bytes it needs are fetched, and chunks decode on a worker pool
+// straight into the output. Array.Plan exposes that plan. Chunks not stored
+// read as the fill value; a chunk a write leaves all fill value is deleted.
+//
+// An *Array is safe for concurrent use; concurrent writes of disjoint
+// regions that share a chunk or shard are serialised per chunk within the
+// process. Errors wrap sentinels (ErrInvalidMetadata, ErrUnsupported,
+// ErrNodeNotFound, and those of packages store, codecs, nd and sharding)
+// for errors.Is.
+package zarr
