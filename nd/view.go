@@ -335,6 +335,27 @@ func Fill(dst View, elem []byte) {
 	}
 }
 
+// IsFilled reports whether b is elem repeated, byte for byte (an empty b
+// is): a chunk equal to its fill value everywhere, which writers do not
+// store. It compares in doubling steps, at memory speed.
+func IsFilled(b, elem []byte) bool {
+	n := len(elem)
+	if len(b) < n {
+		return len(b) == 0
+	}
+	if string(b[:n]) != string(elem) {
+		return false
+	}
+	// b[:k] is all elem; compare the rest against it in doubling steps.
+	for k := n; k < len(b); k *= 2 {
+		m := min(k, len(b)-k)
+		if string(b[k:k+m]) != string(b[:m]) {
+			return false
+		}
+	}
+	return true
+}
+
 // fillRun fills b with repetitions of elem by doubling copies.
 func fillRun(b, elem []byte) {
 	if len(b) == 0 {

@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -163,7 +162,7 @@ func (w *writeRun) writeChunk(ctx context.Context, key string, p nd.ChunkPart, w
 		}
 	}
 	nd.Copy(p.SrcView(chunkView), p.DstView(w.src))
-	if !w.opt.WriteEmptyChunks && allFill(chunk, g.fill()) {
+	if !w.opt.WriteEmptyChunks && nd.IsFilled(chunk, g.fill()) {
 		return w.s.Delete(ctx, key)
 	}
 	encBuf := bufpool.Get(g.Chain.MaxEncodedSize())
@@ -344,24 +343,6 @@ func inside(coords, chunkShape, shape []int) bool {
 	return true
 }
 
-// allFill reports whether every element of chunk equals fill, byte for byte.
-func allFill(chunk, fill []byte) bool {
-	n := len(fill)
-	if len(chunk) < n {
-		return len(chunk) == 0
-	}
-	if !bytes.Equal(chunk[:n], fill) {
-		return false
-	}
-	// chunk[:k] is all fill; compare the rest against it in doubling steps.
-	for k := n; k < len(chunk); k *= 2 {
-		m := min(k, len(chunk)-k)
-		if !bytes.Equal(chunk[k:k+m], chunk[:m]) {
-			return false
-		}
-	}
-	return true
-}
 
 // keyLocks serialises writes of one store key within the process.
 var keyLocks = struct {

@@ -1,12 +1,14 @@
 package sharding
 
+import "github.com/gozarr/gozarr/nd"
+
 // Internals the external tests (package sharding_test) check.
 
 // MortonOrder is mortonOrder.
 var MortonOrder = mortonOrder
 
-// AllFill is allFill.
-var AllFill = allFill
+// AllFill is nd.IsFilled.
+var AllFill = nd.IsFilled
 
 // Coords returns the coordinates within the shard of inner chunk i.
 func Coords(l *Layout, i int) []int { return l.coords(i) }

@@ -333,7 +333,7 @@ func (l *Layout) EncodeShard(dst, src []byte) (out []byte, empty bool, err error
 	defer putScratch(scratch)
 	for _, lin := range l.WriteOrder() {
 		chunk := l.InnerChunk(shardView, int(lin), *scratch)
-		if allFill(chunk, l.fill) {
+		if nd.IsFilled(chunk, l.fill) {
 			continue
 		}
 		if err := b.Encode(int(lin), chunk); err != nil {
@@ -369,7 +369,7 @@ func (l *Layout) WriteOrder() []int32 { return l.writeOrder() }
 
 // IsFill reports whether the decoded inner chunk b is all fill value, byte
 // for byte: such inner chunks are not stored.
-func (l *Layout) IsFill(b []byte) bool { return allFill(b, l.fill) }
+func (l *Layout) IsFill(b []byte) bool { return nd.IsFilled(b, l.fill) }
 
 // Builder assembles one encoded shard from its inner chunks, which are
 // appended in write order (WriteOrder) as encodings (Append) or encoded on
@@ -431,27 +431,6 @@ func (b *Builder) Finish() (out []byte, empty bool, err error) {
 	return b.out, b.empty, nil
 }
 
-// allFill reports whether b is fill repeated, byte for byte.
-func allFill(b, fill []byte) bool {
-	n := len(fill)
-	if len(b) < n {
-		return len(b) == 0
-	}
-	for i := 0; i < n; i++ {
-		if b[i] != fill[i] {
-			return false
-		}
-	}
-	// b[:k] is all fill; compare the rest against it in doubling steps.
-	for k := n; k < len(b); {
-		m := min(k, len(b)-k)
-		if string(b[k:k+m]) != string(b[:m]) {
-			return false
-		}
-		k += m
-	}
-	return true
-}
 
 // fullSelection selects the whole shard.
 func (l *Layout) fullSelection() nd.Selection {
@@ -563,7 +542,7 @@ func (l *Layout) UpdateInner(scratch, stored []byte, p nd.ChunkPart, src nd.View
 		nd.Fill(chunkView, l.fill)
 	}
 	nd.Copy(p.SrcView(chunkView), src)
-	if allFill(scratch, l.fill) {
+	if nd.IsFilled(scratch, l.fill) {
 		return nil, nil
 	}
 	return scratch, nil
