@@ -343,7 +343,6 @@ func inside(coords, chunkShape, shape []int) bool {
 	return true
 }
 
-
 // keyLocks serialises writes of one store key within the process.
 var keyLocks = struct {
 	mu sync.Mutex

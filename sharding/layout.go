@@ -431,7 +431,6 @@ func (b *Builder) Finish() (out []byte, empty bool, err error) {
 	return b.out, b.empty, nil
 }
 
-
 // fullSelection selects the whole shard.
 func (l *Layout) fullSelection() nd.Selection {
 	sel := make(nd.Selection, len(l.shard.Shape))
