@@ -191,13 +191,10 @@ func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool,
 		}
 		src := op - dist
 		switch {
-		case dist >= 16:
-			*(*[16]byte)(out[op : op+16]) = *(*[16]byte)(out[src : src+16])
-			for i := 16; i < length; i += 16 {
-				*(*[16]byte)(out[op+i : op+i+16]) = *(*[16]byte)(out[src+i : src+i+16])
-			}
 		case dist >= 8:
-			for i := 0; i < length; i += 8 {
+			binary.LittleEndian.PutUint64(out[op:op+8], binary.LittleEndian.Uint64(out[src:src+8]))
+			binary.LittleEndian.PutUint64(out[op+8:op+16], binary.LittleEndian.Uint64(out[src+8:src+16]))
+			for i := 16; i < length; i += 8 {
 				binary.LittleEndian.PutUint64(out[op+i:op+i+8], binary.LittleEndian.Uint64(out[src+i:src+i+8]))
 			}
 		default:
