@@ -97,7 +97,10 @@ func (b *Bytes) ValidateRepr(repr ChunkRepr) error {
 	if !repr.DType.Valid() {
 		return fmt.Errorf("%w: bytes: invalid data type", ErrInvalidConfig)
 	}
-	if b.endian == EndianUnset && repr.DType.Size() > 1 {
+	// Endianness matters only where elements have bytes to swap: raw
+	// bits and booleans of any width have none (zarr-python 3 writes raw
+	// arrays with a bare {"name": "bytes"}).
+	if b.endian == EndianUnset && repr.DType.SwapUnit() > 1 {
 		return fmt.Errorf("%w: bytes: endian is required for data type %s (%d bytes per element)",
 			ErrInvalidConfig, repr.DType, repr.DType.Size())
 	}
