@@ -27,9 +27,24 @@ const (
 	oddWeights  = 1 | 3<<16 | 5<<32 | 7<<48
 )
 
-// adler32 returns the Adler-32 checksum of p.
+// adler32 returns the Adler-32 checksum of p, with the assembly kernel
+// where the CPU has one.
 func adler32(p []byte) uint32 {
 	s1, s2 := uint64(1), uint64(0)
+	if haveAdlerKernel {
+		for len(p) >= 32 {
+			n := min(len(p), adlerNmax) &^ 31
+			s, w := adlerBlock(p[:n])
+			s2 = (s2 + uint64(n)*s1 + w) % adlerMod
+			s1 = (s1 + s) % adlerMod
+			p = p[n:]
+		}
+	}
+	return adler32Go(s1, s2, p)
+}
+
+// adler32Go continues the checksum (s1, s2) over p in pure Go.
+func adler32Go(s1, s2 uint64, p []byte) uint32 {
 	for len(p) > 0 {
 		n := min(len(p), adlerNmax&^31)
 		q := p[:n]
@@ -57,4 +72,14 @@ func adler32(p []byte) uint32 {
 		s2 %= adlerMod
 	}
 	return uint32(s2<<16 | s1)
+}
+
+// adlerBlockGo is what the assembly adlerBlock computes: the sum of the
+// bytes of p and their sum weighted by len(p)-k for byte k.
+func adlerBlockGo(p []byte) (sum, weighted uint64) {
+	for k, b := range p {
+		sum += uint64(b)
+		weighted += uint64(len(p)-k) * uint64(b)
+	}
+	return sum, weighted
 }
