@@ -83,6 +83,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -122,6 +123,7 @@ func main() {
 	dur := flag.Duration("d", 300*time.Millisecond, "CPU time per decoder, input and round")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of -profile-input decoded by inflate to this file, and exit")
 	pin := flag.Int("profile-input", 1, "the input (0-based) -cpuprofile decodes")
+	dump := flag.String("dump", "", "write each input's compressed stream to this directory (input0.z ...), and exit")
 	flag.Parse()
 
 	field := benchField(512, 4096, 42)
@@ -134,6 +136,12 @@ func main() {
 		{name: "float32 512², C zlib level 6", kind: zlibF, data: field, src: czlib(field, 6)},
 		{name: "text 1 MiB, C zlib level 6", kind: zlibF, data: text, src: czlib(text, 6)},
 		{name: "random 1 MiB, C zlib level 6", kind: zlibF, data: rnd, src: czlib(rnd, 6)},
+	}
+	if *dump != "" {
+		for i, in := range inputs {
+			must(os.WriteFile(filepath.Join(*dump, fmt.Sprintf("input%d.z", i)), in.src, 0o644))
+		}
+		return
 	}
 	decs := decoders()
 	if *profile != "" {

@@ -197,8 +197,15 @@ func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool,
 			for i := 16; i < length; i += 8 {
 				binary.LittleEndian.PutUint64(out[op+i:op+i+8], binary.LittleEndian.Uint64(out[src+i:src+i+8]))
 			}
+		case dist > 1:
+			// 8-byte words a distance apart: the first dist bytes of each
+			// are final (they come from bytes before it), the rest are
+			// overwritten by the next.
+			for i := 0; i < length; i += dist {
+				binary.LittleEndian.PutUint64(out[op+i:op+i+8], binary.LittleEndian.Uint64(out[src+i:src+i+8]))
+			}
 		default:
-			copyNear(out, op, dist, length)
+			copyRun(out, op, length)
 		}
 		op += length
 	}
@@ -209,19 +216,11 @@ func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool,
 	return eob, nil
 }
 
-// copyNear copies length bytes from dist < 8 back to out[op:], writing
-// up to 7 bytes beyond (the caller leaves the room): 8-byte words a
-// distance apart, the first dist bytes of each being final (they come
-// from bytes before it) and the rest overwritten by the next.
-func copyNear(out []byte, op, dist, length int) {
-	if dist == 1 {
-		v := uint64(out[op-1]) * 0x0101010101010101
-		for i := 0; i < length; i += 8 {
-			binary.LittleEndian.PutUint64(out[op+i:op+i+8], v)
-		}
-		return
-	}
-	for i := 0; i < length; i += dist {
-		binary.LittleEndian.PutUint64(out[op+i:op+i+8], binary.LittleEndian.Uint64(out[op-dist+i:op-dist+i+8]))
+// copyRun repeats the byte before out[op] length times, writing up to 7
+// bytes beyond (the caller leaves the room).
+func copyRun(out []byte, op, length int) {
+	v := uint64(out[op-1]) * 0x0101010101010101
+	for i := 0; i < length; i += 8 {
+		binary.LittleEndian.PutUint64(out[op+i:op+i+8], v)
 	}
 }
