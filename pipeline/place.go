@@ -24,8 +24,9 @@ const (
 // place in the output.
 type unit struct {
 	kind   uint8
-	key    string // the chunk's (or shard's) store key
-	inner  []int  // inner chunk coordinates within the shard; nil for a chunk
+	key    string  // the chunk's (or shard's) store key
+	inner  []int   // inner chunk coordinates within its shard; nil for a chunk
+	path   [][]int // the inner shards (coordinates) leading to that shard, for nested shards
 	chain  *codecs.Chain
 	shape  []int        // the unit's decoded (chunk) shape
 	part   nd.ChunkPart // the unit's share: its box in the chunk ...
@@ -104,7 +105,11 @@ func (w *worker) place(u *unit) error {
 	if u.inner == nil {
 		return fmt.Errorf("chunk %q: %w", u.key, err)
 	}
-	return fmt.Errorf("shard %q: inner chunk %v: %w", u.key, u.inner, err)
+	what := "inner chunk"
+	if u.kind == unitNested {
+		what = "inner shard"
+	}
+	return fmt.Errorf("shard %q: %s%s %v: %w", u.key, pathPrefix(u.path), what, u.inner, err)
 }
 
 // decodeInto is the place function: it decodes the encoded chunk enc (of
@@ -180,13 +185,15 @@ func (w *worker) placeNested(l *sharding.Layout, b []byte, p nd.ChunkPart, dst n
 			continue
 		}
 		enc := b[off : off+n : off+n]
+		what := "inner chunk"
 		if l.Nested() != nil {
+			what = "inner shard"
 			err = w.placeNested(l.Nested(), enc, q, out)
 		} else {
 			err = w.decodeInto(l.Inner(), l.ChunkShape(), enc, q, out)
 		}
 		if err != nil {
-			return fmt.Errorf("inner chunk %v: %w", q.Coords, err)
+			return fmt.Errorf("%s %v: %w", what, q.Coords, err)
 		}
 	}
 	return nil

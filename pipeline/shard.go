@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/internal/bufpool"
@@ -28,6 +30,7 @@ type shardRef struct {
 	l          *sharding.Layout
 	key        string
 	base, size int64
+	path       [][]int // coordinates of the inner shards leading to it (nested shards)
 }
 
 // readShard reads the part p of one shard of the array.
@@ -268,7 +271,7 @@ func (f *fetcher) sendMem(ctx context.Context, h *hold, ref shardRef, ix *shardi
 			nd.Fill(out, l.Fill())
 			continue
 		}
-		u := innerUnit(ref.key, l, p, out, b[off:off+n:off+n], h)
+		u := innerUnit(ref, p, out, b[off:off+n:off+n], h)
 		if kept {
 			u.cacheKey, u.kept = cache.Key(f.e.g.StoreID, ref.key, 0, lin), f.e.g.Cache
 		}
@@ -282,12 +285,22 @@ func (f *fetcher) sendMem(ctx context.Context, h *hold, ref shardRef, ix *shardi
 // innerUnit is the read unit of inner chunk p of a shard of layout l, with
 // its encoded bytes: decoded with the inner chain, or read as an inner
 // shard from memory when l nests shards.
-func innerUnit(key string, l *sharding.Layout, p nd.ChunkPart, out nd.View, enc []byte, h *hold) unit {
-	u := unit{kind: unitDecode, key: key, inner: p.Coords, chain: l.Inner(), shape: l.ChunkShape(), part: p, dst: out, data: enc, hold: h}
+func innerUnit(ref shardRef, p nd.ChunkPart, out nd.View, enc []byte, h *hold) unit {
+	l := ref.l
+	u := unit{kind: unitDecode, key: ref.key, inner: p.Coords, path: ref.path, chain: l.Inner(), shape: l.ChunkShape(), part: p, dst: out, data: enc, hold: h}
 	if l.Nested() != nil {
 		u.kind, u.layout = unitNested, l.Nested()
 	}
 	return u
+}
+
+// pathPrefix names the inner shards leading to a nested shard in errors.
+func pathPrefix(path [][]int) string {
+	var b strings.Builder
+	for _, c := range path {
+		fmt.Fprintf(&b, "inner shard %v: ", c)
+	}
+	return b.String()
 }
 
 // Kinds of work on one inner chunk once its index entry is known.
@@ -358,7 +371,7 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 			if j.nestedIx == nil {
 				br, err := sub.l.IndexRangeIn(sub.base, sub.size)
 				if err != nil {
-					return fmt.Errorf("inner shard %v: %w", p.Coords, err)
+					return fmt.Errorf("%sinner shard %v: %w", pathPrefix(ref.path), p.Coords, err)
 				}
 				o, k, _ := br.Bounded()
 				spans = append(spans, store.Span{Offset: o - ref.base, Length: k})
@@ -394,26 +407,26 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 		switch j.kind {
 		case jobVec:
 			if err := f.readInnerVec(ctx, ref, j, out); err != nil {
-				return fmt.Errorf("inner chunk %v: %w", j.part.Coords, err)
+				return fmt.Errorf("%sinner chunk %v: %w", pathPrefix(ref.path), j.part.Coords, err)
 			}
 			continue
 		case jobNested:
-			sub := shardRef{l: l.Nested(), key: ref.key, base: ref.base + j.off, size: j.n}
+			sub := shardRef{l: l.Nested(), key: ref.key, base: ref.base + j.off, size: j.n, path: append(slices.Clone(ref.path), j.part.Coords)}
 			nix := j.nestedIx
 			if nix == nil {
 				if nix, err = sub.l.DecodeIndex(data[j.s0], j.n); err != nil {
-					return fmt.Errorf("inner shard %v: %w", j.part.Coords, err)
+					return fmt.Errorf("%sinner shard %v: %w", pathPrefix(ref.path), j.part.Coords, err)
 				}
 				if e.g.IndexCache != nil {
 					e.g.IndexCache.Add(e.g.StoreID, sub.key, sub.base, sub.size, nix)
 				}
 			}
 			if err := f.readInner(ctx, h, sub, nix, j.part.Selection(), out, nil); err != nil {
-				return fmt.Errorf("inner shard %v: %w", j.part.Coords, err)
+				return err
 			}
 			continue
 		}
-		u := innerUnit(ref.key, l, j.part, out, data[j.s0], h)
+		u := innerUnit(ref, j.part, out, data[j.s0], h)
 		if j.kind == jobRuns {
 			u.kind = unitRuns
 			u.pieces, u.spans, u.off, u.lo = data[j.s0:j.s1], spans[j.s0:j.s1], j.off, j.lo
