@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -9,14 +8,14 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"os"
-	"path/filepath"
+	"math/bits"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
 	"github.com/gozarr/gozarr/dtype"
-	"github.com/gozarr/gozarr/internal/npy"
 	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/pipeline"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -26,67 +25,100 @@ import (
 // a few of its values.
 const defaultMaxChunkBytes = 512 << 20
 
-// cmdGet writes the selected values of an array as .npy or text.
+// cmdGet writes the selected values of an array as .npy, text, csv, JSON
+// or raw bytes, streaming: the selection is read in blocks of a quarter of
+// --budget, the next read while the current block is written.
 func cmdGet(ctx context.Context, args []string, stdout io.Writer) error {
-	flags, pos, err := splitArgs(args, map[string]bool{"format": true, "o": true, "max-chunk-bytes": true})
+	flags, pos, err := splitArgs(args, map[string]bool{"format": true, "o": true, "max-chunk-bytes": true, "budget": true})
 	if err != nil {
 		return err
-	}
-	maxChunk := int64(defaultMaxChunkBytes)
-	if v, ok := flags["max-chunk-bytes"]; ok {
-		if maxChunk, err = parseBytes(v); err != nil {
-			return fmt.Errorf("%w: --max-chunk-bytes: %v", errUsage, err)
-		}
 	}
 	if len(pos) < 1 || len(pos) > 2 {
 		return fmt.Errorf("%w: get takes TARGET and an optional SELECTION", errUsage)
 	}
-	format := flags["format"]
-	if format == "" {
-		format = "text"
-		if flags["o"] != "" {
-			format = "npy"
+	format, err := formatOf(flags["format"], flags["o"])
+	if err != nil {
+		return err
+	}
+	budget, err := budgetFlag(flags)
+	if err != nil {
+		return err
+	}
+	a, sel, err := openSelection(ctx, pos, flags, budget)
+	if err != nil {
+		return err
+	}
+	return writeOutput(flags["o"], stdout, func(w io.Writer) error {
+		enc := newEncoder(w, format, a.Metadata().DataType, sel.Shape())
+		if err := enc.begin(); err != nil {
+			return err
+		}
+		err := stream(ctx, a, sel, budget/4, func(b streamBlock) error { return enc.values(b.Data) })
+		if err != nil {
+			return err
+		}
+		return enc.end()
+	})
+}
+
+// budgetFlag parses --budget (default defaultBudget) and sets the Go
+// runtime's soft memory limit to it, so garbage is collected before the
+// process grows past it.
+func budgetFlag(flags map[string]string) (int64, error) {
+	budget := int64(defaultBudget)
+	if v, ok := flags["budget"]; ok {
+		var err error
+		if budget, err = parseBytes(v); err != nil {
+			return 0, fmt.Errorf("%w: --budget: %v", errUsage, err)
 		}
 	}
-	if format != "npy" && format != "text" {
-		return fmt.Errorf("%w: --format must be npy or text, not %q", errUsage, format)
+	debug.SetMemoryLimit(budget)
+	return budget, nil
+}
+
+// openSelection opens the array pos[0] names (with --max-chunk-bytes, and
+// reads holding at most a quarter of budget in flight) and resolves the
+// selection pos[1] (the whole array when absent).
+func openSelection(ctx context.Context, pos []string, flags map[string]string, budget int64) (*zarr.Array, nd.Selection, error) {
+	maxChunk := int64(defaultMaxChunkBytes)
+	if v, ok := flags["max-chunk-bytes"]; ok {
+		var err error
+		if maxChunk, err = parseBytes(v); err != nil {
+			return nil, nil, fmt.Errorf("%w: --max-chunk-bytes: %v", errUsage, err)
+		}
 	}
 	var items []nd.Item
 	if len(pos) == 2 {
+		var err error
 		if items, err = nd.ParseSelection(pos[1]); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
 	st, nodePath, err := openTarget(ctx, pos[0])
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	a, err := zarr.OpenArray(ctx, st, nodePath, zarr.WithMaxChunkBytes(maxChunk))
+	a, err := zarr.OpenArray(ctx, st, nodePath, zarr.WithMaxChunkBytes(maxChunk),
+		zarr.WithPipeline(pipeline.Options{MaxBytesInFlight: max(budget/4, 1)}))
 	if errors.Is(err, zarr.ErrChunkTooLarge) {
-		return fmt.Errorf("%w; for zarrcat get, raise it with --max-chunk-bytes (default 512MiB), e.g. --max-chunk-bytes=4GiB", err)
+		return nil, nil, fmt.Errorf("%w; for zarrcat, raise it with --max-chunk-bytes (default 512MiB), e.g. --max-chunk-bytes=4GiB", err)
 	}
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	data, shape, err := a.ReadAllBytes(ctx, items...)
+	sel, err := a.Selection(items...)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	dt := a.Metadata().DataType
-	write := func(w io.Writer) error {
-		if format == "npy" {
-			return npy.Write(w, dt.NumpyDescr(), shape, data)
+	n := uint64(a.Metadata().DataType.Size())
+	for _, d := range sel {
+		hi, lo := bits.Mul64(n, uint64(d.Count))
+		if hi != 0 || lo > math.MaxInt64 {
+			return nil, nil, fmt.Errorf("%w: selection %v of %s is more than 2^63 bytes", zarr.ErrTooLarge, sel, pos[0])
 		}
-		return writeText(w, dt, shape, data)
+		n = lo
 	}
-	if out := flags["o"]; out != "" && out != "-" {
-		return writeFileAtomic(out, write)
-	}
-	bw := bufio.NewWriterSize(stdout, 1<<16)
-	if err := write(bw); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return a, sel, nil
 }
 
 // parseBytes parses a positive byte count: digits, optionally followed by
@@ -106,77 +138,13 @@ func parseBytes(s string) (int64, error) {
 	return n * mult, nil
 }
 
-// writeFileAtomic writes a file through a temporary file and a rename, so a
-// failed run never leaves a partial output.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".zarrcat-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := write(bw); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	// CreateTemp makes the file private (0600); the output is an ordinary file.
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
-
-// writeText writes values in C order: the last dimension as one line of
-// space-separated values, a blank line between 2-D blocks. A 0-d selection
-// is one value.
-func writeText(w io.Writer, dt dtype.DataType, shape []int, data []byte) error {
-	n := dt.Size()
-	row := 1
-	if len(shape) > 0 {
-		row = shape[len(shape)-1]
-	}
-	plane := row
-	if len(shape) > 1 {
-		plane *= shape[len(shape)-2]
-	}
-	buf := make([]byte, 0, 64)
-	for i := 0; i*n < len(data); i++ {
-		if i > 0 {
-			sep := " "
-			if row == 0 || i%row == 0 {
-				sep = "\n"
-				if len(shape) > 2 && i%plane == 0 {
-					sep = "\n\n"
-				}
-			}
-			if _, err := io.WriteString(w, sep); err != nil {
-				return err
-			}
-		}
-		buf = appendValue(buf[:0], dt, data[i*n:(i+1)*n])
-		if _, err := w.Write(buf); err != nil {
-			return err
-		}
-	}
-	if len(data) > 0 {
-		_, err := io.WriteString(w, "\n")
-		return err
-	}
-	return nil
-}
-
 // appendValue formats one element the way NumPy prints it, near enough:
 // true/false, integers, shortest round-trip floats, complex as (re+imj),
 // raw bits as hex.
 func appendValue(dst []byte, dt dtype.DataType, b []byte) []byte {
+	if out, ok := appendExtValue(dst, dt, b); ok {
+		return out
+	}
 	le := binary.LittleEndian
 	switch dt.Kind() {
 	case dtype.Bool:

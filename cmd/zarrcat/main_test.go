@@ -117,7 +117,7 @@ func TestErrors(t *testing.T) {
 		{nil, true, "no command"},
 		{[]string{"frobnicate"}, true, "unknown command"},
 		{[]string{"get"}, true, "TARGET"},
-		{[]string{"get", "--format", "csv", arr}, true, "npy or text"},
+		{[]string{"get", "--format", "xml", arr}, true, "npy, text, csv, json, raw"},
 		{[]string{"get", "--bogus", arr}, true, "unknown flag"},
 		{[]string{"get", arr, "0:2:0"}, false, "step"},
 		{[]string{"get", arr, "99"}, false, "out of bounds"},

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/internal/npy"
+)
+
+// formats are get's output formats.
+var formats = []string{"npy", "text", "csv", "json", "raw"}
+
+// formatOf picks get's format: --format when given, else from -o's
+// extension (.npy, .txt, .csv, .json, .raw or .bin), else npy for a file
+// and text for stdout.
+func formatOf(flag, out string) (string, error) {
+	if flag != "" {
+		for _, f := range formats {
+			if f == flag {
+				return f, nil
+			}
+		}
+		return "", fmt.Errorf("%w: --format must be one of %s, not %q", errUsage, strings.Join(formats, ", "), flag)
+	}
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".txt":
+		return "text", nil
+	case ".csv":
+		return "csv", nil
+	case ".json":
+		return "json", nil
+	case ".raw", ".bin":
+		return "raw", nil
+	}
+	if out != "" && out != "-" {
+		return "npy", nil
+	}
+	return "text", nil
+}
+
+// encoder writes a selection's values in one format, block by block:
+// begin once, values for consecutive runs of elements in C order, end once.
+type encoder struct {
+	w     io.Writer
+	dt    dtype.DataType
+	shape []int
+	form  string
+	i     int    // elements written so far
+	buf   []byte // formatting scratch
+}
+
+// newEncoder returns an encoder of the given format for values of dt
+// in the given output shape.
+func newEncoder(w io.Writer, form string, dt dtype.DataType, shape []int) *encoder {
+	return &encoder{w: w, dt: dt, shape: shape, form: form, buf: make([]byte, 0, 1<<16)}
+}
+
+// begin writes what precedes the values: the .npy header, JSON's opening
+// brackets.
+func (e *encoder) begin() error {
+	switch e.form {
+	case "npy":
+		return npy.WriteHeader(e.w, e.dt.NumpyDescr(), e.shape)
+	case "json":
+		_, err := io.WriteString(e.w, strings.Repeat("[", len(e.shape)))
+		return err
+	}
+	return nil
+}
+
+// values writes the next elements (memory representation, little-endian).
+func (e *encoder) values(data []byte) error {
+	if e.form == "npy" || e.form == "raw" {
+		_, err := e.w.Write(data)
+		return err
+	}
+	n := e.dt.Size()
+	for off := 0; off < len(data); off += n {
+		if e.i > 0 {
+			e.buf = e.separator(e.buf)
+		}
+		if e.form == "json" {
+			e.buf = appendJSONValue(e.buf, e.dt, data[off:off+n])
+		} else {
+			e.buf = appendValue(e.buf, e.dt, data[off:off+n])
+		}
+		e.i++
+		if len(e.buf) > 1<<15 {
+			if _, err := e.w.Write(e.buf); err != nil {
+				return err
+			}
+			e.buf = e.buf[:0]
+		}
+	}
+	_, err := e.w.Write(e.buf)
+	e.buf = e.buf[:0]
+	return err
+}
+
+// separator appends what goes between element e.i-1 and element e.i: in
+// text, a space within a row, a newline between rows and a blank line
+// between 2-D planes; in csv, a comma within a row and a newline between
+// rows; in JSON, the brackets closing and opening the dimensions that roll
+// over, and a comma.
+func (e *encoder) separator(dst []byte) []byte {
+	// rolled: how many trailing dimensions start again at element e.i.
+	rolled, rem := 0, e.i
+	for d := len(e.shape) - 1; d >= 0 && e.shape[d] > 0 && rem%e.shape[d] == 0; d-- {
+		rolled++
+		rem /= e.shape[d]
+	}
+	switch e.form {
+	case "json":
+		dst = append(dst, strings.Repeat("]", rolled)...)
+		dst = append(dst, ", "...)
+		return append(dst, strings.Repeat("[", rolled)...)
+	case "csv":
+		if rolled > 0 {
+			return append(dst, '\n')
+		}
+		return append(dst, ',')
+	}
+	switch {
+	case rolled == 0:
+		return append(dst, ' ')
+	case rolled >= 2 && len(e.shape) > 2:
+		return append(dst, "\n\n"...)
+	}
+	return append(dst, '\n')
+}
+
+// end writes what follows the values: a final newline, JSON's closing
+// brackets.
+func (e *encoder) end() error {
+	switch e.form {
+	case "json":
+		if e.i == 0 && len(e.shape) == 0 {
+			return nil
+		}
+		_, err := io.WriteString(e.w, strings.Repeat("]", len(e.shape))+"\n")
+		return err
+	case "text", "csv":
+		if e.i > 0 {
+			_, err := io.WriteString(e.w, "\n")
+			return err
+		}
+	}
+	return nil
+}
+
+// appendJSONValue formats one element as JSON: numbers, true/false,
+// complex as [re, im], NaN and infinities as null (JSON has no spelling for
+// them), raw bits as a "0x..." string.
+func appendJSONValue(dst []byte, dt dtype.DataType, b []byte) []byte {
+	switch dt.Kind() {
+	case dtype.Bool, dtype.Int, dtype.Uint:
+		return appendValue(dst, dt, b)
+	case dtype.Float:
+		return appendJSONFloat(dst, b)
+	case dtype.Complex:
+		h := len(b) / 2
+		dst = append(dst, '[')
+		dst = appendJSONFloat(dst, b[:h])
+		dst = append(dst, ", "...)
+		dst = appendJSONFloat(dst, b[h:])
+		return append(dst, ']')
+	}
+	dst = append(dst, '"')
+	dst = appendValue(dst, dt, b)
+	return append(dst, '"')
+}
+
+// appendJSONFloat is appendFloat with null for NaN and infinities.
+func appendJSONFloat(dst []byte, b []byte) []byte {
+	if v := floatOf(b); math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(dst, "null"...)
+	}
+	return appendFloat(dst, b)
+}
