@@ -96,6 +96,31 @@ func (d *decoder) slow(lt *[litEnough]uint32, dt *[distEnough]uint32) (bool, err
 // whole entries subtracted from it: only its low 6 bits are meaningful.
 // It reports true at the end of the block.
 func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool, err error) {
+	switch st, dist := d.fastLoop(lt, dt); st {
+	case fastEOB:
+		return true, nil
+	case fastBadLit:
+		return false, d.errCode("literal/length")
+	case fastBadDist:
+		return false, d.errCode("distance")
+	case fastFar:
+		return false, d.errDistance(dist)
+	}
+	return false, nil
+}
+
+// How fastLoop ends.
+const (
+	fastSlack   = iota // too little slack left
+	fastEOB            // end of block
+	fastBadLit         // an invalid literal/length code
+	fastBadDist        // an invalid distance code
+	fastFar            // a distance (returned) before the start of the output
+)
+
+// fastLoop is fast's loop. It has one exit, after which it stores its
+// state, so that the decoder is not live in the loop.
+func (d *decoder) fastLoop(lt *[litEnough]uint32, dt *[distEnough]uint32) (status, far int) {
 	// out and op start at the stream's start: a distance is valid when
 	// it is at most op.
 	in, out := d.in, d.out[d.start:]
@@ -150,11 +175,10 @@ func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool,
 				}
 			}
 			if e&fExc != 0 {
-				d.bitsleft, d.pos, d.op = bitsleft&63, pos, op+d.start
+				status = fastEOB
 				if e&fEOB == 0 {
-					err = d.errCode("literal/length")
+					status = fastBadLit
 				}
-				eob = true
 				break
 			}
 		}
@@ -166,16 +190,14 @@ func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool,
 		e = dt[bitbuf&distMask]
 		if e&fExc != 0 {
 			if e&fSub == 0 {
-				d.bitsleft, d.pos, d.op = bitsleft&63, pos, op+d.start
-				err = d.errCode("distance")
+				status = fastBadDist
 				break
 			}
 			bitbuf >>= distBits
 			bitsleft -= distBits
 			e = dt[e>>16+uint32(bitbuf)&(1<<(e>>8&15)-1)]
 			if e&fExc != 0 {
-				d.bitsleft, d.pos, d.op = bitsleft&63, pos, op+d.start
-				err = d.errCode("distance")
+				status = fastBadDist
 				break
 			}
 		}
@@ -185,8 +207,7 @@ func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool,
 		dist := int(e>>16) + int(saved&(1<<(e&63)-1))>>(e>>8&15)
 		e = lt[bitbuf&litMask] // at least 28 bits are left
 		if dist > op {
-			d.bitsleft, d.pos, d.op = bitsleft&63, pos, op+d.start
-			err = d.errDistance(dist)
+			status, far = fastFar, dist
 			break
 		}
 		src := op - dist
@@ -209,11 +230,8 @@ func (d *decoder) fast(lt *[litEnough]uint32, dt *[distEnough]uint32) (eob bool,
 		}
 		op += length
 	}
-	if err != nil {
-		return eob, err
-	}
 	d.bitbuf, d.bitsleft, d.pos, d.op = bitbuf, bitsleft&63, pos, op+d.start
-	return eob, nil
+	return status, far
 }
 
 // copyRun repeats the byte before out[op] length times, writing up to 7
