@@ -65,7 +65,7 @@ var storeIDs atomic.Uint64
 // concurrency.
 func (s *Store) Capabilities() store.Capabilities {
 	in := store.CapabilitiesOf(s.r)
-	return store.Capabilities{Into: s, Ranges: s, Sizer: in.Sizer, Coalesce: in.Coalesce, MaxConcurrency: in.MaxConcurrency, Local: in.Local}
+	return store.Capabilities{Into: s, Ranges: s, Sizer: in.Sizer, Locker: in.Locker, Coalesce: in.Coalesce, MaxConcurrency: in.MaxConcurrency, Local: in.Local}
 }
 
 // ReadInto implements store.IntoReader through the cache: the range

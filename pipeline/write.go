@@ -38,8 +38,9 @@ type ReadWriter interface {
 //
 // Writes of one chunk or shard (store key) by concurrent Writes in this
 // process are serialised, so writers of disjoint regions that share a
-// chunk never lose each other's data (writers in other processes are not
-// seen).
+// chunk never lose each other's data; so are writes by other processes
+// when the store locks keys (store.KeyLocker: the filesystem store, for
+// processes on one machine).
 func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []byte, opt Options) error {
 	opt = opt.forStore(s)
 	fullShape := sel.FullShape()
@@ -50,7 +51,7 @@ func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []
 	if len(data) == 0 {
 		return ctx.Err()
 	}
-	w := &writeRun{s: s, g: g, src: nd.Contiguous(data, fullShape, item), opt: opt}
+	w := &writeRun{s: s, g: g, src: nd.Contiguous(data, fullShape, item), opt: opt, locker: store.CapabilitiesOf(s).Locker}
 	w.inflight = semaphore.NewWeighted(opt.MaxBytesInFlight)
 	eg, gctx := errgroup.WithContext(ctx)
 	if g.Shard != nil {
@@ -88,6 +89,7 @@ type writeRun struct {
 	opt      Options
 	inflight *semaphore.Weighted
 	jobs     chan *encodeJob // inner chunks to encode (sharded arrays)
+	locker   store.KeyLocker // the store's cross-process key lock, or nil
 }
 
 // window is how many inner chunks of one shard are encoded at once, per
@@ -121,6 +123,15 @@ func (w *writeRun) writeUnit(ctx context.Context, u WriteUnit) error {
 	key, p := u.Key, u.Part
 	unlock := lockKey(w.g.StoreID, key)
 	defer unlock()
+	if w.locker != nil {
+		// Writers in other processes: the store's own lock (the
+		// filesystem's flock), held around the read-modify-write.
+		unlockStore, err := w.locker.LockKey(ctx, key)
+		if err != nil {
+			return err
+		}
+		defer unlockStore()
+	}
 	defer w.g.forget(key) // drop cached decoded chunks, even if the write failed midway
 	if w.g.Shard != nil {
 		if err := w.writeShard(ctx, key, p, u.Whole); err != nil {

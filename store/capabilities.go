@@ -1,6 +1,9 @@
 package store
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // Capabilities is what a store can do beyond Reader, as readers (the
 // pipeline) ask it: each field is the store's implementation of an optional
@@ -12,6 +15,7 @@ type Capabilities struct {
 	Vec    VectorReader // vectored reads into many buffers, or nil
 	Sizer  SizeReader   // value sizes without a read, or nil
 	Ranges RangesReader // several ranges of a key in one call, or nil
+	Locker KeyLocker    // locks keys against writers in other processes, or nil
 	// Coalesce is how the store's GetRanges joins nearby ranges (a
 	// Coalescer's knobs; zero: it joins none, or does not say). A reader
 	// that joins ranges itself uses these, so ranges are joined once, with
@@ -61,6 +65,7 @@ func CapabilitiesOf(r Reader) Capabilities {
 	c.Vec, _ = r.(VectorReader)
 	c.Sizer, _ = r.(SizeReader)
 	c.Ranges, _ = r.(RangesReader)
+	c.Locker, _ = r.(KeyLocker)
 	if co, ok := r.(Coalescer); ok {
 		c.Coalesce = co.CoalesceOptions()
 	}
@@ -114,4 +119,14 @@ func IDOf(r Reader) string {
 		r = u.Unwrap()
 	}
 	return fmt.Sprintf("%T@%p", r, r)
+}
+
+// KeyLocker is implemented by stores that can lock one key against writers
+// in other processes (the filesystem store, on one machine): LockKey blocks
+// until the caller holds key's lock, or ctx ends, and returns the function
+// that releases it. A lock held by a process that dies is released. Writers
+// hold it around a read-modify-write, so concurrent writers of one chunk or
+// shard in several processes never lose each other's data.
+type KeyLocker interface {
+	LockKey(ctx context.Context, key string) (unlock func(), err error)
 }

@@ -1,0 +1,116 @@
+//go:build unix
+
+package pipeline_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// Environment of a writer process of TestCrossProcessShardWriters.
+const (
+	envWriterDir  = "GOZARR_TEST_WRITER_DIR"
+	envWriterSlab = "GOZARR_TEST_WRITER_SLAB"
+)
+
+const (
+	xpN       = 40 // the array is xpN³ float64
+	xpWriters = 4
+)
+
+// TestCrossProcessShardWriters: 4 OS processes writing disjoint slabs of
+// one filesystem array whose shards they share (the zarr-python #3682
+// pattern) lose nothing: the filesystem store locks each shard key across
+// processes (store.KeyLocker, flock) around the read-modify-write. The
+// test binary runs itself as the writers.
+func TestCrossProcessShardWriters(t *testing.T) {
+	if dir := os.Getenv(envWriterDir); dir != "" {
+		writeSlab(t, dir)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts 4 processes per round")
+	}
+	ctx := context.Background()
+	meta, err := zarr.NewArrayMetadata([]int{xpN, xpN, xpN}, dtype.TypeFloat64, []int{20, 20, 20}, zarr.Sharded(10, 10, 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		dir := t.TempDir()
+		st, err := fs.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := zarr.CreateArray(ctx, st, "a", meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		procs := make([]*exec.Cmd, xpWriters)
+		for w := range procs {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestCrossProcessShardWriters$")
+			cmd.Env = append(os.Environ(), envWriterDir+"="+dir, envWriterSlab+"="+strconv.Itoa(w))
+			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			procs[w] = cmd
+		}
+		for _, cmd := range procs {
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("writer: %v", err)
+			}
+		}
+		got, _, err := zarr.Read[float64](ctx, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lost := 0
+		for i, v := range got {
+			if v != float64(i+1) {
+				lost++
+			}
+		}
+		if lost > 0 {
+			t.Fatalf("round %d: %d of %d values lost", round, lost, len(got))
+		}
+	}
+}
+
+// writeSlab is one writer process: it writes planes [lo, hi) of the array
+// in the directory, in planes one at a time, so its writes interleave with
+// the other processes'.
+func writeSlab(t *testing.T, dir string) {
+	ctx := context.Background()
+	w, err := strconv.Atoi(os.Getenv(envWriterSlab))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := fs.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.OpenArray(ctx, st, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := w*xpN/xpWriters, (w+1)*xpN/xpWriters
+	for z := lo; z < hi; z++ {
+		plane := make([]float64, xpN*xpN)
+		for i := range plane {
+			plane[i] = float64(z*xpN*xpN + i + 1)
+		}
+		if err := zarr.Write(ctx, a, plane, nd.Index(z), nd.All(), nd.All()); err != nil {
+			t.Fatal(fmt.Errorf("writer %d, plane %d: %w", w, z, err))
+		}
+	}
+}
