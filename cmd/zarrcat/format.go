@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/gozarr/gozarr/dtype"
@@ -154,7 +155,7 @@ func (e *encoder) end() error {
 
 // appendJSONValue formats one element as JSON: numbers, true/false,
 // complex as [re, im], NaN and infinities as null (JSON has no spelling for
-// them), raw bits as a "0x..." string.
+// them), anything else (raw bits "0x...") as a string of its text form.
 func appendJSONValue(dst []byte, dt dtype.DataType, b []byte) []byte {
 	switch dt.Kind() {
 	case dtype.Bool, dtype.Int, dtype.Uint:
@@ -169,9 +170,7 @@ func appendJSONValue(dst []byte, dt dtype.DataType, b []byte) []byte {
 		dst = appendJSONFloat(dst, b[h:])
 		return append(dst, ']')
 	}
-	dst = append(dst, '"')
-	dst = appendValue(dst, dt, b)
-	return append(dst, '"')
+	return strconv.AppendQuote(dst, string(appendValue(nil, dt, b)))
 }
 
 // appendJSONFloat is appendFloat with null for NaN and infinities.

@@ -62,8 +62,9 @@ func cmdGet(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 // budgetFlag parses --budget (default defaultBudget) and sets the Go
-// runtime's soft memory limit to it, so garbage is collected before the
-// process grows past it.
+// runtime's soft memory limit to it (at least 64 MiB, the floor below
+// which the collector would run all the time), so garbage is collected
+// before the process grows past it.
 func budgetFlag(flags map[string]string) (int64, error) {
 	budget := int64(defaultBudget)
 	if v, ok := flags["budget"]; ok {
@@ -72,7 +73,7 @@ func budgetFlag(flags map[string]string) (int64, error) {
 			return 0, fmt.Errorf("%w: --budget: %v", errUsage, err)
 		}
 	}
-	debug.SetMemoryLimit(budget)
+	debug.SetMemoryLimit(max(budget, 64<<20))
 	return budget, nil
 }
 

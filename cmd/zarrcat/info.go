@@ -14,18 +14,32 @@ import (
 	"github.com/gozarr/gozarr/zarr"
 )
 
-// cmdInfo prints an array's or a group's metadata.
+// cmdInfo prints an array's or a group's metadata, header only (no chunk
+// is read): with --size also what the array holds in its store, with
+// --json as one JSON document.
 func cmdInfo(ctx context.Context, args []string, w io.Writer) error {
-	_, pos, err := splitArgs(args, nil)
+	flags, pos, err := splitArgs(args, map[string]bool{"json": false, "size": false})
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: info takes one TARGET", errUsage)
 	}
+	_, size := flags["size"]
+	_, asJSON := flags["json"]
 	st, nodePath, err := openTarget(ctx, pos[0])
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		n, err := newWalker(st, size, true).open(ctx, nodePath, 1)
+		if err == nil && n == nil {
+			err = fmt.Errorf("%s: %w", pos[0], zarr.ErrNodeNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, n)
 	}
 	nt, err := zarr.NodeTypeAt(ctx, st, nodePath)
 	if err != nil {
@@ -44,7 +58,15 @@ func cmdInfo(ctx context.Context, args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return printArray(w, pos[0], a)
+	if err := printArray(w, pos[0], a); err != nil || !size {
+		return err
+	}
+	s, err := newWalker(st, true, false).storage(ctx, a)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%-20s %s\n", "storage:", storageLine(s))
+	return nil
 }
 
 // printArray writes an array's description, one "name: value" per line.

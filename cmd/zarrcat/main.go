@@ -32,6 +32,9 @@ func main() {
 			fmt.Fprint(os.Stderr, usage)
 			os.Exit(2)
 		}
+		if errors.Is(err, errBrokenPipe) {
+			os.Exit(0) // the reader has what it wanted: zarrcat get | head
+		}
 		fmt.Fprintln(os.Stderr, "zarrcat:", oneLine(err.Error()))
 		os.Exit(1)
 	}
@@ -59,6 +62,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdInfo(ctx, args[1:], stdout)
 	case "get":
 		return cmdGet(ctx, args[1:], stdout)
+	case "ls", "tree":
+		return cmdTree(ctx, args[0], args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -67,7 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // splitArgs separates flags from positional arguments, allowing them in any
-// order. valued names the flags that take a value ("-o FILE", "--o=FILE").
+// order. valued names the flags: true for those that take a value ("-o
+// FILE", "--o=FILE"), false for switches ("--json").
 // An argument that looks like a selection ("-1", "-3:", ":-2") is
 // positional, and so is everything after "--".
 func splitArgs(args []string, valued map[string]bool) (flags map[string]string, pos []string, err error) {
@@ -86,8 +92,16 @@ func splitArgs(args []string, valued map[string]bool) (flags map[string]string, 
 		if k, v, ok := strings.Cut(name, "="); ok {
 			name, val, hasVal = k, v, true
 		}
-		if !valued[name] {
+		takes, known := valued[name]
+		if !known {
 			return nil, nil, fmt.Errorf("%w: unknown flag %s", errUsage, a)
+		}
+		if !takes { // a switch: --json, -q
+			if hasVal {
+				return nil, nil, fmt.Errorf("%w: flag %s takes no value", errUsage, a)
+			}
+			flags[name] = ""
+			continue
 		}
 		if !hasVal {
 			if i+1 >= len(args) {

@@ -1,0 +1,356 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// listConcurrency is how many store requests ls, tree and info --size
+// have in flight at once: listing a hierarchy on an object store is
+// latency-bound, one request per node and per chunk size.
+const listConcurrency = 64
+
+// nodeInfo describes one node of a hierarchy, as ls, tree and info --json
+// print it.
+type nodeInfo struct {
+	Path       string `json:"path"` // node path in the store, "" for the root
+	NodeType   string `json:"node_type"`
+	ZarrFormat int    `json:"zarr_format"`
+	// Arrays only.
+	Shape           []int           `json:"shape,omitempty"`
+	DataType        string          `json:"data_type,omitempty"`
+	FillValue       json.RawMessage `json:"fill_value,omitempty"`
+	ChunkShape      []int           `json:"chunk_shape,omitempty"`       // the write unit: chunk, or shard
+	InnerChunkShape []int           `json:"inner_chunk_shape,omitempty"` // sharded arrays
+	Codecs          string          `json:"codecs,omitempty"`            // as "bytes → zstd{...}"
+	Attributes      map[string]any  `json:"attributes,omitempty"`
+	Storage         *storageInfo    `json:"storage,omitempty"`
+	Children        []*nodeInfo     `json:"children,omitempty"`
+
+	array *zarr.Array
+}
+
+// storageInfo is what an array holds in its store: --size.
+type storageInfo struct {
+	StoredBytes  int64   `json:"stored_bytes"`                // sum of the stored chunk (shard) sizes
+	DecodedBytes int64   `json:"decoded_bytes"`               // the whole array in memory
+	Ratio        float64 `json:"compression_ratio,omitempty"` // decoded size of the stored chunks / StoredBytes
+	StoredUnits  int64   `json:"stored_chunks"`               // chunks (shards) present
+	Units        int64   `json:"chunks"`                      // chunks (shards) of the grid
+	Initialized  float64 `json:"initialized"`                 // StoredUnits / Units
+}
+
+// walker lists a hierarchy concurrently: every request goes through sem.
+type walker struct {
+	st    store.Reader
+	sem   chan struct{}
+	size  bool
+	attrs bool
+}
+
+func newWalker(st store.Reader, size, attrs bool) *walker {
+	return &walker{st: st, sem: make(chan struct{}, listConcurrency), size: size, attrs: attrs}
+}
+
+// acquire takes a request slot, or fails when ctx ends.
+func (w *walker) acquire(ctx context.Context) error {
+	select {
+	case w.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (w *walker) release() { <-w.sem }
+
+// open describes the node at p (nil, nil when there is none: a chunk
+// directory or a plain folder), and its children down to depth more
+// levels (negative: all).
+func (w *walker) open(ctx context.Context, p string, depth int) (*nodeInfo, error) {
+	if err := w.acquire(ctx); err != nil {
+		return nil, err
+	}
+	a, err := zarr.OpenArray(ctx, w.st, p, zarr.WithMaxChunkBytes(math.MaxInt64))
+	var g *zarr.Group
+	if errors.Is(err, zarr.ErrNodeType) {
+		g, err = zarr.OpenGroup(ctx, w.st, p)
+	}
+	w.release()
+	switch {
+	case errors.Is(err, zarr.ErrNodeNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case a != nil:
+		n := describeArray(a, w.attrs)
+		n.Path = p
+		if w.size {
+			if n.Storage, err = w.storage(ctx, a); err != nil {
+				return nil, err
+			}
+		}
+		return n, nil
+	}
+	n := &nodeInfo{Path: p, NodeType: "group", ZarrFormat: g.ZarrFormat()}
+	if w.attrs {
+		n.Attributes = g.Attributes()
+	}
+	if depth != 0 {
+		if n.Children, err = w.children(ctx, p, depth-1); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// children describes the nodes directly inside the group at p, all at
+// once, sorted by name.
+func (w *walker) children(ctx context.Context, p string, depth int) ([]*nodeInfo, error) {
+	l, ok := w.st.(store.Lister)
+	if !ok {
+		return nil, fmt.Errorf("group %q: the store cannot list, so its children are unknown", p)
+	}
+	dir := ""
+	if p != "" {
+		dir = p + "/"
+	}
+	if err := w.acquire(ctx); err != nil {
+		return nil, err
+	}
+	_, dirs, err := l.ListDir(ctx, dir)
+	w.release()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*nodeInfo, len(dirs))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, d := range dirs {
+		g.Go(func() error {
+			n, err := w.open(gctx, dir+strings.TrimSuffix(d, "/"), depth)
+			out[i] = n
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out = slices.DeleteFunc(out, func(n *nodeInfo) bool { return n == nil })
+	slices.SortFunc(out, func(a, b *nodeInfo) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+// storage lists an array's chunk keys and adds up their sizes.
+func (w *walker) storage(ctx context.Context, a *zarr.Array) (*storageInfo, error) {
+	m := a.Metadata()
+	s := &storageInfo{Units: int64(count(m.GridShape())), DecodedBytes: int64(count(m.Shape)) * int64(m.DataType.Size())}
+	l, ok := w.st.(store.Lister)
+	if !ok {
+		return nil, fmt.Errorf("array %q: the store cannot list, so its stored size is unknown", a.Path())
+	}
+	prefix := ""
+	if a.Path() != "" {
+		prefix = a.Path() + "/"
+	}
+	var keys []string
+	if err := w.acquire(ctx); err != nil {
+		return nil, err
+	}
+	for k, err := range l.List(ctx, prefix) {
+		if err != nil {
+			w.release()
+			return nil, err
+		}
+		if _, ok := m.ChunkKeyEncoding.ParseKey(strings.TrimPrefix(k, prefix), len(m.Shape)); ok {
+			keys = append(keys, k)
+		}
+	}
+	w.release()
+	s.StoredUnits = int64(len(keys))
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	for _, k := range keys {
+		g.Go(func() error {
+			if err := w.acquire(gctx); err != nil {
+				return err
+			}
+			defer w.release()
+			n, err := valueSize(gctx, w.st, k)
+			mu.Lock()
+			s.StoredBytes += n
+			mu.Unlock()
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if s.StoredBytes > 0 {
+		// What the stored chunks decode to (whole chunks, edges included).
+		s.Ratio = float64(s.StoredUnits) * float64(count(m.ChunkShape)) * float64(m.DataType.Size()) / float64(s.StoredBytes)
+	}
+	if s.Units > 0 {
+		s.Initialized = float64(s.StoredUnits) / float64(s.Units)
+	}
+	return s, nil
+}
+
+// valueSize returns the size of the value at key: Size where the store
+// has it, else the length of the whole value.
+func valueSize(ctx context.Context, st store.Reader, key string) (int64, error) {
+	if sr, ok := st.(store.SizeReader); ok {
+		return sr.Size(ctx, key)
+	}
+	b, err := st.Get(ctx, key, store.Full())
+	return int64(len(b)), err
+}
+
+// describeArray fills a nodeInfo from an array's metadata.
+func describeArray(a *zarr.Array, attrs bool) *nodeInfo {
+	m := a.Metadata()
+	n := &nodeInfo{Path: a.Path(), NodeType: "array", ZarrFormat: a.ZarrFormat(), Shape: orEmptyInts(m.Shape),
+		DataType: m.DataType.String(), ChunkShape: orEmptyInts(m.ChunkShape), Codecs: specsString(m.Codecs)}
+	if fill, err := dtype.FormatFill(m.DataType, m.FillValue); err == nil {
+		n.FillValue = fill
+	}
+	if l := a.Sharding(); l != nil {
+		n.InnerChunkShape = l.ChunkShape()
+		n.Codecs = "sharding_indexed[" + specsString(l.Codec().InnerSpecs()) + "]"
+	}
+	if attrs {
+		n.Attributes = a.Attributes()
+	}
+	return n
+}
+
+// orEmptyInts returns s, or an empty non-nil slice for a 0-d shape.
+func orEmptyInts(s []int) []int {
+	if s == nil {
+		return []int{}
+	}
+	return s
+}
+
+// cmdTree prints a hierarchy: ls one node per line with its path, tree
+// indented.
+func cmdTree(ctx context.Context, cmd string, args []string, w io.Writer) error {
+	flags, pos, err := splitArgs(args, map[string]bool{"depth": true, "size": false, "json": false})
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: %s takes one TARGET", errUsage, cmd)
+	}
+	depth := -1
+	if v, ok := flags["depth"]; ok {
+		if depth, err = strconv.Atoi(v); err != nil || depth < 0 {
+			return fmt.Errorf("%w: --depth must be a non-negative integer, not %q", errUsage, v)
+		}
+	}
+	_, size := flags["size"]
+	st, nodePath, err := openTarget(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	n, err := newWalker(st, size, false).open(ctx, nodePath, depth)
+	if err != nil {
+		return err
+	}
+	if n == nil {
+		return fmt.Errorf("%s: %w", pos[0], zarr.ErrNodeNotFound)
+	}
+	if _, ok := flags["json"]; ok {
+		return writeJSON(w, n)
+	}
+	if cmd == "ls" {
+		printList(w, n)
+	} else {
+		fmt.Fprintln(w, treeLine(pos[0], n))
+		printTree(w, n, "")
+	}
+	return nil
+}
+
+// printList writes one line per node: its path from the target, then
+// what treeLine says.
+func printList(w io.Writer, n *nodeInfo) {
+	fmt.Fprintln(w, treeLine("/"+n.Path, n))
+	for _, c := range n.Children {
+		printList(w, c)
+	}
+}
+
+// printTree writes n's children below it, indented with box drawing.
+func printTree(w io.Writer, n *nodeInfo, indent string) {
+	for i, c := range n.Children {
+		branch, next := "├── ", "│   "
+		if i == len(n.Children)-1 {
+			branch, next = "└── ", "    "
+		}
+		fmt.Fprintln(w, indent+branch+treeLine(c.Path[strings.LastIndexByte(c.Path, '/')+1:], c))
+		printTree(w, c, indent+next)
+	}
+}
+
+// treeLine describes a node on one line: name, type, and for an array its
+// data type, shape, chunks, codecs and storage.
+func treeLine(name string, n *nodeInfo) string {
+	if n.NodeType == "group" {
+		return fmt.Sprintf("%s (group, v%d)", name, n.ZarrFormat)
+	}
+	s := fmt.Sprintf("%s (array, v%d) %s %s chunks %s", name, n.ZarrFormat, n.DataType, dims(n.Shape), dims(n.ChunkShape))
+	if n.InnerChunkShape != nil {
+		s = fmt.Sprintf("%s (array, v%d) %s %s shards %s of %s", name, n.ZarrFormat, n.DataType, dims(n.Shape), dims(n.ChunkShape), dims(n.InnerChunkShape))
+	}
+	s += " " + n.Codecs
+	if st := n.Storage; st != nil {
+		s += " | " + storageLine(st)
+	}
+	return s
+}
+
+// storageLine formats storage statistics: stored bytes, ratio, chunks.
+func storageLine(s *storageInfo) string {
+	ratio := "-"
+	if s.Ratio > 0 {
+		ratio = fmt.Sprintf("%.2f×", s.Ratio)
+	}
+	return fmt.Sprintf("stored %s, ratio %s, %d/%d chunks (%.1f%%)", humanBytes(s.StoredBytes), ratio, s.StoredUnits, s.Units, 100*s.Initialized)
+}
+
+// humanBytes formats a byte count with a binary unit.
+func humanBytes(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, unit := float64(n), 0
+	for v >= 1024 && unit < 5 {
+		v /= 1024
+		unit++
+	}
+	return fmt.Sprintf("%.1f %ciB", v, " KMGTP"[unit])
+}
+
+// writeJSON writes v as indented JSON and a newline.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
