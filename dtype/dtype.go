@@ -44,6 +44,16 @@ func (k Kind) String() string {
 		return "complex"
 	case Raw:
 		return "raw"
+	case String:
+		return "string"
+	case Bytes:
+		return "bytes"
+	case Datetime:
+		return "datetime"
+	case Timedelta:
+		return "timedelta"
+	case BFloat:
+		return "bfloat"
 	}
 	return "invalid"
 }
@@ -51,26 +61,28 @@ func (k Kind) String() string {
 // DataType is a Zarr v3 core data type. The zero value is invalid. DataType
 // values are comparable.
 type DataType struct {
-	kind Kind
-	size int // bytes per element
+	kind  Kind
+	size  int      // bytes per element
+	unit  TimeUnit // Datetime and Timedelta only
+	scale uint32   // Datetime and Timedelta only: the unit's multiple
 }
 
 // The core data types, by their Zarr v3 names.
 var (
-	TypeBool       = DataType{Bool, 1}
-	TypeInt8       = DataType{Int, 1}
-	TypeInt16      = DataType{Int, 2}
-	TypeInt32      = DataType{Int, 4}
-	TypeInt64      = DataType{Int, 8}
-	TypeUint8      = DataType{Uint, 1}
-	TypeUint16     = DataType{Uint, 2}
-	TypeUint32     = DataType{Uint, 4}
-	TypeUint64     = DataType{Uint, 8}
-	TypeFloat16    = DataType{Float, 2}
-	TypeFloat32    = DataType{Float, 4}
-	TypeFloat64    = DataType{Float, 8}
-	TypeComplex64  = DataType{Complex, 8}
-	TypeComplex128 = DataType{Complex, 16}
+	TypeBool       = DataType{kind: Bool, size: 1}
+	TypeInt8       = DataType{kind: Int, size: 1}
+	TypeInt16      = DataType{kind: Int, size: 2}
+	TypeInt32      = DataType{kind: Int, size: 4}
+	TypeInt64      = DataType{kind: Int, size: 8}
+	TypeUint8      = DataType{kind: Uint, size: 1}
+	TypeUint16     = DataType{kind: Uint, size: 2}
+	TypeUint32     = DataType{kind: Uint, size: 4}
+	TypeUint64     = DataType{kind: Uint, size: 8}
+	TypeFloat16    = DataType{kind: Float, size: 2}
+	TypeFloat32    = DataType{kind: Float, size: 4}
+	TypeFloat64    = DataType{kind: Float, size: 8}
+	TypeComplex64  = DataType{kind: Complex, size: 8}
+	TypeComplex128 = DataType{kind: Complex, size: 16}
 )
 
 // RawBits returns the raw-bits type of the given width in bits ("r8",
@@ -79,12 +91,16 @@ func RawBits(bits int) (DataType, error) {
 	if bits <= 0 || bits%8 != 0 || bits > 1<<20 {
 		return DataType{}, fmt.Errorf("%w: r%d (raw bits must be a positive multiple of 8)", ErrUnknown, bits)
 	}
-	return DataType{Raw, bits / 8}, nil
+	return DataType{kind: Raw, size: bits / 8}, nil
 }
 
 // Parse returns the data type with the given Zarr v3 name, such as
-// "float32" or "r24".
+// "float32", "r24" or "bfloat16". Types that need a configuration
+// (fixed_length_utf32, numpy.datetime64, ...) are ParseExtension's.
 func Parse(name string) (DataType, error) {
+	if name == "bfloat16" {
+		return TypeBFloat16, nil
+	}
 	for _, d := range []DataType{TypeBool, TypeInt8, TypeInt16, TypeInt32, TypeInt64,
 		TypeUint8, TypeUint16, TypeUint32, TypeUint64, TypeFloat16, TypeFloat32, TypeFloat64,
 		TypeComplex64, TypeComplex128} {
@@ -116,11 +132,15 @@ func (d DataType) Name() string {
 	case Raw:
 		return "r" + strconv.Itoa(8*d.size)
 	}
+	if n := d.extName(); n != "" {
+		return n
+	}
 	return "invalid"
 }
 
-// String returns Name.
-func (d DataType) String() string { return d.Name() }
+// String returns Name, with the parameters of the types that have some:
+// "fixed_length_utf32[3]", "numpy.datetime64[10s]".
+func (d DataType) String() string { return d.describe() }
 
 // Kind returns the type's family.
 func (d DataType) Kind() Kind { return d.kind }
@@ -134,25 +154,40 @@ func (d DataType) Valid() bool { return d.kind != 0 && d.size > 0 }
 // SwapUnit returns the width in bytes of the units whose byte order an
 // endianness change reverses: the element size for numbers, half of it for
 // complex numbers (each component swaps alone), and 1 for bool and raw bits
-// (nothing to swap).
+// (nothing to swap), 4 for fixed_length_utf32 (each code point swaps) and
+// 1 for null_terminated_bytes.
 func (d DataType) SwapUnit() int {
 	switch d.kind {
 	case Complex:
 		return d.size / 2
-	case Bool, Raw:
+	case Bool, Raw, Bytes:
 		return 1
+	case String:
+		return 4
 	}
 	return d.size
 }
 
 // NumpyDescr returns the NumPy array-interface descriptor of the in-memory
-// (little-endian) representation: "|b1", "|i1", "<i2", "<f2", "<c8", "|V3".
+// (little-endian) representation: "|b1", "|i1", "<i2", "<f2", "<c8", "|V3",
+// "<U3", "|S3", "<M8[ns]", "<m8[10s]"; bfloat16, which NumPy lacks, is
+// "<V2" (what ml_dtypes' bfloat16 reports).
 func (d DataType) NumpyDescr() string {
 	switch d.kind {
 	case Bool:
 		return "|b1"
 	case Raw:
 		return "|V" + strconv.Itoa(d.size)
+	case String:
+		return "<U" + strconv.Itoa(d.size/4)
+	case Bytes:
+		return "|S" + strconv.Itoa(d.size)
+	case Datetime:
+		return "<M8[" + d.timeSuffix() + "]"
+	case Timedelta:
+		return "<m8[" + d.timeSuffix() + "]"
+	case BFloat:
+		return "<V2"
 	}
 	code := map[Kind]string{Int: "i", Uint: "u", Float: "f", Complex: "c"}[d.kind]
 	if d.size == 1 {

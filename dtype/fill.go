@@ -110,6 +110,8 @@ func decodeFillJSON(d DataType, raw json.RawMessage) (any, error) {
 
 func parseFillValue(d DataType, v any, out []byte, v2 bool) error {
 	switch d.kind {
+	case String, Bytes, Datetime, Timedelta, BFloat:
+		return parseExtFill(d, v, out, v2)
 	case Bool:
 		switch x := v.(type) {
 		case bool:
@@ -359,6 +361,8 @@ func formatFill(d DataType, elem []byte, v2 bool) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: %d bytes for %s, want %d", ErrInvalidFill, len(elem), d.Name(), d.Size())
 	}
 	switch d.kind {
+	case String, Bytes, Datetime, Timedelta, BFloat:
+		return formatExtFill(d, elem, v2)
 	case Bool:
 		switch elem[0] {
 		case 0:

@@ -341,6 +341,7 @@ func TestFloat16Conversions(t *testing.T) {
 
 func TestParseNumpy(t *testing.T) {
 	v4 := mustRaw(t, 32)
+	s4, _ := FixedBytes(4)
 	cases := []struct {
 		descr string
 		d     DataType
@@ -348,7 +349,7 @@ func TestParseNumpy(t *testing.T) {
 	}{
 		{"<f4", TypeFloat32, false}, {">i8", TypeInt64, true}, {"|b1", TypeBool, false},
 		{"|u1", TypeUint8, false}, {"<c16", TypeComplex128, false}, {">c8", TypeComplex64, true},
-		{"|V4", v4, false}, {"|S4", v4, false}, {"<f2", TypeFloat16, false}, {">f2", TypeFloat16, true},
+		{"|V4", v4, false}, {"|S4", s4, false}, {"<f2", TypeFloat16, false}, {">f2", TypeFloat16, true},
 		{"bool", TypeBool, false}, {"float64", TypeFloat64, false}, {"=u2", TypeUint16, false},
 		{">u1", TypeUint8, false}, {"i4", TypeInt32, false}, {">b1", TypeBool, false},
 	}
@@ -358,7 +359,7 @@ func TestParseNumpy(t *testing.T) {
 			t.Errorf("ParseNumpy(%q) = %v, %v, %v; want %v, %v", c.descr, d, big, err, c.d, c.big)
 		}
 	}
-	for _, bad := range []string{"", "<", "<f", "<f3", "<i3", "|i2", "|f8", "<U4", "|O", "<M8[ns]",
+	for _, bad := range []string{"", "<", "<f", "<f3", "<i3", "|i2", "|f8", "|U4", "|O", "|M8[ns]", "<M8", "<M8[xs]", "<M8[0s]", "<U0",
 		"<f04", "<f-4", "|V0", "<c4", "b2", "r8", "|V99999999999", "<f4 "} {
 		if d, _, err := ParseNumpy(bad); !errors.Is(err, ErrUnknown) {
 			t.Errorf("ParseNumpy(%q) = %v, %v; want ErrUnknown", bad, d, err)
@@ -369,13 +370,14 @@ func TestParseNumpy(t *testing.T) {
 func FuzzParseFill(f *testing.F) {
 	for _, s := range []string{`0`, `-1`, `1.5`, `"NaN"`, `"Infinity"`, `"0x7fc00000"`, `[1, 2]`,
 		`["NaN", -0.0]`, `true`, `null`, `18446744073709551615`, `1e400`, `"AQI="`, `[0, 255, 3]`, `1e-999999999`} {
-		for k := uint8(0); k < 15; k++ {
+		for k := uint8(0); k < 19; k++ {
 			f.Add(k, []byte(s))
 		}
 	}
 	f.Fuzz(func(t *testing.T, k uint8, raw []byte) {
 		types := []DataType{TypeBool, TypeInt8, TypeInt16, TypeInt32, TypeInt64, TypeUint8, TypeUint16,
-			TypeUint32, TypeUint64, TypeFloat16, TypeFloat32, TypeFloat64, TypeComplex64, TypeComplex128, {Raw, 3}}
+			TypeUint32, TypeUint64, TypeFloat16, TypeFloat32, TypeFloat64, TypeComplex64, TypeComplex128, {kind: Raw, size: 3},
+			{kind: String, size: 8}, {kind: Bytes, size: 3}, {kind: Datetime, size: 8, unit: Nanoseconds, scale: 1}, TypeBFloat16}
 		d := types[int(k)%len(types)]
 		elem, err := ParseFill(d, raw)
 		if err != nil {

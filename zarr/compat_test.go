@@ -30,11 +30,11 @@ func TestCompatFixtures(t *testing.T) {
 		name, dtype string
 		codecs      []string // v3 codec names of the translated chain
 	}{
-		{"v2_S5", "r40", []string{"bytes"}},
+		{"v2_S5", "null_terminated_bytes", []string{"bytes"}},
 		{"v2_V8", "r64", []string{"bytes"}},
-		{"v2_S7_fill_empty", "r56", []string{"bytes"}},
-		{"v2_S3_fill_short", "r24", []string{"bytes"}},
-		{"v2_S1_fill_0", "r8", []string{"bytes"}},
+		{"v2_S7_fill_empty", "null_terminated_bytes", []string{"bytes"}},
+		{"v2_S3_fill_short", "null_terminated_bytes", []string{"bytes"}},
+		{"v2_S1_fill_0", "null_terminated_bytes", []string{"bytes"}},
 		{"v2_crc32c", "int16", []string{"bytes", "crc32c"}},
 		{"v2_crc32c_start", "int16", []string{"bytes", "numcodecs.crc32c"}},
 		{"v2_crc32c_end_filter", "int32", []string{"bytes", "crc32c", "numcodecs.zlib"}},

@@ -264,6 +264,12 @@ func parseDataType(raw json.RawMessage) (dtype.DataType, error) {
 		}
 		return dtype.RawBits(int(*c.LengthBytes) * 8)
 	}
+	if d, ok, err := dtype.ParseExtension(name, cfg); ok {
+		if err != nil {
+			return dtype.DataType{}, metaErr("data_type", "%v", err)
+		}
+		return d, nil
+	}
 	d, err := dtype.Parse(name)
 	if err != nil {
 		return dtype.DataType{}, fmt.Errorf("%w: data_type: %w", ErrUnsupported, err)
@@ -633,7 +639,7 @@ func (m *ArrayMetadata) Marshal() ([]byte, error) {
 	}
 	fields := []field{
 		{"shape", orEmpty(m.Shape)},
-		{"data_type", m.DataType.Name()},
+		{"data_type", dataTypeJSON(m.DataType)},
 		{"chunk_grid", g},
 		{"chunk_key_encoding", m.ChunkKeyEncoding},
 		{"fill_value", fill},
@@ -648,6 +654,19 @@ func (m *ArrayMetadata) Marshal() ([]byte, error) {
 		field{"node_type", NodeArray},
 		field{"storage_transformers", []any{}})
 	return writeDoc(fields, m.Extensions)
+}
+
+// dataTypeJSON is the data_type value of d: its name, or {"name",
+// "configuration"} for the types that have a configuration.
+func dataTypeJSON(d dtype.DataType) any {
+	cfg := d.Configuration()
+	if cfg == nil {
+		return d.Name()
+	}
+	return struct {
+		Name          string          `json:"name"`
+		Configuration json.RawMessage `json:"configuration"`
+	}{d.Name(), cfg}
 }
 
 // decodeNode decodes the top level of a v3 zarr.json, checks zarr_format

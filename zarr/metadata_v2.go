@@ -368,7 +368,7 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 // NumPy, which stores 0 as |S1 b"0"). Longer values are refused, where
 // NumPy would cut them.
 func parseFillV2(d dtype.DataType, descr string, raw json.RawMessage) ([]byte, bool, error) {
-	if d.Kind() != dtype.Raw {
+	if d.Kind() != dtype.Raw && d.Kind() != dtype.Bytes {
 		return dtype.ParseFillV2(d, raw)
 	}
 	var b []byte

@@ -12,8 +12,11 @@ import (
 )
 
 // Element is the set of Go types the typed API reads and writes. Float16
-// arrays are read as dtype.Float16 (IEEE half-precision bits); raw-bits types are read
-// with the byte-level API.
+// arrays are read as dtype.Float16 (IEEE half-precision bits), bfloat16
+// arrays as dtype.BFloat16, datetime64 and timedelta64 arrays as int64
+// counts of their unit (dtype.NaT for NaT; DataType.Time and Duration
+// convert). Raw-bits and fixed-width string types are read with the
+// byte-level API (dtype.Strings converts the strings).
 type Element interface {
 	~bool | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 |
 		~float32 | ~float64 | ~complex64 | ~complex128
@@ -25,6 +28,9 @@ func kindOf[T Element]() dtype.DataType {
 	t := reflect.TypeFor[T]()
 	if t == reflect.TypeFor[dtype.Float16]() {
 		return dtype.TypeFloat16
+	}
+	if t == reflect.TypeFor[dtype.BFloat16]() {
+		return dtype.TypeBFloat16
 	}
 	switch t.Kind() {
 	case reflect.Bool:
@@ -65,7 +71,7 @@ var hostLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // matches the array's data type.
 func asBytes[T Element](a *Array, s []T) ([]byte, error) {
 	want := a.meta.DataType
-	if got := kindOf[T](); got != want {
+	if got := kindOf[T](); got != want && !(got == dtype.TypeInt64 && (want.Kind() == dtype.Datetime || want.Kind() == dtype.Timedelta)) {
 		return nil, fmt.Errorf("%w: Go type %T is %s, array %q is %s", ErrTypeMismatch, *new(T), got, a.path, want)
 	}
 	if !hostLittle && want.Size() > 1 {
