@@ -85,7 +85,7 @@ type Store struct {
 	bucket   *storage.BucketHandle
 	name     string
 	prefix   string // "" or ending in "/"
-	sem      chan struct{}
+	lim      *store.Limiter
 	coalesce store.CoalesceOptions
 	// bucketState is bucketUnknown until a missing object made the store
 	// ask whether its bucket exists (see bucketMissing).
@@ -194,9 +194,9 @@ func New(client *storage.Client, bucket, prefix string, opts ...Option) (*Store,
 	if bucket == "" || strings.ContainsAny(bucket, "/\\") {
 		return nil, fmt.Errorf("%w: invalid bucket name %q", ErrBucket, bucket)
 	}
-	p, err := normPrefix(prefix)
+	p, err := store.NormalizePrefix(prefix)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("gcs: %w", err)
 	}
 	o := buildOptions(opts)
 	b := client.Bucket(bucket).Retryer(
@@ -204,18 +204,7 @@ func New(client *storage.Client, bucket, prefix string, opts ...Option) (*Store,
 		storage.WithMaxAttempts(o.maxAttempts),
 		storage.WithBackoff(gax.Backoff{Initial: 100 * time.Millisecond, Max: o.maxBackoff, Multiplier: 2}),
 	)
-	return &Store{client: client, bucket: b, name: bucket, prefix: p, sem: make(chan struct{}, o.concurrency), coalesce: o.coalesce}, nil
-}
-
-func normPrefix(prefix string) (string, error) {
-	p := strings.Trim(prefix, "/")
-	if p == "" {
-		return "", nil
-	}
-	if err := store.ValidateKey(p); err != nil {
-		return "", fmt.Errorf("gcs: prefix: %w", err)
-	}
-	return p + "/", nil
+	return &Store{client: client, bucket: b, name: bucket, prefix: p, lim: store.NewLimiter(o.concurrency), coalesce: o.coalesce}, nil
 }
 
 // Client returns the client the store sends requests through.
@@ -232,18 +221,7 @@ func (s *Store) String() string { return "gs://" + s.name + "/" + s.prefix }
 
 // MaxConcurrency implements store.ConcurrencyLimiter: the most requests
 // the store runs at once.
-func (s *Store) MaxConcurrency() int { return cap(s.sem) }
-
-func (s *Store) acquire(ctx context.Context) error {
-	select {
-	case s.sem <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (s *Store) release() { <-s.sem }
+func (s *Store) MaxConcurrency() int { return s.lim.Slots() }
 
 func (s *Store) object(key string) *storage.ObjectHandle {
 	return s.bucket.Object(s.prefix + key)
@@ -273,10 +251,10 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 	} else if l, ok := r.IsSuffix(); ok {
 		off = -l
 	}
-	if err := s.acquire(ctx); err != nil {
+	if err := s.lim.Acquire(ctx); err != nil {
 		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
 	}
-	defer s.release()
+	defer s.lim.Release()
 	rd, err := s.object(key).NewRangeReader(ctx, off, n)
 	if err != nil {
 		if httpStatus(err) == http.StatusRequestedRangeNotSatisfiable {
@@ -286,34 +264,12 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 		return nil, s.wrap(ctx, "get", key, err)
 	}
 	defer rd.Close()
-	b, err := readAtMost(rd, rd.Remain(), n)
+	b, err := store.ReadAtMost(rd, rd.Remain(), n)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, &store.KeyError{Op: "get", Key: key, Err: fmt.Errorf("%w: %w", ctx.Err(), err)}
 		}
 		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
-	}
-	return b, nil
-}
-
-// maxPrealloc is the most readAtMost allocates before the bytes arrive.
-const maxPrealloc = 64 << 20
-
-// readAtMost reads the body of a read announced as size bytes (negative
-// when unknown). A bounded range (limit >= 0) reads at most limit+1
-// bytes, whatever the announcement: one more than limit is an error, not
-// a larger allocation.
-func readAtMost(body io.Reader, size, limit int64) ([]byte, error) {
-	if limit < 0 {
-		return store.ReadBody(body, size)
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, min(limit+1, maxPrealloc)))
-	if _, err := buf.ReadFrom(io.LimitReader(body, limit+1)); err != nil {
-		return nil, fmt.Errorf("reading body: %w", err)
-	}
-	b := buf.Bytes()
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("server sent more than the %d bytes asked for", limit)
 	}
 	return b, nil
 }
@@ -330,10 +286,10 @@ func (s *Store) Size(ctx context.Context, key string) (int64, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return 0, err
 	}
-	if err := s.acquire(ctx); err != nil {
+	if err := s.lim.Acquire(ctx); err != nil {
 		return 0, &store.KeyError{Op: "size", Key: key, Err: err}
 	}
-	defer s.release()
+	defer s.lim.Release()
 	a, err := s.object(key).Attrs(ctx)
 	if err != nil {
 		return 0, s.wrap(ctx, "size", key, err)
@@ -347,10 +303,10 @@ func (s *Store) Set(ctx context.Context, key string, value []byte) error {
 	if err := store.ValidateKey(key); err != nil {
 		return err
 	}
-	if err := s.acquire(ctx); err != nil {
+	if err := s.lim.Acquire(ctx); err != nil {
 		return &store.KeyError{Op: "set", Key: key, Err: err}
 	}
-	defer s.release()
+	defer s.lim.Release()
 	if err := ctx.Err(); err != nil {
 		return &store.KeyError{Op: "set", Key: key, Err: err}
 	}
@@ -372,10 +328,10 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := store.ValidateKey(key); err != nil {
 		return err
 	}
-	if err := s.acquire(ctx); err != nil {
+	if err := s.lim.Acquire(ctx); err != nil {
 		return &store.KeyError{Op: "delete", Key: key, Err: err}
 	}
-	defer s.release()
+	defer s.lim.Release()
 	if err := ctx.Err(); err != nil {
 		return &store.KeyError{Op: "delete", Key: key, Err: err}
 	}
@@ -397,11 +353,11 @@ func (s *Store) pages(ctx context.Context, prefix, delim string, yield func([]*s
 	pager := iterator.NewPager(s.bucket.Objects(ctx, q), 1000, "")
 	for {
 		var page []*storage.ObjectAttrs
-		if err := s.acquire(ctx); err != nil {
+		if err := s.lim.Acquire(ctx); err != nil {
 			return err
 		}
 		next, err := pager.NextPage(&page)
-		s.release()
+		s.lim.Release()
 		if err != nil {
 			return err
 		}

@@ -63,6 +63,7 @@ func newStore(t *testing.T, opts ...gcs.Option) *gcs.Store {
 }
 
 func TestConformanceEmulator(t *testing.T) {
+	emulator(t) // skip once, not in every subtest
 	storetest.TestStore(t, func(t *testing.T) store.Store { return newStore(t) })
 }
 
