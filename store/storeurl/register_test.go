@@ -1,13 +1,17 @@
 package storeurl_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/store/storeurl"
+	"github.com/gozarr/gozarr/store/zip"
 )
 
 func TestRegister(t *testing.T) {
@@ -62,5 +66,56 @@ func TestRegister(t *testing.T) {
 		if err := storeurl.RegisterHost(bad, opener(a)); err == nil {
 			t.Errorf("RegisterHost(%q): no error", bad)
 		}
+	}
+}
+
+// TestOpenZip opens zip archives by location: a local .ozx or .zip file
+// is a read-only zip store; a directory with such a name stays a directory.
+func TestOpenZip(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := mem.New()
+	if err := src.Set(ctx, "zarr.json", []byte(`{"zarr_format":3,"node_type":"group"}`)); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := zip.Write(ctx, &buf, src); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a.ozx", "b.ZIP"} {
+		if err := os.WriteFile(filepath.Join(dir, name), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "c.zip"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		loc     string
+		wantZip bool
+	}{
+		{filepath.Join(dir, "a.ozx"), true},
+		{"file://" + filepath.ToSlash(filepath.Join(dir, "b.ZIP")), true},
+		{filepath.Join(dir, "c.zip"), false},
+	} {
+		st, err := storeurl.Open(ctx, tc.loc)
+		if err != nil {
+			t.Errorf("Open(%q): %v", tc.loc, err)
+			continue
+		}
+		zr, isZip := st.(*zip.Reader)
+		if isZip != tc.wantZip {
+			t.Errorf("Open(%q) = %T, want a zip store: %v", tc.loc, st, tc.wantZip)
+			continue
+		}
+		if isZip {
+			if got, err := zr.Get(ctx, "zarr.json", store.Full()); err != nil || !bytes.Contains(got, []byte("group")) {
+				t.Errorf("Open(%q): Get(zarr.json) = %q, %v", tc.loc, got, err)
+			}
+		}
+	}
+	// A missing archive is ErrNotFound, not a directory store.
+	if _, err := storeurl.Open(ctx, filepath.Join(dir, "nope.ozx")); err == nil {
+		t.Error("Open of a missing .ozx: no error")
 	}
 }

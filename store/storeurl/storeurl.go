@@ -8,6 +8,8 @@
 //	memory://                        a new, empty in-memory store (store/mem)
 //	memory://name                    the in-memory store called name in this
 //	                                 process, created on first use
+//	.../data.ozx, .../data.zip       a zip archive (a file, not a directory) in
+//	                                 any of the stores above, read-only (store/zip)
 //	gs://bucket/prefix, az://...     Google Cloud Storage, Azure Blob: schemes
 //	                                 (and hosts) registered by importing the
 //	                                 store/gcs and store/azure modules (Register)
@@ -41,6 +43,7 @@ import (
 	"github.com/gozarr/gozarr/store/http"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/store/s3"
+	"github.com/gozarr/gozarr/store/zip"
 )
 
 // ErrUnsupported reports a URL scheme Open does not know.
@@ -152,6 +155,9 @@ func Open(ctx context.Context, location string, opts ...Option) (store.Reader, e
 		if fn != nil {
 			fn(&o)
 		}
+	}
+	if dir, name, ok := zipLocation(location); ok {
+		return openZip(ctx, dir, name, opts)
 	}
 	loc, err := Parse(location)
 	if err != nil {
@@ -279,4 +285,48 @@ func hostOpener(location string) Opener {
 		}
 	}
 	return nil
+}
+
+// zipLocation splits a location naming a zip archive (its last segment
+// ends in .zip or .ozx; a local path must be a regular file) into the
+// location of the store holding it and the archive's key there.
+func zipLocation(location string) (dir, name string, ok bool) {
+	i := strings.LastIndexByte(location, '/')
+	name = location[i+1:]
+	lower := strings.ToLower(name)
+	if !strings.HasSuffix(lower, ".zip") && !strings.HasSuffix(lower, ".ozx") || strings.ContainsAny(name, "?#") || len(name) == 4 {
+		return "", "", false
+	}
+	dir = location[:i+1]
+	switch loc, err := Parse(location); {
+	case err != nil || loc.Scheme == "memory":
+		return "", "", false
+	case loc.Scheme == "file":
+		fi, err := os.Stat(filepath.FromSlash(loc.Path))
+		if err != nil || !fi.Mode().IsRegular() {
+			return "", "", false
+		}
+		if dir == "" {
+			dir = "."
+		}
+		if strings.HasPrefix(location, "file://") && dir == "file://" {
+			return "", "", false
+		}
+	case strings.HasSuffix(dir, "://"):
+		return "", "", false // no container to hold it: s3://x.zip
+	}
+	return dir, name, true
+}
+
+// openZip opens the archive name in the store at dir.
+func openZip(ctx context.Context, dir, name string, opts []Option) (store.Reader, error) {
+	parent, err := Open(ctx, dir, opts...)
+	if err != nil {
+		return nil, err
+	}
+	zr, err := zip.Open(ctx, parent, name)
+	if err != nil {
+		return nil, fmt.Errorf("storeurl: %w", err)
+	}
+	return zr, nil
 }
