@@ -4,11 +4,9 @@ package fs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/bits"
-	"os"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -33,40 +31,26 @@ var iovPool = sync.Pool{New: func() any { s := make([]unix.Iovec, 0, iovMax); re
 // bytes than asked. It returns how many bytes it read; when the value ends
 // first, fewer than total and an error wrapping io.ErrUnexpectedEOF (see
 // store.VectorReader). A missing key, or one naming a directory, is
-// store.ErrNotFound. ReadVec is only available on Linux, and safe for
+// store.ErrNotFound; a FIFO, socket or device ErrNotRegular. ReadVec is only available on Linux, and safe for
 // concurrent use with distinct bufs.
 func (s *Store) ReadVec(ctx context.Context, key string, off int64, bufs [][]byte) (int, error) {
 	if off < 0 {
 		return 0, &store.KeyError{Op: "readvec", Key: key, Err: fmt.Errorf("%w: offset %d", store.ErrInvalidRange, off)}
 	}
-	p, err := s.path(ctx, "readvec", key)
+	f, _, err := s.open(ctx, "readvec", key)
 	if err != nil {
 		return 0, err
 	}
+	defer f.Close()
 	total := 0
 	for _, b := range bufs {
 		total += len(b)
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		return 0, keyErr("readvec", key, err)
-	}
-	defer f.Close()
 	if total == 0 {
-		// Nothing to read, so nothing would fail on a directory: ask.
-		fi, err := f.Stat()
-		if err != nil {
-			return 0, opErr("readvec", key, err)
-		}
-		if !fi.Mode().IsRegular() {
-			return 0, &store.KeyError{Op: "readvec", Key: key, Err: store.ErrNotFound}
-		}
 		return 0, nil
 	}
 	n, err := preadvAll(ctx, f, off, bufs)
 	switch {
-	case errors.Is(err, syscall.EISDIR):
-		return 0, &store.KeyError{Op: "readvec", Key: key, Err: store.ErrNotFound}
 	case err != nil:
 		return n, &store.KeyError{Op: "readvec", Key: key, Err: err}
 	case n < total:
@@ -78,10 +62,14 @@ func (s *Store) ReadVec(ctx context.Context, key string, off int64, bufs [][]byt
 
 // preadvAll reads from f at off into bufs until they are full or the file
 // ends, and returns how many bytes it read. It checks ctx between calls.
-func preadvAll(ctx context.Context, f *os.File, off int64, bufs [][]byte) (int, error) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return 0, err
+func preadvAll(ctx context.Context, f vfile, off int64, bufs [][]byte) (int, error) {
+	withFd := func(fn func(fd uintptr) bool) error { fn(uintptr(f.fd)); return nil }
+	if f.f != nil {
+		rc, err := f.f.SyscallConn()
+		if err != nil {
+			return 0, err
+		}
+		withFd = rc.Read
 	}
 	iovp := iovPool.Get().(*[]unix.Iovec)
 	defer func() {
@@ -112,7 +100,7 @@ func preadvAll(ctx context.Context, f *os.File, off int64, bufs [][]byte) (int, 
 		if len(iov) > 0 {
 			var errno syscall.Errno
 			lo, hi := offsetHalves(off)
-			cerr := rc.Read(func(fd uintptr) bool {
+			cerr := withFd(func(fd uintptr) bool {
 				for {
 					r, _, e := unix.Syscall6(unix.SYS_PREADV, fd, uintptr(unsafe.Pointer(&iov[0])), uintptr(len(iov)), lo, hi, 0)
 					if e != syscall.EINTR {

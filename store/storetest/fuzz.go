@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/gozarr/gozarr/store"
 )
@@ -54,5 +55,25 @@ func CheckFuzzedRead(t *testing.T, r store.Reader, key string, kind uint8, off, 
 	k, err := ir.ReadInto(ctx, key, off, dst)
 	if err == nil && (k < 0 || k > len(dst)) {
 		t.Fatalf("ReadInto(%d, [%d]) = %d", off, n, k)
+	}
+}
+
+// NoHang runs call and returns its error, failing t if call has not
+// returned after a minute: for tests of inputs that used to block forever
+// (a FIFO, a server that never answers), so that the test names the call
+// that blocks instead of timing out as a whole. It asserts no timing: a
+// minute is far beyond any correct run.
+func NoHang(t testing.TB, what string, call func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- call() }()
+	timer := time.NewTimer(time.Minute)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+		t.Fatalf("%s blocked", what)
+		return nil
 	}
 }

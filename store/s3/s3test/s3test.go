@@ -15,11 +15,13 @@ package s3test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -139,6 +141,7 @@ type Recorder struct {
 	next http.RoundTripper
 	mu   sync.Mutex
 	reqs []Request
+	body atomic.Int64
 }
 
 // NewRecorder returns a Recorder forwarding to next (http.DefaultTransport
@@ -156,6 +159,7 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := r.next.RoundTrip(req)
 	if resp != nil {
 		rq.Status = resp.StatusCode
+		resp.Body = countingBody{resp.Body, &r.body}
 	}
 	r.mu.Lock()
 	r.reqs = append(r.reqs, rq)
@@ -185,11 +189,28 @@ func (r *Recorder) Requests(method string) []Request {
 // recorded.
 func (r *Recorder) Count(method string) int { return len(r.Requests(method)) }
 
-// Reset forgets every recorded request.
+// BodyBytes returns how many bytes of answer bodies the client has read
+// through r, so tests can check that a read stops early.
+func (r *Recorder) BodyBytes() int64 { return r.body.Load() }
+
+// Reset forgets every recorded request and the count of body bytes.
 func (r *Recorder) Reset() {
 	r.mu.Lock()
 	r.reqs = nil
+	r.body.Store(0)
 	r.mu.Unlock()
+}
+
+// countingBody counts the bytes read from an answer's body.
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
 }
 
 // Latency returns an http.RoundTripper that waits d before forwarding each
