@@ -11,6 +11,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -204,4 +205,167 @@ func GetRangesConcurrent(ctx context.Context, key string, ranges []ByteRange, op
 		return nil, err
 	}
 	return out, nil
+}
+
+// ReadBodyUpTo is ReadBody reading no more than limit bytes of body (all
+// of it when limit is negative), for answers whose useful part is known:
+// a 206 answer holds at most the length of the range asked for, and of a
+// 200 answer to a bounded range only the bytes up to the range's end are
+// needed. more reports that the body holds more than limit bytes, found
+// from size (then nothing past limit is read) or by reading one byte past
+// limit; b then holds the first limit bytes. So a server answering a
+// 10-byte range with a 512 MiB body costs 11 bytes of reading, not 512 MiB.
+func ReadBodyUpTo(body io.Reader, size, limit int64) (b []byte, more bool, err error) {
+	switch {
+	case limit < 0:
+		b, err = ReadBody(body, size)
+		return b, false, err
+	case size > limit:
+		b, err = ReadBody(io.LimitReader(body, limit), limit)
+		return b, true, err
+	case size >= 0:
+		b, err = ReadBody(body, size)
+		return b, false, err
+	}
+	b, err = ReadBody(io.LimitReader(body, limit+1), -1)
+	if int64(len(b)) > limit {
+		return b[:limit:limit], true, err
+	}
+	return b, false, err
+}
+
+// AnswerLimit returns how many bytes of an answer to a request for r are
+// useful: for a 206 answer (partial true) the length r asks for, for a 200
+// answer (the whole value) the bytes up to r's end; -1 when r has no end
+// (Full, From, and a Suffix of a whole value).
+func AnswerLimit(r ByteRange, partial bool) int64 {
+	if off, n, ok := r.Bounded(); ok {
+		if partial {
+			return n
+		}
+		return off + n
+	}
+	if n, ok := r.IsSuffix(); ok && partial {
+		return n
+	}
+	return -1
+}
+
+// ErrStalled reports an answer whose body stopped arriving for longer than
+// the idle timeout (Timeouts.Idle). Remote stores retry it like a broken
+// connection.
+var ErrStalled = errors.New("answer stalled")
+
+// Timeouts bound how long a remote store (store/http, store/s3) waits on
+// its server, so that one that accepts connections and never answers, or
+// stops sending in the middle of a body, fails the request (which is then
+// retried like a broken connection) instead of hanging the read. A context
+// still bounds each call as a whole. A zero field takes its value from
+// DefaultTimeouts; a negative one means no limit.
+type Timeouts struct {
+	// Connect bounds opening a connection, TLS handshake included.
+	Connect time.Duration
+	// Header bounds the wait for an answer's status and headers once the
+	// request is sent.
+	Header time.Duration
+	// Idle bounds each pause in the arrival of an answer's body.
+	Idle time.Duration
+}
+
+// DefaultTimeouts are the timeouts remote stores use by default: 10 s to
+// connect, 30 s for an answer's headers, 30 s without a byte of its body.
+var DefaultTimeouts = Timeouts{Connect: 10 * time.Second, Header: 30 * time.Second, Idle: 30 * time.Second}
+
+// Resolve returns t with zero fields replaced by DefaultTimeouts' and
+// negative ones by 0, which net/http reads as "no limit".
+func (t Timeouts) Resolve() Timeouts {
+	pick := func(v, def time.Duration) time.Duration {
+		switch {
+		case v == 0:
+			return def
+		case v < 0:
+			return 0
+		}
+		return v
+	}
+	return Timeouts{
+		Connect: pick(t.Connect, DefaultTimeouts.Connect),
+		Header:  pick(t.Header, DefaultTimeouts.Header),
+		Idle:    pick(t.Idle, DefaultTimeouts.Idle),
+	}
+}
+
+// IdleWatch bounds the pauses of one answer's body: the request runs under
+// the watch's Context, and when the body wrapped by Body delivers nothing
+// for the idle timeout, the watch cancels that context, which makes the
+// pending read fail with an error wrapping ErrStalled. Use one watch per
+// request, and Stop it when done with the body.
+type IdleWatch struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	idle   time.Duration
+	timer  *time.Timer
+}
+
+// NewIdleWatch returns a watch of pauses longer than idle (none when idle
+// is 0 or less) over a request made with ctx.
+func NewIdleWatch(ctx context.Context, idle time.Duration) *IdleWatch {
+	w := &IdleWatch{idle: idle}
+	w.ctx, w.cancel = context.WithCancelCause(ctx)
+	return w
+}
+
+// Context returns the context to make the request with.
+func (w *IdleWatch) Context() context.Context { return w.ctx }
+
+// Body starts the watch and returns body wrapped so that every read that
+// delivers bytes restarts it, and a read that fails because the watch
+// fired reports ErrStalled (see Err).
+func (w *IdleWatch) Body(body io.Reader) io.Reader {
+	if w.idle <= 0 {
+		return body
+	}
+	w.timer = time.AfterFunc(w.idle, func() {
+		w.cancel(fmt.Errorf("%w: no data for %v", ErrStalled, w.idle))
+	})
+	return idleReader{body, w}
+}
+
+// Err returns err, or when the watch fired, an error wrapping ErrStalled
+// (and err).
+func (w *IdleWatch) Err(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrStalled) {
+		return err
+	}
+	if cause := context.Cause(w.ctx); cause != nil && errors.Is(cause, ErrStalled) {
+		return fmt.Errorf("%w (%w)", cause, err)
+	}
+	return err
+}
+
+// Stop ends the watch and releases its context.
+func (w *IdleWatch) Stop() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.cancel(nil)
+}
+
+type idleReader struct {
+	r io.Reader
+	w *IdleWatch
+}
+
+func (r idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.w.timer.Reset(r.w.idle)
+	}
+	if err != nil && err != io.EOF {
+		err = r.w.Err(err)
+	}
+	return n, err
 }

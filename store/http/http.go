@@ -24,8 +24,23 @@
 //
 // 404 and 410 are store.ErrNotFound. 429, 500, 502, 503 and 504 answers and
 // broken connections are retried with exponential backoff (4 attempts by
-// default, see WithRetry). Any other status is a *StatusError naming the
-// status and the key. Every call honours its context.
+// default, see WithRetry); a 429 or 503 answer's Retry-After (seconds or a
+// date) is waited instead when it asks for up to MaxRetryAfter, and one
+// asking for longer fails at once. Any other status is a *StatusError
+// naming the status and the key. Redirects are followed (up to 10, with
+// the Range header) by the default client; a redirect loop is
+// ErrTooManyRedirects, not retried.
+//
+// Every call honours its context, and timeouts keep a server that stops
+// answering from hanging a read (WithTimeouts, default
+// store.DefaultTimeouts): 10 s to connect, 30 s for an answer's headers,
+// 30 s without a byte of its body (store.ErrStalled). An attempt that
+// times out is retried like a broken connection.
+//
+// An answer is read no further than the range needs: a 206 answer longer
+// than the range asked for is refused (store.ErrBadContentRange) after
+// reading at most one byte past the range, and of a 200 answer to a
+// bounded range only the bytes up to the range's end are read.
 package http
 
 import (
@@ -33,9 +48,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
+	"net"
 	nethttp "net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -58,8 +76,19 @@ const DefaultMaxBackoff = 2 * time.Second
 // store.DefaultMaxSize per request.
 var DefaultCoalesce = store.CoalesceOptions{MaxGap: 1 << 20, MaxSize: store.DefaultMaxSize}
 
+// MaxRetryAfter is the longest Retry-After wait the store honours; an
+// answer asking for longer fails at once with its *StatusError.
+const MaxRetryAfter = 30 * time.Second
+
 // ErrBaseURL reports a base URL that New cannot use.
 var ErrBaseURL = errors.New("http store: invalid base URL")
+
+// ErrTooManyRedirects reports a request redirected more than 10 times (a
+// redirect loop, most likely) by the store's default client.
+var ErrTooManyRedirects = errors.New("http store: too many redirects")
+
+// maxRedirects is how many redirects the default client follows.
+const maxRedirects = 10
 
 // StatusError reports an HTTP status the store does not expect. Its message
 // names the status and the URL; the key is in the enclosing *store.KeyError.
@@ -67,10 +96,16 @@ type StatusError struct {
 	StatusCode int
 	Status     string // e.g. "403 Forbidden"
 	URL        string
+	// RetryAfter is the wait a 429 or 503 answer's Retry-After header
+	// asked for, 0 if none.
+	RetryAfter time.Duration
 }
 
 // Error implements error.
 func (e *StatusError) Error() string {
+	if e.RetryAfter > 0 {
+		return fmt.Sprintf("unexpected HTTP status %s from %s (retry after %v)", e.Status, e.URL, e.RetryAfter)
+	}
 	return fmt.Sprintf("unexpected HTTP status %s from %s", e.Status, e.URL)
 }
 
@@ -84,6 +119,7 @@ type Store struct {
 	maxAttempts int
 	maxBackoff  time.Duration
 	coalesce    store.CoalesceOptions
+	timeouts    store.Timeouts // resolved
 }
 
 var (
@@ -98,9 +134,17 @@ type Option func(*Store)
 
 // WithClient sends requests through c. By default the store uses its own
 // client over a clone of http.DefaultTransport keeping as many idle
-// connections per host as the concurrency limit, with no overall timeout
-// (contexts bound each call).
+// connections per host as the concurrency limit, with the connect and
+// header timeouts of WithTimeouts, up to 10 redirects and no overall
+// timeout (contexts bound each call). With c, c's own settings apply
+// instead, and of the timeouts only the idle one.
 func WithClient(c *nethttp.Client) Option { return func(s *Store) { s.client = c } }
+
+// WithTimeouts sets how long the store waits to connect, for an answer's
+// headers and for each next part of its body (see store.Timeouts; zero
+// fields keep the defaults of store.DefaultTimeouts, negative ones mean no
+// limit).
+func WithTimeouts(t store.Timeouts) Option { return func(s *Store) { s.timeouts = t } }
 
 // WithHeader adds a header to every request, for instance
 // WithHeader("Authorization", "Bearer <token>"). It may be given several
@@ -154,13 +198,26 @@ func New(baseURL string, opts ...Option) (*Store, error) {
 			o(s)
 		}
 	}
+	s.timeouts = s.timeouts.Resolve()
 	if s.client == nil {
 		t := nethttp.DefaultTransport.(*nethttp.Transport).Clone()
 		t.MaxIdleConnsPerHost = cap(s.sem)
 		t.MaxIdleConns = max(t.MaxIdleConns, 2*cap(s.sem))
-		s.client = &nethttp.Client{Transport: t}
+		t.DialContext = (&net.Dialer{Timeout: s.timeouts.Connect, KeepAlive: 30 * time.Second}).DialContext
+		t.TLSHandshakeTimeout = s.timeouts.Connect
+		t.ResponseHeaderTimeout = s.timeouts.Header
+		s.client = &nethttp.Client{Transport: t, CheckRedirect: checkRedirect}
 	}
 	return s, nil
+}
+
+// checkRedirect is the default client's redirect policy: follow up to
+// maxRedirects, then fail with ErrTooManyRedirects.
+func checkRedirect(req *nethttp.Request, via []*nethttp.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("%w: stopped after %d", ErrTooManyRedirects, len(via))
+	}
+	return nil
 }
 
 // URL returns the URL of key.
@@ -211,7 +268,11 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 			out = []byte{}
 			return nil
 		case nethttp.StatusPartialContent:
-			b, err := store.ReadBody(resp.Body, resp.ContentLength)
+			limit := store.AnswerLimit(r, true)
+			b, more, err := store.ReadBodyUpTo(resp.Body, resp.ContentLength, limit)
+			if more {
+				return errPermanent{fmt.Errorf("%w: a 206 answer of more than the %d bytes asked for", store.ErrBadContentRange, limit)}
+			}
 			if err != nil {
 				return err
 			}
@@ -221,7 +282,8 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 			out = b
 			return nil
 		}
-		b, err := store.ReadBody(resp.Body, resp.ContentLength) // 200: the whole value
+		// 200: the whole value, of which only up to r's end is needed.
+		b, more, err := store.ReadBodyUpTo(resp.Body, resp.ContentLength, store.AnswerLimit(r, false))
 		if err != nil {
 			return err
 		}
@@ -229,7 +291,7 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 		if err != nil {
 			return errPermanent{err}
 		}
-		if ranged && len(out) != len(b) {
+		if ranged && (more || len(out) != len(b)) {
 			s.noRange.Store(true)
 		}
 		return nil
@@ -260,6 +322,10 @@ func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []by
 		switch resp.StatusCode {
 		case nethttp.StatusRequestedRangeNotSatisfiable:
 			return nil
+		case nethttp.StatusPartialContent:
+			if expect > int64(len(dst)) {
+				return errPermanent{fmt.Errorf("%w: a 206 answer of %d bytes for %d asked for", store.ErrBadContentRange, expect, len(dst))}
+			}
 		case nethttp.StatusOK:
 			if ranged {
 				s.noRange.Store(true)
@@ -284,6 +350,13 @@ func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []by
 			return err
 		}
 		if resp.StatusCode == nethttp.StatusPartialContent {
+			if k == len(dst) && expect < 0 {
+				// No length announced: one byte more says whether
+				// the server sends more than asked for.
+				if m, _ := io.ReadFull(body, make([]byte, 1)); m > 0 {
+					return errPermanent{fmt.Errorf("%w: a 206 answer of more than the %d bytes asked for", store.ErrBadContentRange, len(dst))}
+				}
+			}
 			if err := store.CheckContentRange(resp.Header.Get("Content-Range"), store.Range(offset, int64(k)), k); err != nil {
 				return errPermanent{err}
 			}
@@ -324,6 +397,10 @@ func (s *Store) Size(ctx context.Context, key string) (int64, error) {
 func (s *Store) head(ctx context.Context, op, key string) (int64, error) {
 	var n int64 = -1
 	err := s.do(ctx, op, key, headRange, func(resp *nethttp.Response, _ bool) error {
+		if resp.StatusCode != nethttp.StatusOK {
+			// A HEAD sends no Range: a 206 or 416 answer is wrong.
+			return errPermanent{&StatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: resp.Request.URL.String()}}
+		}
 		n = resp.ContentLength
 		return nil
 	})
@@ -357,7 +434,7 @@ func (s *Store) do(ctx context.Context, op, key string, r store.ByteRange,
 	var lastErr error
 	for attempt := 0; attempt < s.maxAttempts; attempt++ {
 		if attempt > 0 {
-			if err := s.sleep(ctx, attempt); err != nil {
+			if err := s.sleep(ctx, attempt, lastErr); err != nil {
 				return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w (after %v)", err, lastErr)}
 			}
 		}
@@ -388,7 +465,9 @@ func (s *Store) once(ctx context.Context, method, u string, r store.ByteRange,
 		return false, ctx.Err()
 	}
 	defer func() { <-s.sem }()
-	req, err := nethttp.NewRequestWithContext(ctx, method, u, nil)
+	watch := store.NewIdleWatch(ctx, s.timeouts.Idle)
+	defer watch.Stop()
+	req, err := nethttp.NewRequestWithContext(watch.Context(), method, u, nil)
 	if err != nil {
 		return false, err
 	}
@@ -401,8 +480,10 @@ func (s *Store) once(ctx context.Context, method, u string, r store.ByteRange,
 	}
 	resp, err := s.client.Do(req)
 	if err != nil {
-		return true, err
+		return !errors.Is(err, ErrTooManyRedirects), err
 	}
+	body := resp.Body
+	resp.Body = readCloser{watch.Body(body), body}
 	defer func() {
 		// Drain a little so the connection can be reused.
 		io.CopyN(io.Discard, resp.Body, 4<<10)
@@ -415,21 +496,57 @@ func (s *Store) once(ctx context.Context, method, u string, r store.ByteRange,
 		if errors.As(err, &perm) {
 			return false, perm.err
 		}
-		return err != errRefetchFull, err
+		return err != errRefetchFull, watch.Err(err)
 	case nethttp.StatusNotFound, nethttp.StatusGone:
 		return false, store.ErrNotFound
-	case nethttp.StatusTooManyRequests, nethttp.StatusInternalServerError, nethttp.StatusBadGateway,
-		nethttp.StatusServiceUnavailable, nethttp.StatusGatewayTimeout:
+	case nethttp.StatusTooManyRequests, nethttp.StatusServiceUnavailable:
+		se := &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: u,
+			RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
+		return se.RetryAfter <= MaxRetryAfter, se
+	case nethttp.StatusInternalServerError, nethttp.StatusBadGateway, nethttp.StatusGatewayTimeout:
 		return true, &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: u}
 	}
 	return false, &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: u}
 }
 
-// sleep waits before attempt (1, 2, ...): full jitter over 50ms·2^attempt,
-// capped at maxBackoff.
-func (s *Store) sleep(ctx context.Context, attempt int) error {
+// readCloser reads from r and closes c.
+type readCloser struct {
+	io.Reader
+	c io.Closer
+}
+
+func (rc readCloser) Close() error { return rc.c.Close() }
+
+// parseRetryAfter returns the wait a Retry-After header asks for, in
+// seconds or as an HTTP date (relative to now), or 0 when it is absent,
+// malformed or in the past.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		return time.Duration(min(secs, int64(math.MaxInt64/time.Second))) * time.Second
+	}
+	if t, err := nethttp.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// sleep waits before attempt (1, 2, ...): what the last answer's
+// Retry-After asked for, or else full jitter over 50ms·2^attempt, capped
+// at maxBackoff.
+func (s *Store) sleep(ctx context.Context, attempt int, last error) error {
 	d := min(50*time.Millisecond<<min(attempt, 20), s.maxBackoff)
 	d = time.Duration(rand.Int64N(int64(d)) + 1)
+	var se *StatusError
+	if errors.As(last, &se) && se.RetryAfter > 0 {
+		d = se.RetryAfter
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

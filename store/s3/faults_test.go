@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -33,13 +34,15 @@ const (
 // flaky is an http.Handler in front of the fake S3 server that spoils the
 // first attempt of every distinct request (method, path, query, Range),
 // cycling through the fault kinds, and passes later attempts through. So
-// every read needs a retry, and none needs more than two.
+// every request (reads, writes, deletes, listing pages) needs a retry, and
+// none needs more than two.
 type flaky struct {
-	next   http.Handler
-	mu     sync.Mutex
-	seen   map[string]bool
-	n      int
-	counts [numFaults]atomic.Int64
+	next    http.Handler
+	mu      sync.Mutex
+	seen    map[string]bool
+	n       int
+	counts  [numFaults]atomic.Int64
+	methods map[string]*atomic.Int64 // spoilt requests by method
 }
 
 func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -52,7 +55,7 @@ func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.n++
 	}
 	f.mu.Unlock()
-	if !first || r.Method == http.MethodPut {
+	if !first {
 		f.next.ServeHTTP(w, r)
 		return
 	}
@@ -60,6 +63,9 @@ func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		kind = faultReset
 	}
 	f.counts[kind].Add(1)
+	if c := f.methods[r.Method]; c != nil {
+		c.Add(1)
+	}
 	switch kind {
 	case faultSlowDown:
 		w.Header().Set("Content-Type", "application/xml")
@@ -89,7 +95,8 @@ func (f *flaky) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestFaultsRetried(t *testing.T) {
 	ctx := context.Background()
 	fake := s3test.NewFake(t, "b")
-	f := &flaky{next: fake.Handler, seen: map[string]bool{}}
+	f := &flaky{next: fake.Handler, seen: map[string]bool{},
+		methods: map[string]*atomic.Int64{http.MethodPut: {}, http.MethodDelete: {}}}
 	ts := httptest.NewServer(f)
 	t.Cleanup(ts.Close)
 	srv := *fake
@@ -161,9 +168,42 @@ func TestFaultsRetried(t *testing.T) {
 	if _, err := st.Get(ctx, "missing", store.Full()); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Get(missing) through the flaky server: %v", err)
 	}
+	if err := st.Delete(ctx, "w"); err != nil {
+		t.Errorf("Delete(w) through the flaky server: %v", err)
+	}
+	if _, err := st.Get(ctx, "w", store.Full()); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Get(w) after Delete: %v", err)
+	}
+	// A listing of several pages, each page's first request spoilt.
+	var many []string
+	for i := range 2500 {
+		k := fmt.Sprintf("many/%04d", i)
+		many = append(many, k)
+		if _, err := fake.Backend.PutObject("b", "flaky/"+k, nil, bytes.NewReader(nil), 0, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys = keys[:0]
+	for k, err := range st.List(ctx, "many/") {
+		if err != nil {
+			t.Fatalf("List(many/) through the flaky server: %v", err)
+		}
+		keys = append(keys, k)
+	}
+	if !slices.Equal(keys, many) {
+		t.Errorf("List(many/) through the flaky server: %d keys, want %d", len(keys), len(many))
+	}
+	if ks, _, err := st.ListDir(ctx, "many/"); err != nil || len(ks) != len(many) {
+		t.Errorf("ListDir(many/) through the flaky server: %d keys, %v", len(ks), err)
+	}
 	for k := range numFaults {
 		if f.counts[k].Load() == 0 {
 			t.Errorf("fault kind %d was never injected", k)
+		}
+	}
+	for _, m := range []string{http.MethodPut, http.MethodDelete} {
+		if f.methods[m].Load() == 0 {
+			t.Errorf("no %s was spoilt", m)
 		}
 	}
 }

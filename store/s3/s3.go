@@ -25,11 +25,25 @@
 // Every request a Store makes (GET, HEAD, PUT, DELETE, LIST page) holds one
 // slot of a per-store limit, 64 by default (WithConcurrency), so a Store
 // keeps many ranged reads in flight without opening unbounded connections.
-// Throttling (503 SlowDown), 5xx answers and broken connections are retried
-// with exponential backoff by the SDK retryer (Open configures 5 attempts; a
-// client given to New keeps its own settings); a body that breaks off while
-// being read is fetched again, up to the same number of attempts. Every call
-// honours its context's deadline and cancellation.
+// Throttling (503 SlowDown, 429), 5xx answers and broken connections are
+// retried with exponential backoff by the SDK retryer (Open configures 5
+// attempts; a client given to New keeps its own settings); a body that
+// breaks off while being read is fetched again, up to the same number of
+// attempts. Every call honours its context's deadline and cancellation.
+//
+// Open also sets timeouts (WithTimeouts, default store.DefaultTimeouts), so
+// that a server that stops answering cannot hang a call: 10 s to connect,
+// 30 s for an answer's headers, 30 s without a byte of an answer's body
+// (store.ErrStalled, retried like a broken body). A store made by New with
+// a client of its own keeps that client's settings.
+//
+// An answer is read no further than the range needs: a 206 answer longer
+// than the range asked for is refused (store.ErrBadContentRange) after
+// reading at most one byte past the range, and of a 200 answer to a
+// bounded range (a server that ignores Range) only the bytes up to the
+// range's end are read. A listing whose pages do not advance (a repeated
+// continuation token, keys out of order) fails with ErrBadListing instead
+// of looping.
 package s3
 
 import (
@@ -39,6 +53,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -70,6 +85,11 @@ const DefaultMaxBackoff = 5 * time.Second
 // ErrBucket reports a bucket that does not exist or cannot be reached with
 // the configured credentials: a configuration error, never ErrNotFound.
 var ErrBucket = errors.New("s3: bucket not accessible")
+
+// ErrBadListing reports a listing answer that cannot be right: a page
+// repeating the previous page's continuation token, or keys not in
+// increasing order, which would make List loop or break its order.
+var ErrBadListing = errors.New("s3: bad listing answer")
 
 // Store is a store.Store over one bucket and key prefix. It is safe for
 // concurrent use.
@@ -105,6 +125,7 @@ type options struct {
 	maxAttempts  int
 	maxBackoff   time.Duration
 	coalesce     store.CoalesceOptions
+	timeouts     store.Timeouts
 }
 
 // WithEndpoint makes Open talk to an S3-compatible server at url (for
@@ -152,6 +173,13 @@ func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
 	return func(o *options) { o.maxAttempts, o.maxBackoff = maxAttempts, maxBackoff }
 }
 
+// WithTimeouts sets how long the client Open builds waits to connect, for
+// an answer's headers and for each next part of its body (see
+// store.Timeouts; zero fields keep the defaults of store.DefaultTimeouts,
+// negative ones mean no limit). With WithHTTPClient only the idle timeout
+// applies. Ignored by New.
+func WithTimeouts(t store.Timeouts) Option { return func(o *options) { o.timeouts = t } }
+
 // DefaultCoalesce are the coalescing knobs GetRanges uses by default: ranges
 // less than 1 MiB apart are read with one request (a request to an object
 // store costs tens of milliseconds, more than transferring 1 MiB), up to
@@ -174,6 +202,7 @@ func buildOptions(opts []Option) options {
 	if o.maxBackoff <= 0 {
 		o.maxBackoff = DefaultMaxBackoff
 	}
+	o.timeouts = o.timeouts.Resolve()
 	return o
 }
 
@@ -244,7 +273,9 @@ func Open(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, e
 		lo = append(lo, config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
 			t.MaxIdleConns = max(t.MaxIdleConns, 2*o.concurrency)
 			t.MaxIdleConnsPerHost = o.concurrency
-		})))
+			t.TLSHandshakeTimeout = o.timeouts.Connect
+			t.ResponseHeaderTimeout = o.timeouts.Header
+		}).WithDialerOptions(func(d *net.Dialer) { d.Timeout = o.timeouts.Connect })))
 	}
 	lo = append(lo, config.WithRetryer(func() aws.Retryer {
 		return retry.NewStandard(func(so *retry.StandardOptions) {
@@ -278,6 +309,9 @@ func Open(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, e
 		if o.httpClient != nil {
 			so.HTTPClient = o.httpClient
 		}
+		if o.timeouts.Idle > 0 {
+			so.HTTPClient = idleClient{so.HTTPClient, o.timeouts.Idle}
+		}
 		if so.BaseEndpoint != nil {
 			so.UsePathStyle = true
 		}
@@ -287,6 +321,37 @@ func Open(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, e
 		so.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 	})
 	return New(client, bucket, prefix, opts...)
+}
+
+// idleClient watches every answer's body for pauses longer than idle (see
+// store.IdleWatch).
+type idleClient struct {
+	next awss3.HTTPClient
+	idle time.Duration
+}
+
+func (c idleClient) Do(req *http.Request) (*http.Response, error) {
+	w := store.NewIdleWatch(req.Context(), c.idle)
+	resp, err := c.next.Do(req.WithContext(w.Context()))
+	if err != nil {
+		w.Stop()
+		return nil, err
+	}
+	resp.Body = watchedBody{w.Body(resp.Body), resp.Body, w}
+	return resp, nil
+}
+
+// watchedBody is an answer's body under an IdleWatch, stopped on Close.
+type watchedBody struct {
+	io.Reader
+	body io.Closer
+	w    *store.IdleWatch
+}
+
+func (b watchedBody) Close() error {
+	err := b.body.Close()
+	b.w.Stop()
+	return err
 }
 
 // Client returns the S3 client the store sends requests through.
@@ -377,7 +442,17 @@ func (s *Store) getOnce(ctx context.Context, key string, r store.ByteRange) (b [
 		return nil, false, s.wrap("get", key, err)
 	}
 	defer out.Body.Close()
-	b, err = store.ReadBody(out.Body, aws.ToInt64(out.ContentLength))
+	size := int64(-1)
+	if out.ContentLength != nil {
+		size = *out.ContentLength
+	}
+	partial := out.ContentRange != nil
+	limit := store.AnswerLimit(r, partial)
+	b, more, err := store.ReadBodyUpTo(out.Body, size, limit)
+	if more && partial {
+		return nil, false, &store.KeyError{Op: "get", Key: key, Err: fmt.Errorf(
+			"%w: a 206 answer of more than the %d bytes asked for", store.ErrBadContentRange, limit)}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, false, &store.KeyError{Op: "get", Key: key, Err: ctx.Err()}
@@ -450,6 +525,10 @@ func (s *Store) readIntoOnce(ctx context.Context, key string, offset int64, dst 
 		return 0, false, s.wrap("read", key, err)
 	}
 	defer out.Body.Close()
+	if out.ContentRange != nil && out.ContentLength != nil && *out.ContentLength > int64(len(dst)) {
+		return 0, false, &store.KeyError{Op: "read", Key: key, Err: fmt.Errorf(
+			"%w: a 206 answer of %d bytes for %d asked for", store.ErrBadContentRange, *out.ContentLength, len(dst))}
+	}
 	body := io.Reader(out.Body)
 	if out.ContentRange == nil && offset > 0 {
 		// The server ignored the Range header: skip to offset.
@@ -557,7 +636,9 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 
 // List yields every key starting with prefix, in lexical (byte) order, one
 // ListObjectsV2 page (up to 1000 keys) at a time. Stopping the iteration
-// stops the paging.
+// stops the paging. Objects whose names are not valid keys (a "dir/"
+// marker, say) are left out; pages that do not advance end the listing
+// with ErrBadListing.
 func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		if err := validateListPrefix(prefix); err != nil {
@@ -565,6 +646,8 @@ func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error
 			return
 		}
 		in := &awss3.ListObjectsV2Input{Bucket: aws.String(s.bucket), Prefix: aws.String(s.prefix + prefix)}
+		var pages pager
+		last := ""
 		for {
 			out, err := s.listPage(ctx, in)
 			if err != nil {
@@ -573,19 +656,63 @@ func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error
 			}
 			for _, obj := range out.Contents {
 				k, ok := strings.CutPrefix(aws.ToString(obj.Key), s.prefix)
-				if !ok || k == "" {
+				if !ok || store.ValidateKey(k) != nil {
 					continue
 				}
+				if k <= last {
+					yield("", &store.KeyError{Op: "list", Key: prefix, Err: fmt.Errorf("%w: key %q after %q", ErrBadListing, k, last)})
+					return
+				}
+				last = k
 				if !yield(k, nil) {
 					return
 				}
 			}
-			if !aws.ToBool(out.IsTruncated) || out.NextContinuationToken == nil {
+			more, err := pages.next(in, out, len(out.Contents))
+			if err != nil {
+				yield("", &store.KeyError{Op: "list", Key: prefix, Err: err})
 				return
 			}
-			in.ContinuationToken = out.NextContinuationToken
+			if !more {
+				return
+			}
 		}
 	}
+}
+
+// maxEmptyPages is how many truncated pages in a row may hold nothing
+// before a listing gives up.
+const maxEmptyPages = 1000
+
+// pager follows a listing's continuation tokens and checks that they
+// advance: no token twice, and not endless empty pages.
+type pager struct {
+	seen  map[string]bool
+	empty int
+}
+
+// next sets in's continuation token from out, a page holding n entries,
+// and reports whether there is another page.
+func (p *pager) next(in *awss3.ListObjectsV2Input, out *awss3.ListObjectsV2Output, n int) (bool, error) {
+	if !aws.ToBool(out.IsTruncated) || out.NextContinuationToken == nil {
+		return false, nil
+	}
+	tok := *out.NextContinuationToken
+	if p.seen == nil {
+		p.seen = map[string]bool{}
+	}
+	if p.seen[tok] {
+		return false, fmt.Errorf("%w: continuation token %q repeated", ErrBadListing, tok)
+	}
+	p.seen[tok] = true
+	if p.empty = p.empty + 1; n > 0 {
+		p.empty = 0
+	}
+	if p.empty > maxEmptyPages {
+		return false, fmt.Errorf("%w: %d empty pages in a row", ErrBadListing, p.empty)
+	}
+	in.ContinuationToken = &tok
+	return true, nil
 }
 
 func validateListPrefix(prefix string) error {
@@ -598,12 +725,23 @@ func validateListPrefix(prefix string) error {
 	return nil
 }
 
+// listPage fetches one listing page. The SDK retries failed requests but
+// not a page whose body stalls (store.ErrStalled) or breaks off while it
+// is decoded: those are fetched again here, up to maxAttempts times.
 func (s *Store) listPage(ctx context.Context, in *awss3.ListObjectsV2Input) (*awss3.ListObjectsV2Output, error) {
 	if err := s.acquire(ctx); err != nil {
 		return nil, err
 	}
 	defer s.release()
-	return s.client.ListObjectsV2(ctx, in)
+	var out *awss3.ListObjectsV2Output
+	var err error
+	for attempt := 0; attempt < s.maxAttempts; attempt++ {
+		out, err = s.client.ListObjectsV2(ctx, in)
+		if err == nil || ctx.Err() != nil || !(errors.Is(err, store.ErrStalled) || errors.Is(err, io.ErrUnexpectedEOF)) {
+			break
+		}
+	}
+	return out, err
 }
 
 // ListDir lists one level below dir ("" or a prefix ending in "/"; a missing
@@ -621,25 +759,37 @@ func (s *Store) ListDir(ctx context.Context, dir string) (keys, dirs []string, e
 	in := &awss3.ListObjectsV2Input{
 		Bucket: aws.String(s.bucket), Prefix: aws.String(full), Delimiter: aws.String("/"),
 	}
+	var pages pager
 	for {
 		out, err := s.listPage(ctx, in)
 		if err != nil {
 			return nil, nil, s.wrap("list", dir, err)
 		}
 		for _, obj := range out.Contents {
-			if k, ok := strings.CutPrefix(aws.ToString(obj.Key), full); ok && k != "" {
+			if k, ok := strings.CutPrefix(aws.ToString(obj.Key), full); ok && k != "" && !strings.Contains(k, "/") && store.ValidateKey(k) == nil {
+				if len(keys) > 0 && k <= keys[len(keys)-1] {
+					return nil, nil, &store.KeyError{Op: "list", Key: dir, Err: fmt.Errorf("%w: key %q after %q", ErrBadListing, k, keys[len(keys)-1])}
+				}
 				keys = append(keys, k)
 			}
 		}
 		for _, cp := range out.CommonPrefixes {
-			if d, ok := strings.CutPrefix(aws.ToString(cp.Prefix), full); ok && d != "" && d != "/" {
-				dirs = append(dirs, d)
+			d, ok := strings.CutPrefix(aws.ToString(cp.Prefix), full)
+			if !ok || !strings.HasSuffix(d, "/") || store.ValidateKey(strings.TrimSuffix(d, "/")) != nil || strings.Contains(strings.TrimSuffix(d, "/"), "/") {
+				continue
 			}
+			if len(dirs) > 0 && d <= dirs[len(dirs)-1] {
+				return nil, nil, &store.KeyError{Op: "list", Key: dir, Err: fmt.Errorf("%w: prefix %q after %q", ErrBadListing, d, dirs[len(dirs)-1])}
+			}
+			dirs = append(dirs, d)
 		}
-		if !aws.ToBool(out.IsTruncated) || out.NextContinuationToken == nil {
+		more, err := pages.next(in, out, len(out.Contents)+len(out.CommonPrefixes))
+		if err != nil {
+			return nil, nil, &store.KeyError{Op: "list", Key: dir, Err: err}
+		}
+		if !more {
 			break
 		}
-		in.ContinuationToken = out.NextContinuationToken
 	}
 	return keys, dirs, nil
 }
