@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	nethttp "net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/http"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/s3/s3test"
@@ -77,7 +80,8 @@ func stdlibZip(t testing.TB, contents map[string][]byte, method uint16, extra ..
 }
 
 // put stores an archive under archiveKey in a fresh store of the kind
-// named, and returns that store.
+// named (the HTTP store reads it from a file server), and returns that
+// store.
 func put(t testing.TB, kind string, archive []byte) store.Reader {
 	t.Helper()
 	var st store.Store
@@ -89,6 +93,23 @@ func put(t testing.TB, kind string, archive []byte) store.Reader {
 		if st, err = fs.New(t.TempDir()); err != nil {
 			t.Fatal(err)
 		}
+	case "http":
+		// A plain file server (Range and suffix ranges, HEAD) over a
+		// directory holding the archive.
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "arch"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(archiveKey)), archive, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(nethttp.FileServer(nethttp.Dir(dir)))
+		t.Cleanup(srv.Close)
+		hs, err := http.New(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hs
 	case "s3-fake":
 		st = s3test.NewFake(t, "zips").Store(t, "p")
 	case "s3":
@@ -122,8 +143,8 @@ func (n noSize) Get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 
 // TestConformance runs the store conformance suite over archives written
 // by gozarr and by archive/zip (stored and deflate), held in memory, on
-// disk and on S3 (the in-process fake, and a real server when
-// GOZARR_S3_* name one).
+// disk, behind an HTTP file server and on S3 (the in-process fake, and a
+// real server when GOZARR_S3_* name one).
 func TestConformance(t *testing.T) {
 	for _, tc := range []struct {
 		name, kind string
@@ -134,6 +155,8 @@ func TestConformance(t *testing.T) {
 		{"gozarr/fs", "fs", gozarrZip, false},
 		{"gozarr/s3-fake", "s3-fake", gozarrZip, false},
 		{"gozarr/s3", "s3", gozarrZip, false},
+		{"gozarr/http", "http", gozarrZip, false},
+		{"stdlib-deflate/http", "http", func(t testing.TB, c map[string][]byte) []byte { return stdlibZip(t, c, stdzip.Deflate) }, false},
 		{"gozarr/no-size", "mem", gozarrZip, true},
 		{"stdlib-stored/fs", "fs", func(t testing.TB, c map[string][]byte) []byte { return stdlibZip(t, c, stdzip.Store) }, false},
 		{"stdlib-deflate/mem", "mem", func(t testing.TB, c map[string][]byte) []byte { return stdlibZip(t, c, stdzip.Deflate) }, false},
