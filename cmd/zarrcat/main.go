@@ -62,6 +62,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdInfo(ctx, args[1:], stdout)
 	case "get":
 		return cmdGet(ctx, args[1:], stdout)
+	case "stats":
+		return cmdStats(ctx, args[1:], stdout)
 	case "ls", "tree":
 		return cmdTree(ctx, args[0], args[1:], stdout)
 	case "help", "-h", "--help":

@@ -1,0 +1,362 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strconv"
+	"sync"
+	"unsafe"
+
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// moments are the running statistics of a set of values: count, NaNs,
+// elements equal to the fill value, min and max (NaNs left out), mean and
+// the sum of squared deviations from it (Chan et al.'s parallel form).
+type moments struct {
+	n, nan, fill int64
+	min, max     float64
+	mean, m2     float64
+	// sum and comp are the values' sum with Neumaier's compensation: the
+	// mean reported is (sum+comp)/n, exact where huge values of both signs
+	// cancel (Chan's running mean would lose what is small beside them).
+	sum, comp float64
+}
+
+// add2 adds v to the compensated sum (s, c).
+func add2(s, c, v float64) (float64, float64) {
+	t := s + v
+	if math.Abs(s) >= math.Abs(v) {
+		c += (s - t) + v
+	} else {
+		c += (v - t) + s
+	}
+	return t, c
+}
+
+// total returns the mean from the compensated sum.
+func (m *moments) total() float64 { return (m.sum + m.comp) / float64(m.n) }
+
+// merge folds o into m.
+func (m *moments) merge(o moments) {
+	m.nan += o.nan
+	m.fill += o.fill
+	if o.n == 0 {
+		return
+	}
+	if m.n == 0 {
+		nan, fill := m.nan, m.fill
+		*m = o
+		m.nan, m.fill = nan, fill
+		return
+	}
+	m.sum, m.comp = add2(m.sum, m.comp, o.sum)
+	m.comp += o.comp
+	n := m.n + o.n
+	d := o.mean - m.mean
+	m.mean += d * float64(o.n) / float64(n)
+	m.m2 += o.m2 + d*d*float64(m.n)*float64(o.n)/float64(n)
+	m.n = n
+	m.min = math.Min(m.min, o.min)
+	m.max = math.Max(m.max, o.max)
+}
+
+// number is the element types stats reads directly.
+type number interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
+}
+
+// accumulate returns the moments of vals, counting those equal to fill:
+// one pass with sums shifted by the first value (accurate while values
+// stay near it, as a part of one array's values does), NaNs skipped.
+func accumulate[T number](vals []T, fill T, hist *histogram, bins []int64) moments {
+	var m moments
+	if len(vals) == 0 {
+		return m
+	}
+	var shift float64
+	found := false
+	fillNaN := float64(fill) != float64(fill) // a NaN fill: NaNs are fill
+	var sum, sumsq, total, comp float64
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vals {
+		if v == fill {
+			m.fill++
+		}
+		x := float64(v)
+		if x != x {
+			m.nan++
+			if fillNaN {
+				m.fill++
+			}
+			continue
+		}
+		if !found {
+			shift, found = x, true
+		}
+		total, comp = add2(total, comp, x)
+		d := x - shift
+		sum += d
+		sumsq += d * d
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
+		m.n++
+		if hist != nil {
+			bins[hist.bin(x)]++
+		}
+	}
+	if m.n > 0 {
+		n := float64(m.n)
+		m.mean = shift + sum/n
+		m.m2 = max(0, sumsq-sum*sum/n)
+		m.min, m.max = lo, hi
+		m.sum, m.comp = total, comp
+	}
+	return m
+}
+
+// histogram has len(counts) equal bins over [lo, hi]; hi falls in the last.
+type histogram struct {
+	lo, hi float64
+	counts []int64
+}
+
+// bin returns the bin of x, which is within [lo, hi].
+func (h *histogram) bin(x float64) int {
+	n := len(h.counts)
+	if h.hi <= h.lo {
+		return 0
+	}
+	i := int((x - h.lo) / (h.hi - h.lo) * float64(n))
+	return min(max(i, 0), n-1)
+}
+
+// littleEndian: the host's byte order is the memory representation's.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// asSlice views b (elements of T's size, in memory representation:
+// little-endian) as a []T; it copies b when the host is big-endian (the
+// bytes of each element swapped) or b is not aligned for T.
+func asSlice[T number](b []byte) []T {
+	var z T
+	size := int(unsafe.Sizeof(z))
+	if len(b) < size {
+		return nil
+	}
+	if littleEndian && uintptr(unsafe.Pointer(&b[0]))%uintptr(size) == 0 {
+		return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/size)
+	}
+	c := make([]T, len(b)/size)
+	cb := unsafe.Slice((*byte)(unsafe.Pointer(&c[0])), len(c)*size)
+	for i := 0; i < len(cb); i += size {
+		for j := range size {
+			if littleEndian {
+				cb[i+j] = b[i+j]
+			} else {
+				cb[i+j] = b[i+size-1-j]
+			}
+		}
+	}
+	return c
+}
+
+// momentsOf returns the moments of the elements in b of data type dt
+// (fill: the fill value's bytes), adding to bins when hist is set.
+func momentsOf(dt dtype.DataType, b, fill []byte, hist *histogram, bins []int64) (moments, error) {
+	switch dt.Kind() {
+	case dtype.Bool:
+		return accumulate(asSlice[uint8](b), fill[0], hist, bins), nil
+	case dtype.Int:
+		switch dt.Size() {
+		case 1:
+			return accumulate(asSlice[int8](b), asSlice[int8](fill)[0], hist, bins), nil
+		case 2:
+			return accumulate(asSlice[int16](b), asSlice[int16](fill)[0], hist, bins), nil
+		case 4:
+			return accumulate(asSlice[int32](b), asSlice[int32](fill)[0], hist, bins), nil
+		case 8:
+			return accumulate(asSlice[int64](b), asSlice[int64](fill)[0], hist, bins), nil
+		}
+	case dtype.Uint:
+		switch dt.Size() {
+		case 1:
+			return accumulate(asSlice[uint8](b), fill[0], hist, bins), nil
+		case 2:
+			return accumulate(asSlice[uint16](b), asSlice[uint16](fill)[0], hist, bins), nil
+		case 4:
+			return accumulate(asSlice[uint32](b), asSlice[uint32](fill)[0], hist, bins), nil
+		case 8:
+			return accumulate(asSlice[uint64](b), asSlice[uint64](fill)[0], hist, bins), nil
+		}
+	case dtype.Float:
+		switch dt.Size() {
+		case 2:
+			f := make([]float32, len(b)/2)
+			for i := range f {
+				f[i] = dtype.Float16(binary.LittleEndian.Uint16(b[2*i:])).Float32()
+			}
+			fv := dtype.Float16(binary.LittleEndian.Uint16(fill)).Float32()
+			return accumulate(f, fv, hist, bins), nil
+		case 4:
+			return accumulate(asSlice[float32](b), asSlice[float32](fill)[0], hist, bins), nil
+		case 8:
+			return accumulate(asSlice[float64](b), asSlice[float64](fill)[0], hist, bins), nil
+		}
+	}
+	return moments{}, fmt.Errorf("%w: stats of %s values: only booleans, integers and real floats are supported", errUsage, dt)
+}
+
+// statsReport is what stats prints.
+type statsReport struct {
+	Target    string     `json:"target"`
+	Selection string     `json:"selection,omitempty"`
+	DataType  string     `json:"data_type"`
+	Shape     []int      `json:"shape"`
+	Count     int64      `json:"count"` // elements, NaNs included
+	NaN       int64      `json:"nan"`
+	Fill      int64      `json:"fill"` // elements equal to the fill value
+	Min       *float64   `json:"min"`  // null when every element is NaN
+	Max       *float64   `json:"max"`
+	Mean      *float64   `json:"mean"`
+	Std       *float64   `json:"std"` // population standard deviation (NumPy's ddof=0)
+	Histogram []histBin  `json:"histogram,omitempty"`
+	hist      *histogram `json:"-"`
+}
+
+// histBin is one histogram bin, [Lo, Hi) (the last one closed).
+type histBin struct {
+	Lo    float64 `json:"lo"`
+	Hi    float64 `json:"hi"`
+	Count int64   `json:"count"`
+}
+
+// cmdStats prints count, NaN and fill counts, min, max, mean and standard
+// deviation of a selection, and optionally a histogram, reading it in
+// blocks (bounded memory) and computing on every core.
+func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
+	flags, pos, err := splitArgs(args, map[string]bool{"json": false, "hist": true, "max-chunk-bytes": true, "budget": true, "q": false})
+	if err != nil {
+		return err
+	}
+	if len(pos) < 1 || len(pos) > 2 {
+		return fmt.Errorf("%w: stats takes TARGET and an optional SELECTION", errUsage)
+	}
+	nbins := 0
+	if v, ok := flags["hist"]; ok {
+		if nbins, err = strconv.Atoi(v); err != nil || nbins < 1 || nbins > 1<<20 {
+			return fmt.Errorf("%w: --hist must be a number of bins from 1 to 1048576, not %q", errUsage, v)
+		}
+	}
+	budget, err := budgetFlag(flags)
+	if err != nil {
+		return err
+	}
+	a, sel, err := openSelection(ctx, pos, flags, budget)
+	if err != nil {
+		return err
+	}
+	if _, err := momentsOf(a.Metadata().DataType, nil, a.Metadata().FillValue, nil, nil); err != nil {
+		return err
+	}
+	m, err := selectionMoments(ctx, a, sel, budget, nil)
+	if err != nil {
+		return err
+	}
+	r := &statsReport{Target: pos[0], DataType: a.Metadata().DataType.String(), Shape: orEmptyInts(sel.Shape()), Count: m.n + m.nan, NaN: m.nan, Fill: m.fill}
+	if len(pos) == 2 {
+		r.Selection = pos[1]
+	}
+	if m.n > 0 {
+		std, mean := math.Sqrt(m.m2/float64(m.n)), m.total()
+		r.Min, r.Max, r.Mean, r.Std = &m.min, &m.max, &mean, &std
+		if nbins > 0 {
+			h := &histogram{lo: m.min, hi: m.max, counts: make([]int64, nbins)}
+			if _, err := selectionMoments(ctx, a, sel, budget, h); err != nil {
+				return err
+			}
+			for i, c := range h.counts {
+				w := (h.hi - h.lo) / float64(nbins)
+				r.Histogram = append(r.Histogram, histBin{Lo: h.lo + float64(i)*w, Hi: h.lo + float64(i+1)*w, Count: c})
+			}
+		}
+	}
+	if _, ok := flags["json"]; ok {
+		return writeJSON(stdout, r)
+	}
+	printStats(stdout, r)
+	return nil
+}
+
+// printStats writes a report one "name: value" per line.
+func printStats(w io.Writer, r *statsReport) {
+	line := func(k string, v any) { fmt.Fprintf(w, "%-10s %v\n", k+":", v) }
+	opt := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*p, 'g', -1, 64)
+	}
+	line("target", r.Target)
+	if r.Selection != "" {
+		line("selection", r.Selection)
+	}
+	line("data_type", r.DataType)
+	line("shape", dims(r.Shape))
+	line("count", r.Count)
+	line("nan", r.NaN)
+	line("fill", r.Fill)
+	line("min", opt(r.Min))
+	line("max", opt(r.Max))
+	line("mean", opt(r.Mean))
+	line("std", opt(r.Std))
+	for _, b := range r.Histogram {
+		fmt.Fprintf(w, "  [%-12.6g %12.6g) %d\n", b.Lo, b.Hi, b.Count)
+	}
+}
+
+// selectionMoments streams sel and returns its moments, filling hist's
+// counts when hist is set. Each block is cut into one part per core.
+func selectionMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, budget int64, hist *histogram) (moments, error) {
+	meta := a.Metadata()
+	dt, fill := meta.DataType, meta.FillValue
+	item := dt.Size()
+	workers := runtime.GOMAXPROCS(0)
+	var total moments
+	err := stream(ctx, a, sel, budget/4, func(b streamBlock) error {
+		n := len(b.Data) / item
+		parts := min(workers, max(1, n/4096))
+		res := make([]moments, parts)
+		bins := make([][]int64, parts)
+		errs := make([]error, parts)
+		var wg sync.WaitGroup
+		for p := range parts {
+			lo, hi := n*p/parts, n*(p+1)/parts
+			if hist != nil {
+				bins[p] = make([]int64, len(hist.counts))
+			}
+			wg.Go(func() { res[p], errs[p] = momentsOf(dt, b.Data[lo*item:hi*item], fill, hist, bins[p]) })
+		}
+		wg.Wait()
+		for p := range parts {
+			if errs[p] != nil {
+				return errs[p]
+			}
+			total.merge(res[p])
+			for i, c := range bins[p] {
+				hist.counts[i] += c
+			}
+		}
+		return nil
+	})
+	return total, err
+}
