@@ -1,6 +1,7 @@
 package azure_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,8 +17,10 @@ import (
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/azure"
+	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/store/storetest"
 	"github.com/gozarr/gozarr/store/storeurl"
+	"github.com/gozarr/gozarr/store/zip"
 )
 
 // Environment variables naming an Azure Blob emulator (see .ci/azurite.sh).
@@ -208,4 +211,36 @@ func TestCancelled(t *testing.T) {
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests with a done context", n)
 	}
+}
+
+// TestZipOverAzure runs the reader conformance suite over a zip store
+// reading an archive held in the emulator (written by zip.Write).
+func TestZipOverAzure(t *testing.T) {
+	emulator(t)
+	ctx := context.Background()
+	var arch []byte
+	storetest.TestReader(t, func(t *testing.T, contents map[string][]byte) store.Reader {
+		if arch == nil {
+			src := mem.New()
+			for k, v := range contents {
+				if err := src.Set(ctx, k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var buf bytes.Buffer
+			if err := zip.Write(ctx, &buf, src); err != nil {
+				t.Fatal(err)
+			}
+			arch = buf.Bytes()
+		}
+		st := newStore(t)
+		if err := st.Set(ctx, "data.ozx", arch); err != nil {
+			t.Fatal(err)
+		}
+		zr, err := zip.Open(ctx, st, "data.ozx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return zr
+	})
 }

@@ -1,6 +1,7 @@
 package gcs_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,8 +15,10 @@ import (
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/gcs"
+	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/store/storetest"
 	"github.com/gozarr/gozarr/store/storeurl"
+	"github.com/gozarr/gozarr/store/zip"
 )
 
 // Environment variables naming a GCS emulator (see .ci/gcsserver.sh).
@@ -205,4 +208,36 @@ func TestCancelled(t *testing.T) {
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d requests with a done context", n)
 	}
+}
+
+// TestZipOverGCS runs the reader conformance suite over a zip store
+// reading an archive held in the emulator (written by zip.Write).
+func TestZipOverGCS(t *testing.T) {
+	emulator(t)
+	ctx := context.Background()
+	var arch []byte
+	storetest.TestReader(t, func(t *testing.T, contents map[string][]byte) store.Reader {
+		if arch == nil {
+			src := mem.New()
+			for k, v := range contents {
+				if err := src.Set(ctx, k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var buf bytes.Buffer
+			if err := zip.Write(ctx, &buf, src); err != nil {
+				t.Fatal(err)
+			}
+			arch = buf.Bytes()
+		}
+		st := newStore(t)
+		if err := st.Set(ctx, "data.ozx", arch); err != nil {
+			t.Fatal(err)
+		}
+		zr, err := zip.Open(ctx, st, "data.ozx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return zr
+	})
 }
