@@ -125,7 +125,14 @@ func (d *decoder) fastLoop(lt *[litEnough]uint32, dt *[distEnough]uint32) (statu
 	// it is at most op.
 	in, out := d.in, d.out[d.start:]
 	bitbuf, bitsleft, pos, op := d.bitbuf, d.bitsleft, d.pos, d.op-d.start
-	e := lt[bitbuf&litMask] // valid: the caller leaves at least 11 bits
+	// The bit reader outside the fast loop may hold fewer bits than a
+	// table lookup takes (after a block header, say): refill before the
+	// first lookup, as at the top of every iteration (the caller checked
+	// the input's slack).
+	bitbuf |= binary.LittleEndian.Uint64(in[pos:pos+8]) << (bitsleft & 63)
+	pos += int((63-bitsleft)&63) >> 3
+	bitsleft |= 56
+	e := lt[bitbuf&litMask]
 	for pos+fastInSlack <= len(in) && op+fastOutSlack <= len(out) {
 		bitbuf |= binary.LittleEndian.Uint64(in[pos:pos+8]) << (bitsleft & 63)
 		pos += int((63-bitsleft)&63) >> 3
