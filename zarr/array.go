@@ -48,6 +48,11 @@ type options struct {
 	chunkCache cache.Cache
 	// Size limits (limits.go); 0 means the default.
 	maxMeta, maxChunk, maxRead int64
+	// Metadata lookup (consolidated.go): the only format to look for (0:
+	// v3, then v2), whether to ignore and whether to verify consolidated
+	// metadata.
+	zarrFormat         int
+	noCons, verifyCons bool
 }
 
 // WithPipeline sets the concurrency, in-flight memory and coalescing
@@ -130,10 +135,16 @@ func OpenArray(ctx context.Context, s store.Reader, nodePath string, opts ...Opt
 		return nil, err
 	}
 	o := collect(opts)
-	d, err := readNode(ctx, s, p, NodeArray, o.metaLimit())
+	d, err := readNode(ctx, s, p, NodeArray, o)
 	if err != nil {
 		return nil, err
 	}
+	return openArrayDocs(s, p, d, opts)
+}
+
+// openArrayDocs opens the array at p from its metadata documents (read
+// from the store, or taken from consolidated metadata).
+func openArrayDocs(s store.Reader, p string, d nodeDocs, opts []Option) (*Array, error) {
 	if d.v3 != nil {
 		meta, err := ParseArrayMetadata(d.v3)
 		if err != nil {

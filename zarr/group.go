@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gozarr/gozarr/store"
 )
@@ -17,6 +18,9 @@ type Group struct {
 	// maxMeta is WithMaxMetadataBytes as given to OpenGroup (0: not set),
 	// passed on to the nodes opened through the group.
 	maxMeta int64
+	// cons is the consolidated metadata of the nodes below the group, nil
+	// when there is none (or WithoutConsolidated).
+	cons *consolidated
 }
 
 // Child is one node directly inside a group.
@@ -28,30 +32,103 @@ type Child struct {
 
 // OpenGroup opens the group at path in s (v3 zarr.json first, then v2
 // .zgroup). A missing group is ErrNodeNotFound; an array is ErrNodeType.
-// Of the options only WithMaxMetadataBytes applies to a group; the group
-// passes it on to the nodes opened through it.
+//
+// Consolidated metadata is used when the group has it: a v3 zarr.json's
+// inline "consolidated_metadata", or a v2 .zmetadata beside .zgroup (read
+// first, so a consolidated v2 group opens with that one document). The
+// group then opens its children (OpenArray, OpenGroup, Children) from it
+// with no further requests; a child it does not list is looked up in the
+// store. WithoutConsolidated ignores it; WithVerifiedConsolidated checks it
+// against the stored documents first (see VerifyConsolidated).
+//
+// Of the options WithMaxMetadataBytes, WithZarrFormat and the two above
+// apply to a group; it passes WithMaxMetadataBytes on to the nodes opened
+// through it.
 func OpenGroup(ctx context.Context, s store.Reader, nodePath string, opts ...Option) (*Group, error) {
 	p, err := cleanPath(nodePath)
 	if err != nil {
 		return nil, err
 	}
 	o := collect(opts)
-	d, err := readNode(ctx, s, p, NodeGroup, o.metaLimit())
+	g := &Group{st: s, path: p, maxMeta: o.maxMeta}
+	if o.zarrFormat != 2 {
+		doc, err := getOptional(ctx, s, nodeKey(p, MetadataKey), o.metaLimit())
+		if err != nil {
+			return nil, err
+		}
+		if doc == nil && o.zarrFormat == 3 {
+			return nil, fmt.Errorf("open %q: %w (no %s)", p, ErrNodeNotFound, MetadataKey)
+		}
+		if doc != nil {
+			nt, err := ParseNodeType(doc)
+			if err != nil {
+				return nil, fmt.Errorf("open %q: %w", p, err)
+			}
+			if nt != NodeGroup {
+				return nil, fmt.Errorf("open %q: %w: found a %s, not a %s", p, ErrNodeType, nt, NodeGroup)
+			}
+			if err := g.fromDocs(nodeDocs{v3: doc}, o.noCons); err != nil {
+				return nil, err
+			}
+			return g, g.verifyIf(ctx, o)
+		}
+	}
+	if !o.noCons {
+		zm, err := getOptional(ctx, s, nodeKey(p, V2ConsolidatedKey), o.metaLimit())
+		if err != nil {
+			return nil, err
+		}
+		if zm != nil {
+			c, err := parseConsolidatedV2(zm)
+			if err != nil {
+				return nil, fmt.Errorf("open group %q: %s: %w", p, V2ConsolidatedKey, err)
+			}
+			if root, ok := c.nodes[""]; ok && root.typ == NodeGroup {
+				delete(c.nodes, "")
+				if err := g.fromDocs(root.docs, true); err != nil {
+					return nil, err
+				}
+				g.cons = c
+				return g, g.verifyIf(ctx, o)
+			}
+		}
+	}
+	o2 := o
+	o2.zarrFormat = 2
+	d, err := readNode(ctx, s, p, NodeGroup, o2)
 	if err != nil {
 		return nil, err
 	}
+	if err := g.fromDocs(d, true); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// fromDocs sets the group's metadata from its documents, and its
+// consolidated metadata from a v3 document's unless noCons.
+func (g *Group) fromDocs(d nodeDocs, noCons bool) error {
 	if d.v3 != nil {
 		meta, err := ParseGroupMetadata(d.v3)
 		if err != nil {
-			return nil, fmt.Errorf("open group %q: %w", p, err)
+			return fmt.Errorf("open group %q: %w", g.path, err)
 		}
-		return &Group{st: s, path: p, meta: meta, format: 3, maxMeta: o.maxMeta}, nil
+		g.meta, g.format = meta, 3
+		if !noCons {
+			c, err := parseConsolidatedV3(meta.Extensions[ConsolidatedMetadataKey])
+			if err != nil {
+				return fmt.Errorf("open group %q: %s: %w", g.path, ConsolidatedMetadataKey, err)
+			}
+			g.cons = c
+		}
+		return nil
 	}
 	meta, err := ParseGroupMetadataV2(d.v2, d.v2attrs)
 	if err != nil {
-		return nil, fmt.Errorf("open group %q: %w", p, err)
+		return fmt.Errorf("open group %q: %w", g.path, err)
 	}
-	return &Group{st: s, path: p, meta: meta, format: 2, maxMeta: o.maxMeta}, nil
+	g.meta, g.format = meta, 2
+	return nil
 }
 
 // CreateGroup writes a v3 group with the given attributes at path (nil
@@ -85,8 +162,13 @@ func (g *Group) ZarrFormat() int { return g.format }
 func (g *Group) Attributes() map[string]any { return g.meta.Attributes }
 
 // Children lists the arrays and groups directly inside the group, sorted by
-// name. It needs a store that can list (store.Lister).
+// name: from the consolidated metadata when the group has some (no
+// requests), otherwise by listing the store, which must then be a
+// store.Lister.
 func (g *Group) Children(ctx context.Context) ([]Child, error) {
+	if g.cons != nil {
+		return g.cons.children(g.path), nil
+	}
 	l, ok := g.st.(store.Lister)
 	if !ok {
 		return nil, fmt.Errorf("group %q: store cannot list children", g.path)
@@ -117,19 +199,24 @@ func (g *Group) Children(ctx context.Context) ([]Child, error) {
 
 // NodeTypeAt reports whether an array or a group is at path, by its v3 or
 // v2 metadata document; ErrNodeNotFound when neither is there. Of the
-// options only WithMaxMetadataBytes applies.
+// options only WithMaxMetadataBytes and WithZarrFormat apply.
 func NodeTypeAt(ctx context.Context, s store.Reader, nodePath string, opts ...Option) (NodeType, error) {
 	p, err := cleanPath(nodePath)
 	if err != nil {
 		return "", err
 	}
 	o := collect(opts)
-	doc, err := getOptional(ctx, s, nodeKey(p, MetadataKey), o.metaLimit())
-	if err != nil {
-		return "", err
+	if o.zarrFormat != 2 {
+		doc, err := getOptional(ctx, s, nodeKey(p, MetadataKey), o.metaLimit())
+		if err != nil {
+			return "", err
+		}
+		if doc != nil {
+			return ParseNodeType(doc)
+		}
 	}
-	if doc != nil {
-		return ParseNodeType(doc)
+	if o.zarrFormat == 3 {
+		return "", fmt.Errorf("%q: %w", p, ErrNodeNotFound)
 	}
 	for _, c := range []struct {
 		key string
@@ -155,14 +242,39 @@ func (g *Group) inherit() []Option {
 	return []Option{WithMaxMetadataBytes(g.maxMeta)}
 }
 
-// OpenArray opens the array named name inside the group. The group's
+// OpenArray opens the array named name (a path relative to the group)
+// inside the group: from the consolidated metadata when it lists the name,
+// with no request, otherwise from the store. The group's
 // WithMaxMetadataBytes applies unless opts set their own.
 func (g *Group) OpenArray(ctx context.Context, name string, opts ...Option) (*Array, error) {
+	if e, p, ok := g.lookup(name); ok {
+		if e.typ != NodeArray {
+			return nil, fmt.Errorf("open %q: %w: consolidated metadata lists a %s", p, ErrNodeType, e.typ)
+		}
+		return openArrayDocs(g.st, p, e.docs, append(g.inherit(), opts...))
+	}
 	return OpenArray(ctx, g.st, nodeKey(g.path, name), append(g.inherit(), opts...)...)
 }
 
-// OpenGroup opens the group named name inside the group, with the group's
-// WithMaxMetadataBytes unless opts set their own.
+// OpenGroup opens the group named name inside the group, from the
+// consolidated metadata when it lists the name (the child group then has
+// the consolidated metadata of the nodes below it), otherwise from the
+// store, with the group's WithMaxMetadataBytes unless opts set their own.
 func (g *Group) OpenGroup(ctx context.Context, name string, opts ...Option) (*Group, error) {
+	if e, p, ok := g.lookup(name); ok {
+		if e.typ != NodeGroup {
+			return nil, fmt.Errorf("open %q: %w: consolidated metadata lists a %s", p, ErrNodeType, e.typ)
+		}
+		o := collect(append(g.inherit(), opts...))
+		c := &Group{st: g.st, path: p, maxMeta: o.maxMeta}
+		if err := c.fromDocs(e.docs, true); err != nil {
+			return nil, err
+		}
+		if !o.noCons {
+			rel := strings.TrimPrefix(strings.TrimPrefix(p, g.path), "/")
+			c.cons = g.cons.sub(rel)
+		}
+		return c, nil
+	}
 	return OpenGroup(ctx, g.st, nodeKey(g.path, name), append(g.inherit(), opts...)...)
 }

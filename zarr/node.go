@@ -32,14 +32,22 @@ type nodeDocs struct {
 }
 
 // readNode reads the metadata documents of the node at p, which must be of
-// type want: zarr.json first, then the v2 document. A missing node is
+// type want: zarr.json first, then the v2 document (only the one of them
+// WithZarrFormat names, when it is given). A missing node is
 // ErrNodeNotFound, one of the other type ErrNodeType; a document of more than
-// limit bytes is ErrTooLarge.
-func readNode(ctx context.Context, s store.Reader, p string, want NodeType, limit int64) (nodeDocs, error) {
+// the metadata limit is ErrTooLarge.
+func readNode(ctx context.Context, s store.Reader, p string, want NodeType, o options) (nodeDocs, error) {
 	var d nodeDocs
-	v3, err := getOptional(ctx, s, nodeKey(p, MetadataKey), limit)
-	if err != nil {
-		return d, err
+	limit := o.metaLimit()
+	var v3 []byte
+	var err error
+	if o.zarrFormat != 2 {
+		if v3, err = getOptional(ctx, s, nodeKey(p, MetadataKey), limit); err != nil {
+			return d, err
+		}
+	}
+	if v3 == nil && o.zarrFormat == 3 {
+		return d, fmt.Errorf("open %q: %w (no %s)", p, ErrNodeNotFound, MetadataKey)
 	}
 	if v3 != nil {
 		nt, err := ParseNodeType(v3)
