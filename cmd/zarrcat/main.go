@@ -24,6 +24,7 @@ var errUsage = errors.New("usage")
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C ends zarrcat at once
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
@@ -47,6 +48,11 @@ TARGET is an array or group directory, or a file://, s3://, http(s):// URL.
 SELECTION uses NumPy syntax, e.g. "0:10,:,5" or "[..., ::2]".
 --max-chunk-bytes refuses arrays whose chunks decode to more (default 512MiB;
 N is bytes, or a number with KiB, MiB, GiB or TiB).
+  zarrcat clean [--older-than D] DIR   removes temporary files (.gozarr-tmp-*)
+    that killed writes left, if older than D (default 1h; 0: all).
+--timeout D (any command) bounds each wait on a remote server: connecting,
+an answer's headers, each next part of its body (default 10s to connect,
+30s otherwise; 0: no limit).
 `
 
 // oneLine folds an error message onto one line.
@@ -54,6 +60,10 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // run executes one zarrcat command line.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	ctx, args, err := takeTimeout(ctx, args)
+	if err != nil {
+		return err
+	}
 	if len(args) == 0 {
 		return fmt.Errorf("%w: no command", errUsage)
 	}
@@ -62,10 +72,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdInfo(ctx, args[1:], stdout)
 	case "get":
 		return cmdGet(ctx, args[1:], stdout)
-	case "stats":
-		return cmdStats(ctx, args[1:], stdout)
 	case "ls", "tree":
 		return cmdTree(ctx, args[0], args[1:], stdout)
+	case "clean":
+		return cmdClean(ctx, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

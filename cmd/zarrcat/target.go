@@ -5,19 +5,28 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/http"
+	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/storeurl"
 )
 
 // openTarget opens the store a TARGET names and returns the node path of
 // the target inside it: the target itself is the store's root. Local
-// directories and file:// URLs are opened read-only; s3:// and http(s)://
-// go through storeurl (AWS settings from the standard environment).
+// directories and file:// URLs are opened read-only (and confined to the
+// directory: links out of it are refused); s3:// and http(s):// go
+// through storeurl (AWS settings from the standard environment) with the
+// timeouts of --timeout, or the stores' defaults.
 func openTarget(ctx context.Context, target string) (store.Reader, string, error) {
 	if strings.Contains(target, "://") && !strings.HasPrefix(target, "file://") {
-		st, err := storeurl.Open(ctx, target)
+		var opts []storeurl.Option
+		if t, ok := ctx.Value(timeoutKey{}).(store.Timeouts); ok {
+			opts = append(opts, storeurl.WithHTTP(http.WithTimeouts(t)), storeurl.WithS3(s3.WithTimeouts(t)))
+		}
+		st, err := storeurl.Open(ctx, target, opts...)
 		if err != nil {
 			return nil, "", err
 		}
@@ -39,4 +48,46 @@ func openTarget(ctx context.Context, target string) (store.Reader, string, error
 		return nil, "", err
 	}
 	return st, "", nil
+}
+
+// timeoutKey carries the --timeout of a command line to openTarget, as
+// store.Timeouts.
+type timeoutKey struct{}
+
+// takeTimeout removes "--timeout D" (or "--timeout=D") from args, where it
+// may appear before a "--" with any command, and returns ctx carrying it
+// for openTarget and the other arguments. D bounds each wait on a remote
+// server (connecting, an answer's headers, each next part of its body);
+// 0 means no limit. Without the flag the stores' defaults apply
+// (store.DefaultTimeouts).
+func takeTimeout(ctx context.Context, args []string) (context.Context, []string, error) {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		v, ok := strings.CutPrefix(a, "--timeout=")
+		if !ok && a != "--timeout" {
+			rest = append(rest, a)
+			continue
+		}
+		if !ok {
+			if i+1 >= len(args) {
+				return ctx, nil, fmt.Errorf("%w: flag --timeout needs a value", errUsage)
+			}
+			i++
+			v = args[i]
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return ctx, nil, fmt.Errorf("%w: --timeout wants a duration such as 30s or 2m, not %q", errUsage, v)
+		}
+		if d == 0 {
+			d = -1 // store.Timeouts: no limit
+		}
+		ctx = context.WithValue(ctx, timeoutKey{}, store.Timeouts{Connect: d, Header: d, Idle: d})
+	}
+	return ctx, rest, nil
 }
