@@ -5,10 +5,14 @@ package pipeline_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/nd"
@@ -111,6 +115,106 @@ func writeSlab(t *testing.T, dir string) {
 		}
 		if err := zarr.Write(ctx, a, plane, nd.Index(z), nd.All(), nd.All()); err != nil {
 			t.Fatal(fmt.Errorf("writer %d, plane %d: %w", w, z, err))
+		}
+	}
+}
+
+// envKillDir makes the test binary a writer that rewrites the array in
+// the directory until it is killed.
+const envKillDir = "GOZARR_TEST_KILL_DIR"
+
+// TestKilledWriterLeavesNoTornShard: 30 times, a writer process rewriting
+// a sharded filesystem array over and over (generation g writes every
+// element as g) is SIGKILLed at a random moment; afterwards the array
+// reads without error and every shard holds a single generation: each
+// key is its old value or its new one, never torn, and no temporary file
+// is listed as a key.
+func TestKilledWriterLeavesNoTornShard(t *testing.T) {
+	if dir := os.Getenv(envKillDir); dir != "" {
+		rewriteForever(t, dir)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts and kills 30 processes")
+	}
+	ctx := context.Background()
+	meta, err := zarr.NewArrayMetadata([]int{64, 64}, dtype.TypeFloat64, []int{32, 32}, zarr.Sharded(8, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	written := 0 // rounds in which the writer was killed after its first write
+	for round := range 30 {
+		dir := t.TempDir()
+		st, err := fs.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := zarr.CreateArray(ctx, st, "a", meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKilledWriterLeavesNoTornShard$")
+		cmd.Env = append(os.Environ(), envKillDir+"="+dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(20+rng.IntN(80)) * time.Millisecond)
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		got, _, err := zarr.Read[float64](ctx, a)
+		if err != nil {
+			t.Fatalf("round %d: reading after the kill: %v", round, err)
+		}
+		if slices.Max(got) > 0 {
+			written++
+		}
+		for sr := 0; sr < 64; sr += 32 {
+			for sc := 0; sc < 64; sc += 32 {
+				g := got[sr*64+sc]
+				for r := sr; r < sr+32; r++ {
+					for c := sc; c < sc+32; c++ {
+						if got[r*64+c] != g {
+							t.Fatalf("round %d: shard at [%d %d] torn: %v and %v", round, sr, sc, g, got[r*64+c])
+						}
+					}
+				}
+			}
+		}
+		for k, err := range st.List(ctx, "") {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(k, ".gozarr-") {
+				t.Fatalf("round %d: temporary file listed as key %q", round, k)
+			}
+		}
+	}
+	if written < 10 {
+		t.Fatalf("the writer got a write done before its kill in %d rounds of 30: the test proves little", written)
+	}
+}
+
+// rewriteForever is the writer process of TestKilledWriterLeavesNoTornShard.
+func rewriteForever(t *testing.T, dir string) {
+	ctx := context.Background()
+	st, err := fs.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.OpenArray(ctx, st, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := make([]float64, 64*64)
+	for g := 1; ; g++ {
+		for i := range vals {
+			vals[i] = float64(g)
+		}
+		if err := zarr.Write(ctx, a, vals); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
