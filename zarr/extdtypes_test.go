@@ -119,23 +119,31 @@ func TestExtDTypeTyped(t *testing.T) {
 	}
 }
 
-// TestWriteExtForPeers writes every v3 extension data type fixture with
-// gozarr (same metadata and values) into GOZARR_WRITE_DIR, for
-// testdata/interop/check_zarr_python.py to read with zarr-python.
-func TestWriteExtForPeers(t *testing.T) {
+// peerDir returns GOZARR_WRITE_DIR, created, and a store on it; it skips
+// the test when the variable is unset.
+func peerDir(t *testing.T) (string, *fs.Store) {
+	t.Helper()
 	dir := os.Getenv("GOZARR_WRITE_DIR")
 	if dir == "" {
-		t.Skip("set GOZARR_WRITE_DIR to write the fixtures with gozarr for a peer to read")
-	}
-	ctx := context.Background()
-	src, err := fs.New(extDir, fs.ReadOnly())
-	if err != nil {
-		t.Fatal(err)
+		t.Skip("set GOZARR_WRITE_DIR to write arrays with gozarr for a peer to read")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	dst, err := fs.New(dir)
+	st, err := fs.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, st
+}
+
+// TestWriteExtForPeers writes every v3 extension data type fixture with
+// gozarr (same metadata and values) into GOZARR_WRITE_DIR, for
+// testdata/interop/check_zarr_python.py to read with zarr-python.
+func TestWriteExtForPeers(t *testing.T) {
+	dir, dst := peerDir(t)
+	ctx := context.Background()
+	src, err := fs.New(extDir, fs.ReadOnly())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/gozarr/gozarr/internal/npy"
 	"github.com/gozarr/gozarr/internal/refdata"
 	"github.com/gozarr/gozarr/store"
-	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/zarr"
 )
@@ -157,18 +156,8 @@ func TestCreateArrayV2Defaults(t *testing.T) {
 // testdata/interop/check_zarr_python.py, and a consolidated v2 and v3
 // group for testdata/interop/check_consolidated.py.
 func TestWriteV2ForPeers(t *testing.T) {
-	dir := os.Getenv("GOZARR_WRITE_DIR")
-	if dir == "" {
-		t.Skip("set GOZARR_WRITE_DIR to write v2 arrays with gozarr for a peer to read")
-	}
+	dir, st := peerDir(t)
 	ctx := context.Background()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	st, err := fs.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range v2Cases(t) {
 		a, err := zarr.CreateArrayV2(ctx, st, "v2w_"+c.name+".zarr", c.meta)
 		if err != nil {
