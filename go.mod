@@ -13,6 +13,7 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.33
 	golang.org/x/sync v0.25.0
 	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
 )
 
 require (

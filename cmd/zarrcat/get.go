@@ -146,36 +146,15 @@ func appendValue(dst []byte, dt dtype.DataType, b []byte) []byte {
 	if out, ok := appendExtValue(dst, dt, b); ok {
 		return out
 	}
-	le := binary.LittleEndian
 	switch dt.Kind() {
 	case dtype.Bool:
 		return strconv.AppendBool(dst, b[0] != 0)
-	case dtype.Int:
-		var v int64
-		switch len(b) {
-		case 1:
-			v = int64(int8(b[0]))
-		case 2:
-			v = int64(int16(le.Uint16(b)))
-		case 4:
-			v = int64(int32(le.Uint32(b)))
-		case 8:
-			v = int64(le.Uint64(b))
+	case dtype.Int, dtype.Uint:
+		s := loadScalar(dt, b)
+		if s.neg {
+			return strconv.AppendInt(dst, s.i, 10)
 		}
-		return strconv.AppendInt(dst, v, 10)
-	case dtype.Uint:
-		var v uint64
-		switch len(b) {
-		case 1:
-			v = uint64(b[0])
-		case 2:
-			v = uint64(le.Uint16(b))
-		case 4:
-			v = uint64(le.Uint32(b))
-		case 8:
-			v = le.Uint64(b)
-		}
-		return strconv.AppendUint(dst, v, 10)
+		return strconv.AppendUint(dst, s.u, 10)
 	case dtype.Float:
 		return appendFloat(dst, b)
 	case dtype.Complex:

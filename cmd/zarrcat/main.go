@@ -33,6 +33,9 @@ func main() {
 			fmt.Fprint(os.Stderr, usage)
 			os.Exit(2)
 		}
+		if errors.Is(err, errDiffer) {
+			os.Exit(exitDiffer) // the report is on stdout
+		}
 		if errors.Is(err, errBrokenPipe) {
 			os.Exit(0) // the reader has what it wanted: zarrcat get | head
 		}
@@ -72,6 +75,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdInfo(ctx, args[1:], stdout)
 	case "get":
 		return cmdGet(ctx, args[1:], stdout)
+	case "stats":
+		return cmdStats(ctx, args[1:], stdout)
+	case "cp":
+		return cmdCp(ctx, args[1:], stdout, stderr)
+	case "diff":
+		return cmdDiff(ctx, args[1:], stdout, stderr)
 	case "ls", "tree":
 		return cmdTree(ctx, args[0], args[1:], stdout)
 	case "clean":

@@ -93,10 +93,12 @@ func readUnits(a *zarr.Array) []int {
 }
 
 // streamBlock is one block of a stream: its sub-selection of the whole and
-// its values, valid until the callback returns.
+// its values, valid until the callback returns. More holds the same block
+// of the other arrays of streamAll.
 type streamBlock struct {
 	Sel  nd.Selection
 	Data []byte
+	More [][]byte
 }
 
 // stream reads sel in blocks of splitSelection (blockBytes each), in
@@ -104,6 +106,14 @@ type streamBlock struct {
 // most two blocks are held. It stops at the first error of a read or of
 // use, and leaves no goroutine behind when it returns.
 func stream(ctx context.Context, a *zarr.Array, sel nd.Selection, blockBytes int64, use func(streamBlock) error) error {
+	return streamAll(ctx, []*zarr.Array{a}, sel, blockBytes, use)
+}
+
+// streamAll is stream over several arrays of one shape at once: each block
+// is read from every array (blocks cut and aligned for the first), so use
+// sees the same elements of each side by side.
+func streamAll(ctx context.Context, as []*zarr.Array, sel nd.Selection, blockBytes int64, use func(streamBlock) error) error {
+	a := as[0]
 	item := a.Metadata().DataType.Size()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -116,7 +126,7 @@ func stream(ctx context.Context, a *zarr.Array, sel nd.Selection, blockBytes int
 	free := make(chan int, 2)
 	free <- 0
 	free <- 1
-	var bufs [2][]byte
+	bufs := [2][][]byte{make([][]byte, len(as)), make([][]byte, len(as))}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() {
@@ -128,13 +138,19 @@ func stream(ctx context.Context, a *zarr.Array, sel nd.Selection, blockBytes int
 			case <-ctx.Done():
 				return
 			}
-			size := sub.NumElements() * item
-			if cap(bufs[i]) < size {
-				bufs[i] = make([]byte, size)
+			datas := make([][]byte, len(as))
+			var err error
+			for k, b := range as {
+				size := sub.NumElements() * b.Metadata().DataType.Size()
+				if cap(bufs[i][k]) < size {
+					bufs[i][k] = make([]byte, size)
+				}
+				datas[k] = bufs[i][k][:size]
+				if err == nil {
+					err = b.ReadSelection(ctx, sub, datas[k])
+				}
 			}
-			data := bufs[i][:size]
-			err := a.ReadSelection(ctx, sub, data)
-			results <- result{streamBlock{sub, data}, i, err}
+			results <- result{streamBlock{sub, datas[0], datas[1:]}, i, err}
 			if err != nil {
 				return
 			}

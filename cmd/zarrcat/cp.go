@@ -1,0 +1,506 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/pipeline"
+	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/storeurl"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// defaultCopyBudget is cp's memory budget unless --budget says otherwise.
+const defaultCopyBudget = 512 << 20
+
+// copyPlan is what cp changes while copying: empty fields keep the
+// source's.
+type copyPlan struct {
+	chunks, shards []int                 // new chunk (inner chunk) and shard shapes
+	compressors    []codecs.BytesToBytes // --codec; reencode says whether given
+	reencode       bool
+	dtype          *dtype.DataType
+	budget         int64
+	resume         bool
+	validate       bool
+}
+
+// copyReport is what cp prints at the end (--json).
+type copyReport struct {
+	Source      string `json:"source"`
+	Destination string `json:"destination"`
+	Arrays      int    `json:"arrays"`
+	Groups      int    `json:"groups"`
+	Units       int64  `json:"write_units"`         // write units (chunks or shards) of the destination
+	Skipped     int64  `json:"write_units_resumed"` // found complete and verified, not written again
+	Bytes       int64  `json:"bytes"`               // decoded bytes copied
+	Validated   bool   `json:"validated"`
+}
+
+// cmdCp copies an array or a group hierarchy from one URL to another,
+// optionally re-encoded: new chunk and shard shapes, codecs, data type;
+// always written as Zarr v3.
+func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	flags, pos, err := splitArgs(args, map[string]bool{"chunks": true, "shards": true, "codec": true, "dtype": true,
+		"budget": true, "resume": false, "validate": false, "json": false, "q": false, "max-chunk-bytes": true})
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return fmt.Errorf("%w: cp takes SOURCE and DESTINATION", errUsage)
+	}
+	var p copyPlan
+	if p.chunks, err = shapeFlag(flags, "chunks"); err != nil {
+		return err
+	}
+	if p.shards, err = shapeFlag(flags, "shards"); err != nil {
+		return err
+	}
+	if v, ok := flags["codec"]; ok {
+		if p.compressors, err = parseCodecs(v); err != nil {
+			return fmt.Errorf("%w: --codec: %v", errUsage, err)
+		}
+		p.reencode = true
+	}
+	if v, ok := flags["dtype"]; ok {
+		dt, err := dtype.Parse(v)
+		if err != nil {
+			return fmt.Errorf("%w: --dtype: %v", errUsage, err)
+		}
+		p.dtype = &dt
+	}
+	p.budget = defaultCopyBudget
+	if _, ok := flags["budget"]; ok {
+		if p.budget, err = budgetFlag(flags); err != nil {
+			return err
+		}
+	} else {
+		budgetFlag(map[string]string{"budget": strconv.FormatInt(p.budget, 10)})
+	}
+	_, p.resume = flags["resume"]
+	_, p.validate = flags["validate"]
+	src, srcPath, err := openTarget(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	dst, err := openDestination(ctx, pos[1])
+	if err != nil {
+		return err
+	}
+	n, err := newWalker(src, false, true).open(ctx, srcPath, -1)
+	if err != nil {
+		return err
+	}
+	if n == nil {
+		return fmt.Errorf("%s: %w", pos[0], zarr.ErrNodeNotFound)
+	}
+	r := &copyReport{Source: pos[0], Destination: pos[1]}
+	prog := newProgress(stderr, flags, "cp")
+	prog.setTotal(totalBytes(n))
+	err = copyNode(ctx, src, dst, n, srcPath, p, r, prog)
+	prog.finish(err)
+	if err != nil {
+		return err
+	}
+	if p.validate {
+		if err := validateCopy(ctx, src, dst, n, srcPath, p); err != nil {
+			return err
+		}
+		r.Validated = true
+	}
+	if _, ok := flags["json"]; ok {
+		return writeJSON(stdout, r)
+	}
+	fmt.Fprintf(stdout, "copied %d arrays and %d groups: %d write units (%d found complete), %s", r.Arrays, r.Groups, r.Units, r.Skipped, humanBytes(r.Bytes))
+	if r.Validated {
+		fmt.Fprint(stdout, ", validated")
+	}
+	fmt.Fprintln(stdout)
+	return nil
+}
+
+// totalBytes adds up the decoded sizes of a hierarchy's arrays.
+func totalBytes(n *nodeInfo) int64 {
+	t := int64(0)
+	if n.NodeType == "array" {
+		dt, _ := dtype.Parse(n.DataType)
+		t = int64(count(n.Shape)) * int64(dt.Size())
+	}
+	for _, c := range n.Children {
+		t += totalBytes(c)
+	}
+	return t
+}
+
+// openDestination opens a writable store at a URL or directory (created
+// when missing).
+func openDestination(ctx context.Context, target string) (store.Store, error) {
+	var opts []storeurl.Option
+	if !strings.Contains(target, "://") || strings.HasPrefix(target, "file://") {
+		opts = append(opts, storeurl.CreateDir())
+	}
+	r, err := storeurl.Open(ctx, target, opts...)
+	if err != nil {
+		return nil, err
+	}
+	st, ok := r.(store.Store)
+	if !ok {
+		return nil, fmt.Errorf("destination %s: %w (the store cannot be written)", target, store.ErrReadOnly)
+	}
+	return st, nil
+}
+
+// shapeFlag parses a shape flag: "1024,1024" (or "1024x1024").
+func shapeFlag(flags map[string]string, name string) ([]int, error) {
+	v, ok := flags[name]
+	if !ok {
+		return nil, nil
+	}
+	parts := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == 'x' || r == ' ' })
+	out := make([]int, len(parts))
+	for i, s := range parts {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%w: --%s must be positive integers separated by commas, not %q", errUsage, name, v)
+		}
+		out[i] = n
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: --%s is empty", errUsage, name)
+	}
+	return out, nil
+}
+
+// parseCodecs parses --codec: "none"; a comma-separated chain of short
+// spellings (zstd, zstd:LEVEL, gzip:LEVEL, blosc:CNAME:SHUFFLE:CLEVEL,
+// crc32c); or JSON, one codec object or a list of them.
+func parseCodecs(v string) ([]codecs.BytesToBytes, error) {
+	var specs []codecs.Spec
+	switch t := strings.TrimSpace(v); {
+	case t == "none":
+		return nil, nil
+	case strings.HasPrefix(t, "{"):
+		var s codecs.Spec
+		if err := json.Unmarshal([]byte(t), &s); err != nil {
+			return nil, err
+		}
+		specs = []codecs.Spec{s}
+	case strings.HasPrefix(t, "["):
+		if err := json.Unmarshal([]byte(t), &specs); err != nil {
+			return nil, err
+		}
+	default:
+		for _, part := range strings.Split(t, ",") {
+			s, err := shortSpec(part)
+			if err != nil {
+				return nil, err
+			}
+			specs = append(specs, s)
+		}
+	}
+	out := make([]codecs.BytesToBytes, 0, len(specs))
+	for _, s := range specs {
+		c, err := codecs.New(s)
+		if err != nil {
+			return nil, err
+		}
+		bb, ok := c.(codecs.BytesToBytes)
+		if !ok {
+			return nil, fmt.Errorf("codec %s is not a bytes-to-bytes codec (a compressor or checksum)", s.Name)
+		}
+		out = append(out, bb)
+	}
+	return out, nil
+}
+
+// shortSpec turns one short spelling into a codec spec.
+func shortSpec(s string) (codecs.Spec, error) {
+	f := strings.Split(strings.TrimSpace(s), ":")
+	num := func(i, def int) (int, error) {
+		if len(f) <= i || f[i] == "" {
+			return def, nil
+		}
+		n, err := strconv.Atoi(f[i])
+		if err != nil {
+			return 0, fmt.Errorf("%q: %q is not a level", s, f[i])
+		}
+		return n, nil
+	}
+	cfg := map[string]any{}
+	var err error
+	var level int
+	switch f[0] {
+	case "zstd":
+		level, err = num(1, 3)
+		cfg["level"], cfg["checksum"] = level, false
+	case "gzip":
+		level, err = num(1, 5)
+		cfg["level"] = level
+	case "blosc":
+		cname, shuffle := "lz4", "shuffle"
+		if len(f) > 1 && f[1] != "" {
+			cname = f[1]
+		}
+		if len(f) > 2 && f[2] != "" {
+			shuffle = f[2]
+		}
+		level, err = num(3, 5)
+		cfg["cname"], cfg["shuffle"], cfg["clevel"], cfg["blocksize"] = cname, shuffle, level, 0
+	case "crc32c":
+		if len(f) > 1 {
+			return codecs.Spec{}, fmt.Errorf("%q: crc32c takes no parameters", s)
+		}
+		return codecs.Spec{Name: "crc32c"}, nil
+	default:
+		return codecs.Spec{}, fmt.Errorf("%q: unknown codec spelling (zstd:LEVEL, gzip:LEVEL, blosc:CNAME:SHUFFLE:CLEVEL, crc32c, none, or JSON)", s)
+	}
+	if err != nil {
+		return codecs.Spec{}, err
+	}
+	b, _ := json.Marshal(cfg)
+	return codecs.Spec{Name: f[0], Configuration: b}, nil
+}
+
+// copyNode copies the node n (at srcPath + n.Path in src) and what is
+// below it to the same place under dst.
+func copyNode(ctx context.Context, src store.Reader, dst store.Store, n *nodeInfo, root string, p copyPlan, r *copyReport, prog *progress) error {
+	rel := strings.TrimPrefix(strings.TrimPrefix(n.Path, root), "/")
+	if n.NodeType == "group" {
+		if _, err := zarr.CreateGroup(ctx, dst, rel, n.Attributes); err != nil {
+			return err
+		}
+		r.Groups++
+		for _, c := range n.Children {
+			if err := copyNode(ctx, src, dst, c, root, p, r, prog); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	r.Arrays++
+	return copyArray(ctx, src, dst, n.Path, rel, p, r, prog)
+}
+
+// destMetadata returns the metadata of an array's copy.
+func destMetadata(a *zarr.Array, p copyPlan) (*zarr.ArrayMetadata, error) {
+	m := a.Metadata()
+	dt := m.DataType
+	if p.dtype != nil {
+		dt = *p.dtype
+	}
+	if p.chunks == nil && p.shards == nil && !p.reencode && p.dtype == nil {
+		// A plain copy: the source's own codecs, as v3.
+		c := *m
+		c.Attributes = a.Attributes()
+		return &c, nil
+	}
+	fill, err := castValues(m.DataType, dt, m.FillValue)
+	if err != nil {
+		return nil, fmt.Errorf("fill value: %w", err)
+	}
+	inner := p.chunks
+	if inner == nil {
+		inner = readUnits(a)
+	}
+	unit := inner
+	opts := []zarr.MetadataOption{zarr.Fill(fill), zarr.Attributes(a.Attributes())}
+	if p.shards != nil {
+		unit = p.shards
+		opts = append(opts, zarr.Sharded(inner...))
+	}
+	comp := p.compressors
+	if !p.reencode {
+		// Keep the source's compressors (those after its bytes codec).
+		if comp, err = sourceCompressors(a); err != nil {
+			return nil, err
+		}
+	}
+	if len(comp) > 0 {
+		opts = append(opts, zarr.Compress(comp...))
+	}
+	if len(unit) != len(m.Shape) {
+		return nil, fmt.Errorf("%w: %d chunk dimensions for an array of %d", errUsage, len(unit), len(m.Shape))
+	}
+	return zarr.NewArrayMetadata(m.Shape, dt, unit, opts...)
+}
+
+// sourceCompressors returns the bytes-to-bytes codecs of a's chunks (its
+// inner chunks when sharded).
+func sourceCompressors(a *zarr.Array) ([]codecs.BytesToBytes, error) {
+	specs := a.Metadata().Codecs
+	if l := a.Sharding(); l != nil {
+		specs = l.Codec().InnerSpecs()
+	}
+	var out []codecs.BytesToBytes
+	after := false
+	for _, s := range specs {
+		if s.Name == "bytes" {
+			after = true
+			continue
+		}
+		if !after {
+			continue
+		}
+		c, err := codecs.New(s)
+		if err != nil {
+			return nil, err
+		}
+		if bb, ok := c.(codecs.BytesToBytes); ok {
+			out = append(out, bb)
+		}
+	}
+	return out, nil
+}
+
+// copyArray copies one array write unit by write unit of the destination,
+// several at once within the budget. With resume, a unit whose key exists
+// and reads back equal to the source is left alone.
+func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, dstPath string, p copyPlan, r *copyReport, prog *progress) error {
+	a, err := zarr.OpenArray(ctx, src, srcPath, zarr.WithMaxChunkBytes(p.budget))
+	if err != nil {
+		return err
+	}
+	meta, err := destMetadata(a, p)
+	if err != nil {
+		return fmt.Errorf("array %q: %w", "/"+srcPath, err)
+	}
+	unitBytes := int64(count(meta.ChunkShape)) * int64(max(meta.DataType.Size(), a.Metadata().DataType.Size()))
+	// Each unit in flight holds its source block, its cast and its encoding.
+	workers := int(max(1, min(int64(runtime.GOMAXPROCS(0)), p.budget/max(1, 3*unitBytes))))
+	pipe := zarr.WithPipeline(pipeline.Options{MaxBytesInFlight: max(p.budget/int64(4*workers), 1)})
+	b, err := openOrCreate(ctx, dst, dstPath, meta, p.resume, pipe)
+	if err != nil {
+		return err
+	}
+	a, err = zarr.OpenArray(ctx, src, srcPath, zarr.WithMaxChunkBytes(p.budget), pipe)
+	if err != nil {
+		return err
+	}
+	plan, err := b.Plan()
+	if err != nil {
+		return err
+	}
+	units := make(chan pipeline.WriteUnit)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(units)
+		for u := range plan.WriteUnits() {
+			select {
+			case units <- u:
+			case <-gctx.Done():
+				return gctx.Err()
+			}
+		}
+		return nil
+	})
+	var done, skipped, nbytes atomic.Int64
+	srcDT, dstDT := a.Metadata().DataType, meta.DataType
+	for range workers {
+		g.Go(func() error {
+			var buf, back []byte
+			for u := range units {
+				sel := unitSelection(meta, u.Coords)
+				n := sel.NumElements()
+				buf = slices.Grow(buf[:0], n*srcDT.Size())[:n*srcDT.Size()]
+				if err := a.ReadSelection(gctx, sel, buf); err != nil {
+					return err
+				}
+				data, err := castValues(srcDT, dstDT, buf)
+				if err != nil {
+					return fmt.Errorf("array %q: destination chunk %v: %w", "/"+srcPath, u.Coords, err)
+				}
+				if p.resume {
+					ok, err := unitComplete(gctx, dst, b, u.Key, sel, data, &back)
+					if err != nil {
+						return err
+					}
+					if ok {
+						skipped.Add(1)
+						done.Add(1)
+						nbytes.Add(int64(len(buf)))
+						prog.add(int64(len(buf)))
+						continue
+					}
+				}
+				if err := b.WriteSelection(gctx, sel, data); err != nil {
+					return err
+				}
+				done.Add(1)
+				nbytes.Add(int64(len(buf)))
+				prog.add(int64(len(buf)))
+			}
+			return nil
+		})
+	}
+	err = g.Wait()
+	r.Units += done.Load()
+	r.Skipped += skipped.Load()
+	r.Bytes += nbytes.Load()
+	return err
+}
+
+// openOrCreate creates the destination array, or with resume opens the
+// one there, which must have the metadata the copy would write.
+func openOrCreate(ctx context.Context, dst store.Store, p string, meta *zarr.ArrayMetadata, resume bool, opts ...zarr.Option) (*zarr.Array, error) {
+	b, err := zarr.OpenArray(ctx, dst, p, opts...)
+	switch {
+	case errors.Is(err, zarr.ErrNodeNotFound):
+		return zarr.CreateArray(ctx, dst, p, meta, opts...)
+	case err != nil:
+		return nil, err
+	case !resume:
+		return nil, fmt.Errorf("destination array %q exists: give --resume to complete an interrupted copy, or remove it", "/"+p)
+	}
+	want, err := meta.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	have, err := b.Metadata().Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(want, have) {
+		return nil, fmt.Errorf("destination array %q exists with other metadata than this copy writes: it cannot be resumed (remove it, or copy with the options that made it)", "/"+p)
+	}
+	return b, nil
+}
+
+// unitComplete reports whether the write unit at key is stored and reads
+// back as want.
+func unitComplete(ctx context.Context, st store.Reader, b *zarr.Array, key string, sel nd.Selection, want []byte, back *[]byte) (bool, error) {
+	if _, err := valueSize(ctx, st, key); errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	*back = slices.Grow((*back)[:0], len(want))[:len(want)]
+	if err := b.ReadSelection(ctx, sel, *back); err != nil {
+		return false, nil // unreadable: written again
+	}
+	return bytes.Equal(*back, want), nil
+}
+
+// unitSelection returns the box of the write unit at coords, clipped to
+// the array.
+func unitSelection(m *zarr.ArrayMetadata, coords []int) nd.Selection {
+	sel := make(nd.Selection, len(coords))
+	for d, c := range coords {
+		start := c * m.ChunkShape[d]
+		sel[d] = nd.Dim{Start: start, Count: min(m.Shape[d], start+m.ChunkShape[d]) - start, Step: 1}
+	}
+	return sel
+}
