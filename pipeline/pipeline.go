@@ -39,7 +39,16 @@ type Options struct {
 	// WriteEmptyChunks stores chunks that are all fill value instead of
 	// deleting them (zarr-python's write_empty_chunks). Default false.
 	WriteEmptyChunks bool
+	// ConflictRetries is how many times a conditional read-modify-write
+	// (store.ConditionalWriter: another process replaced the chunk or
+	// shard since it was read) re-reads and retries before the write
+	// fails with an error wrapping store.ErrConflict. Default
+	// DefaultConflictRetries; negative: never retry.
+	ConflictRetries int
 }
+
+// DefaultConflictRetries is the ConflictRetries default.
+const DefaultConflictRetries = 16
 
 // withCaps returns o with defaults, taking the I/O concurrency from a
 // store whose backend states its own request limit (through any wrapper:
@@ -64,6 +73,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.MaxBytesInFlight <= 0 {
 		o.MaxBytesInFlight = DefaultMaxBytesInFlight
+	}
+	if o.ConflictRetries == 0 {
+		o.ConflictRetries = DefaultConflictRetries
 	}
 	return o
 }

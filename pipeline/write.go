@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
@@ -51,7 +53,8 @@ func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []
 	if len(data) == 0 {
 		return ctx.Err()
 	}
-	w := &writeRun{s: s, g: g, src: nd.Contiguous(data, fullShape, item), opt: opt, locker: store.CapabilitiesOf(s).Locker}
+	caps := store.CapabilitiesOf(s)
+	w := &writeRun{s: s, g: g, src: nd.Contiguous(data, fullShape, item), opt: opt, locker: caps.Locker, cond: caps.Conditional}
 	w.inflight = semaphore.NewWeighted(opt.MaxBytesInFlight)
 	eg, gctx := errgroup.WithContext(ctx)
 	if g.Shard != nil {
@@ -88,8 +91,9 @@ type writeRun struct {
 	src      nd.View
 	opt      Options
 	inflight *semaphore.Weighted
-	jobs     chan *encodeJob // inner chunks to encode (sharded arrays)
-	locker   store.KeyLocker // the store's cross-process key lock, or nil
+	jobs     chan *encodeJob         // inner chunks to encode (sharded arrays)
+	locker   store.KeyLocker         // the store's cross-process key lock, or nil
+	cond     store.ConditionalWriter // the store's conditional writes, or nil
 }
 
 // window is how many inner chunks of one shard are encoded at once, per
@@ -133,20 +137,73 @@ func (w *writeRun) writeUnit(ctx context.Context, u WriteUnit) error {
 		defer unlockStore()
 	}
 	defer w.g.forget(key) // drop cached decoded chunks, even if the write failed midway
-	if w.g.Shard != nil {
-		if err := w.writeShard(ctx, key, p, u.Whole); err != nil {
-			return fmt.Errorf("shard %q: %w", key, err)
+	for attempt := 0; ; attempt++ {
+		// A read-modify-write without a lock is conditional where the
+		// store can (store.ConditionalWriter): it replaces the unit only
+		// if no other writer did since it was read, else re-reads and
+		// retries, boundedly.
+		io := unitIO{s: w.s, key: key}
+		if !u.Whole && w.locker == nil {
+			io.cond = w.cond
 		}
-		return nil
+		var err error
+		if w.g.Shard != nil {
+			if err = w.writeShard(ctx, &io, p, u.Whole); err != nil {
+				err = fmt.Errorf("shard %q: %w", key, err)
+			}
+		} else if err = w.writeChunk(ctx, &io, p, u.Whole); err != nil {
+			err = fmt.Errorf("chunk %q: %w", key, err)
+		}
+		if !errors.Is(err, store.ErrConflict) || attempt >= w.opt.ConflictRetries {
+			return err
+		}
+		select {
+		case <-time.After(time.Duration(1+rand.IntN(1<<min(attempt, 6))) * time.Millisecond):
+		case <-ctx.Done():
+			return err
+		}
 	}
-	if err := w.writeChunk(ctx, key, p, u.Whole); err != nil {
-		return fmt.Errorf("chunk %q: %w", key, err)
+}
+
+// unitIO reads and replaces one write unit's value: plainly, or, with
+// cond, only if it is still the version read (writers in other processes
+// then lose no update: the loser gets store.ErrConflict).
+type unitIO struct {
+	s       ReadWriter
+	key     string
+	cond    store.ConditionalWriter
+	version string // the version get read ("" for a missing key)
+}
+
+// get reads the unit's whole value; store.ErrNotFound when missing.
+func (io *unitIO) get(ctx context.Context) ([]byte, error) {
+	if io.cond == nil {
+		return io.s.Get(ctx, io.key, store.Full())
 	}
-	return nil
+	v, version, err := io.cond.GetVersion(ctx, io.key)
+	io.version = version
+	return v, err
+}
+
+// put stores the unit's new encoding enc, or deletes it when empty (all
+// fill value). A conditional put stores an empty unit's encoding instead
+// (a valid all-fill chunk or index-only shard: conditional deletes are not
+// offered by the stores), unless the unit was missing and stays so.
+func (io *unitIO) put(ctx context.Context, enc []byte, empty bool) error {
+	if io.cond != nil {
+		if empty && io.version == "" {
+			return nil
+		}
+		return io.cond.SetIfVersion(ctx, io.key, enc, io.version)
+	}
+	if empty {
+		return io.s.Delete(ctx, io.key)
+	}
+	return io.s.Set(ctx, io.key, enc)
 }
 
 // writeChunk assembles, encodes and stores one chunk of an unsharded array.
-func (w *writeRun) writeChunk(ctx context.Context, key string, p nd.ChunkPart, whole bool) error {
+func (w *writeRun) writeChunk(ctx context.Context, io *unitIO, p nd.ChunkPart, whole bool) error {
 	g := w.g
 	// The chunk and its encoding live in pooled buffers: stores do not keep
 	// a value after Set returns (store.Writer).
@@ -160,7 +217,7 @@ func (w *writeRun) writeChunk(ctx context.Context, key string, p nd.ChunkPart, w
 			nd.Fill(chunkView, g.fill())
 		}
 	} else {
-		old, err := w.s.Get(ctx, key, store.Full())
+		old, err := io.get(ctx)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			nd.Fill(chunkView, g.fill())
@@ -173,8 +230,9 @@ func (w *writeRun) writeChunk(ctx context.Context, key string, p nd.ChunkPart, w
 		}
 	}
 	nd.Copy(p.SrcView(chunkView), p.DstView(w.src))
-	if !w.opt.WriteEmptyChunks && nd.IsFilled(chunk, g.fill()) {
-		return w.s.Delete(ctx, key)
+	empty := !w.opt.WriteEmptyChunks && nd.IsFilled(chunk, g.fill())
+	if empty && io.cond == nil {
+		return io.put(ctx, nil, true)
 	}
 	encBuf := bufpool.Get(g.Chain.MaxEncodedSize())
 	defer bufpool.Put(encBuf)
@@ -182,7 +240,7 @@ func (w *writeRun) writeChunk(ctx context.Context, key string, p nd.ChunkPart, w
 	if err != nil {
 		return err
 	}
-	return w.s.Set(ctx, key, enc)
+	return io.put(ctx, enc, empty)
 }
 
 // encodeJob is one inner chunk of a shard to build and encode on the
@@ -242,13 +300,13 @@ type pending struct {
 // a time), the others kept verbatim from the stored shard, and all of
 // them appended in write order to the new shard, which is stored (or
 // deleted, when no inner chunk is left) with one call.
-func (w *writeRun) writeShard(ctx context.Context, key string, p nd.ChunkPart, whole bool) error {
+func (w *writeRun) writeShard(ctx context.Context, io *unitIO, p nd.ChunkPart, whole bool) error {
 	l := w.g.Shard
 	var old []byte
 	var ix *sharding.Index
 	if !whole {
 		var err error
-		old, err = w.s.Get(ctx, key, store.Full())
+		old, err = io.get(ctx)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			old = nil
@@ -338,10 +396,7 @@ func (w *writeRun) writeShard(ctx context.Context, key string, p nd.ChunkPart, w
 	if err != nil {
 		return err
 	}
-	if empty && !w.opt.WriteEmptyChunks {
-		return w.s.Delete(ctx, key)
-	}
-	return w.s.Set(ctx, key, enc)
+	return io.put(ctx, enc, empty && !w.opt.WriteEmptyChunks)
 }
 
 // inside reports whether the chunk at coords lies wholly inside the array.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -16,6 +17,8 @@ type Capabilities struct {
 	Sizer  SizeReader   // value sizes without a read, or nil
 	Ranges RangesReader // several ranges of a key in one call, or nil
 	Locker KeyLocker    // locks keys against writers in other processes, or nil
+	// Conditional replaces values only if unchanged since read, or nil.
+	Conditional ConditionalWriter
 	// Coalesce is how the store's GetRanges joins nearby ranges (a
 	// Coalescer's knobs; zero: it joins none, or does not say). A reader
 	// that joins ranges itself uses these, so ranges are joined once, with
@@ -66,6 +69,7 @@ func CapabilitiesOf(r Reader) Capabilities {
 	c.Sizer, _ = r.(SizeReader)
 	c.Ranges, _ = r.(RangesReader)
 	c.Locker, _ = r.(KeyLocker)
+	c.Conditional, _ = r.(ConditionalWriter)
 	if co, ok := r.(Coalescer); ok {
 		c.Coalesce = co.CoalesceOptions()
 	}
@@ -129,4 +133,23 @@ func IDOf(r Reader) string {
 // shard in several processes never lose each other's data.
 type KeyLocker interface {
 	LockKey(ctx context.Context, key string) (unlock func(), err error)
+}
+
+// ErrConflict reports a conditional write whose condition failed: the
+// value changed (or appeared) since the version the writer read.
+var ErrConflict = errors.New("store: value changed since it was read")
+
+// ConditionalWriter is implemented by stores that can replace a value only
+// if it is still the version a writer read (S3's If-Match and
+// If-None-Match, a generation in memory): writers in other processes then
+// never lose each other's read-modify-writes; the loser gets ErrConflict,
+// re-reads and retries.
+type ConditionalWriter interface {
+	// GetVersion returns the whole value of key and its version (an
+	// opaque string); ErrNotFound for a missing key.
+	GetVersion(ctx context.Context, key string) (value []byte, version string, err error)
+	// SetIfVersion replaces key's value if its version is still version
+	// ("": only if key does not exist), else returns an error wrapping
+	// ErrConflict. Like Set, it does not keep value.
+	SetIfVersion(ctx context.Context, key string, value []byte, version string) error
 }

@@ -20,9 +20,10 @@ import (
 // never share memory with the store. Keys must pass store.ValidateKey. The
 // zero value is not usable; call New.
 type Store struct {
-	mu sync.RWMutex
-	m  map[string][]byte // values are never modified once stored
-	id uint64            // unique, never reused (StoreID)
+	mu  sync.RWMutex
+	m   map[string][]byte // values are never modified once stored
+	gen map[string]uint64 // the write generation of each value (conditional writes)
+	id  uint64            // unique, never reused (StoreID)
 }
 
 // ids numbers memory stores.
@@ -40,7 +41,9 @@ var (
 )
 
 // New returns an empty store.
-func New() *Store { return &Store{m: make(map[string][]byte), id: ids.Add(1)} }
+func New() *Store {
+	return &Store{m: make(map[string][]byte), gen: make(map[string]uint64), id: ids.Add(1)}
+}
 
 // value returns the stored slice for key (not a copy: stored values are
 // immutable) after checking ctx and the key.
@@ -134,6 +137,7 @@ func (s *Store) Set(ctx context.Context, key string, value []byte) error {
 	v := append([]byte{}, value...)
 	s.mu.Lock()
 	s.m[key] = v
+	s.gen[key] = gens.Add(1)
 	s.mu.Unlock()
 	return nil
 }
@@ -148,6 +152,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	}
 	s.mu.Lock()
 	delete(s.m, key)
+	delete(s.gen, key)
 	s.mu.Unlock()
 	return nil
 }
