@@ -119,3 +119,42 @@ func TestOpenZip(t *testing.T) {
 		t.Error("Open of a missing .ozx: no error")
 	}
 }
+
+// TestCreateZip writes a new .ozx through Open with CreateDir: a Builder
+// whose Close writes the archive and removes its staging directory.
+func TestCreateZip(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "new.ozx")
+	st, err := storeurl.Open(ctx, path, storeurl.CreateDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, ok := st.(*zip.Builder)
+	if !ok {
+		t.Fatalf("Open(new .ozx, CreateDir) = %T, want *zip.Builder", st)
+	}
+	for _, k := range []string{"zarr.json", "c/0"} {
+		if err := b.Set(ctx, k, []byte(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "sub"))
+	if err != nil || len(entries) != 1 || entries[0].Name() != "new.ozx" {
+		t.Errorf("directory after Close holds %v, %v; want only new.ozx", entries, err)
+	}
+	r, err := storeurl.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.Get(ctx, "c/0", store.Full()); err != nil || string(got) != "c/0" {
+		t.Errorf("reading the new archive: %q, %v", got, err)
+	}
+	// Without CreateDir a missing archive is an error, not a Builder.
+	if st, err := storeurl.Open(ctx, filepath.Join(dir, "other.zip")); err == nil {
+		t.Errorf("Open(missing .zip) = %T, want an error", st)
+	}
+}

@@ -32,6 +32,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -78,7 +79,10 @@ func WithFS(opts ...fs.Option) Option { return func(o *options) { o.fs = append(
 
 // CreateDir makes Open create a missing local directory (and its parents)
 // instead of failing, for tools about to write a new array. Default: the
-// directory must exist.
+// directory must exist. A missing local path ending in .zip or .ozx is
+// then a new archive instead: a *zip.Builder staging values in a
+// temporary directory beside it, whose Close(ctx) writes the archive
+// (see zip.Write) and removes the staging directory.
 func CreateDir() Option { return func(o *options) { o.create = true } }
 
 var (
@@ -158,6 +162,9 @@ func Open(ctx context.Context, location string, opts ...Option) (store.Reader, e
 	}
 	if dir, name, ok := zipLocation(location); ok {
 		return openZip(ctx, dir, name, opts)
+	}
+	if b, ok, err := newZipBuilder(location, o); ok {
+		return b, err
 	}
 	loc, err := Parse(location)
 	if err != nil {
@@ -329,4 +336,61 @@ func openZip(ctx context.Context, dir, name string, opts []Option) (store.Reader
 		return nil, fmt.Errorf("storeurl: %w", err)
 	}
 	return zr, nil
+}
+
+// newZipBuilder returns a zip.Builder for a missing local path ending in
+// .zip or .ozx when o asks for creation; ok is false for other locations.
+func newZipBuilder(location string, o options) (b *zip.Builder, ok bool, err error) {
+	lower := strings.ToLower(location)
+	if !o.create || (!strings.HasSuffix(lower, ".zip") && !strings.HasSuffix(lower, ".ozx")) {
+		return nil, false, nil
+	}
+	loc, err := Parse(location)
+	if err != nil || loc.Scheme != "file" {
+		return nil, false, nil
+	}
+	path := filepath.FromSlash(loc.Path)
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	parent := filepath.Dir(path)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, true, fmt.Errorf("storeurl: creating %q: %w", parent, err)
+	}
+	tmp, err := os.MkdirTemp(parent, ".gozarr-tmp-zip-")
+	if err != nil {
+		return nil, true, fmt.Errorf("storeurl: %w", err)
+	}
+	staging, err := fs.New(tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, true, fmt.Errorf("storeurl: %w", err)
+	}
+	return zip.NewBuilder(staging, func(ctx context.Context, write func(io.Writer) error) error {
+		return writeFileAtomic(path, write, tmp)
+	}), true, nil
+}
+
+// writeFileAtomic writes path through write into a temporary file beside
+// it, synced and renamed into place, then removes the staging directory.
+func writeFileAtomic(path string, write func(io.Writer) error, staging string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".gozarr-tmp-")
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return os.RemoveAll(staging)
 }
