@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -76,4 +77,38 @@ func NoHang(t testing.TB, what string, call func() error) error {
 		t.Fatalf("%s blocked", what)
 		return nil
 	}
+}
+
+// FuzzRanges decodes up to 8 ranges from a fuzz target's bytes, five per
+// range: a kind (Full, Range, From, Suffix, as FuzzRange), an offset and a
+// length of two bytes each, little-endian, so that they fall in and around
+// a value of up to 64 KiB.
+func FuzzRanges(data []byte) []store.ByteRange {
+	var out []store.ByteRange
+	for len(data) >= 5 && len(out) < 8 {
+		off := int64(data[1]) | int64(data[2])<<8
+		n := int64(data[3]) | int64(data[4])<<8
+		out = append(out, FuzzRange(data[0], off, n))
+		data = data[5:]
+	}
+	return out
+}
+
+// CheckRanges fails t unless got, the answer of a GetRanges of ranges of
+// value, is the exact bytes each range selects (see store.ByteRange for
+// clamping). It reports whether it did not fail.
+func CheckRanges(t testing.TB, value []byte, ranges []store.ByteRange, got [][]byte) bool {
+	t.Helper()
+	if len(got) != len(ranges) {
+		t.Errorf("GetRanges of %d ranges returned %d results", len(ranges), len(got))
+		return false
+	}
+	for i, r := range ranges {
+		start, end, err := r.Resolve(int64(len(value)))
+		if err != nil || got[i] == nil || !bytes.Equal(got[i], value[start:end]) {
+			t.Errorf("GetRanges: range %d (%v) = %d bytes, want [%d, %d) of %d", i, r, len(got[i]), start, end, len(value))
+			return false
+		}
+	}
+	return true
 }
