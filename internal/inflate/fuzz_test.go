@@ -11,7 +11,8 @@ import (
 // stream of the framing ctl%3 (both must fail, or both give the same
 // bytes and, raw, consume the same input), under the limit ctl/3%4
 // selects; and data compressed by the standard library at level
-// (level%11)-2 must decode to itself.
+// (level%11)-2 must decode to itself, as must data repeated with
+// variations to 200 kB when level%4 is 0.
 func FuzzInflate(f *testing.F) {
 	for _, data := range [][]byte{nil, []byte("hello hello hello"), textData(3000), floatData(4000), runData(3000)} {
 		for mode := range numModes {
@@ -46,10 +47,27 @@ func FuzzInflate(f *testing.F) {
 			t.Fatalf("raw: consumed %d bytes, the standard library %d", n, wantN)
 		}
 
+		// Round trips of data and, one time in four, of data grown to
+		// several blocks (block boundaries in the fast loop).
+		if level%4 == 0 && len(data) > 0 {
+			data = grow(data, 200000)
+		}
 		src := compress(t, mode, data, int(level%11)-2)
 		out, _, err = decode(mode, nil, src, len(data))
 		if err != nil || !bytes.Equal(out, data) {
-			t.Fatalf("%s level %d: round trip failed: %v", modeNames[mode], int(level%11)-2, err)
+			t.Fatalf("%s level %d, %d bytes: round trip failed: %v", modeNames[mode], int(level%11)-2, len(data), err)
 		}
 	})
+}
+
+// grow repeats p to n bytes, each repetition's bytes plus its index, so
+// that the repetitions are alike but not equal.
+func grow(p []byte, n int) []byte {
+	out := make([]byte, 0, n)
+	for r := 0; len(out) < n; r++ {
+		for _, b := range p {
+			out = append(out, b+byte(r))
+		}
+	}
+	return out[:n]
 }
