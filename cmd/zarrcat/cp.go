@@ -122,6 +122,12 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		r.Validated = true
 	}
+	if c, ok := dst.(interface{ Close(context.Context) error }); ok {
+		// A new .ozx or .zip destination is written when its store closes.
+		if err := c.Close(ctx); err != nil {
+			return err
+		}
+	}
 	if _, ok := flags["json"]; ok {
 		return writeJSON(stdout, r)
 	}

@@ -40,7 +40,7 @@ func openTarget(ctx context.Context, target string) (store.Reader, string, error
 	if err != nil {
 		return nil, "", fmt.Errorf("target %s: %w", target, err)
 	}
-	if !info.IsDir() {
+	if lower := strings.ToLower(loc.Path); !info.IsDir() && !strings.HasSuffix(lower, ".ozx") && !strings.HasSuffix(lower, ".zip") {
 		return nil, "", fmt.Errorf("target %s: not a directory (give the array's or group's directory)", target)
 	}
 	st, err := storeurl.Open(ctx, target, storeurl.WithFS(fs.ReadOnly()))
