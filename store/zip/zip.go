@@ -26,7 +26,9 @@
 // Write, the metadata documents first (the root zarr.json, then the other
 // zarr.json and Zarr v2 metadata files breadth-first) and the chunks after
 // them, which is the layout OME-Zarr's RFC-9 recommends for single-file
-// .ozx archives.
+// .ozx archives. Builder is a writable store that stages values and
+// archives them once on Close, so rewriting a chunk never leaves a second
+// entry of its name.
 package zip
 
 import (
