@@ -28,8 +28,8 @@ const defaultMaxChunkBytes = 512 << 20
 // cmdGet writes the selected values of an array as .npy, text, csv, JSON
 // or raw bytes, streaming: the selection is read in blocks of a quarter of
 // --budget, the next read while the current block is written.
-func cmdGet(ctx context.Context, args []string, stdout io.Writer) error {
-	flags, pos, err := splitArgs(args, map[string]bool{"format": true, "o": true, "max-chunk-bytes": true, "budget": true})
+func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	flags, pos, err := splitArgs(args, map[string]bool{"format": true, "o": true, "max-chunk-bytes": true, "budget": true, "q": false})
 	if err != nil {
 		return err
 	}
@@ -48,17 +48,27 @@ func cmdGet(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeOutput(flags["o"], stdout, func(w io.Writer) error {
+	var prog *progress
+	if out := flags["o"]; out != "" && out != "-" {
+		prog = newProgress(stderr, flags, "get") // not over values on the terminal
+		prog.setTotal(int64(sel.NumElements()) * int64(a.Metadata().DataType.Size()))
+	}
+	err = writeOutput(flags["o"], stdout, func(w io.Writer) error {
 		enc := newEncoder(w, format, a.Metadata().DataType, sel.Shape())
 		if err := enc.begin(); err != nil {
 			return err
 		}
-		err := stream(ctx, a, sel, budget/4, func(b streamBlock) error { return enc.values(b.Data) })
+		err := stream(ctx, a, sel, budget/4, func(b streamBlock) error {
+			prog.add(int64(len(b.Data)))
+			return enc.values(b.Data)
+		})
 		if err != nil {
 			return err
 		}
 		return enc.end()
 	})
+	prog.finish(err)
+	return err
 }
 
 // budgetFlag parses --budget (default defaultBudget) and sets the Go

@@ -1,8 +1,13 @@
-// Command zarrcat inspects Zarr arrays and groups and writes selections of
-// arrays as NumPy .npy files or text.
+// Command zarrcat inspects, lists, summarises, compares and copies Zarr
+// arrays and groups, and writes selections of arrays as .npy, text, CSV,
+// JSON or raw bytes (zarrcat help COMMAND tells each command):
 //
-//	zarrcat info TARGET
-//	zarrcat get [--format npy|text] [-o FILE] [--max-chunk-bytes N] TARGET [SELECTION]
+//	zarrcat info [--size] [--json] TARGET
+//	zarrcat get [--format npy|text|csv|json|raw] [-o FILE] TARGET [SELECTION]
+//	zarrcat ls|tree [--depth N] [--size] [--json] TARGET
+//	zarrcat stats [--hist N] [--json] TARGET [SELECTION]
+//	zarrcat cp [--chunks S] [--shards S] [--codec C] [--dtype T] [--resume] [--validate] SRC DST
+//	zarrcat diff [--json] A B
 //
 // TARGET is an array's or group's directory, or a URL (file://, s3://,
 // http(s)://). SELECTION uses NumPy syntax: "0:10,:,5", "[..., ::2]", "-1".
@@ -45,8 +50,13 @@ func main() {
 }
 
 const usage = `usage:
-  zarrcat info TARGET
-  zarrcat get [--format npy|text] [-o FILE] [--max-chunk-bytes N] TARGET [SELECTION]
+  zarrcat info [--size] [--json] TARGET
+  zarrcat get [--format npy|text|csv|json|raw] [-o FILE] [--budget N] [--max-chunk-bytes N] TARGET [SELECTION]
+  zarrcat ls|tree [--depth N] [--size] [--json] TARGET
+  zarrcat stats [--hist N] [--json] [--budget N] TARGET [SELECTION]
+  zarrcat cp [--chunks S] [--shards S] [--codec C] [--dtype T] [--resume] [--validate] [--budget N] SRC DST
+  zarrcat diff [--json] A B        (exit status 3: they differ)
+  zarrcat help COMMAND             (flags and examples)
 TARGET is an array or group directory, or a file://, s3://, http(s):// URL.
 SELECTION uses NumPy syntax, e.g. "0:10,:,5" or "[..., ::2]".
 --max-chunk-bytes refuses arrays whose chunks decode to more (default 512MiB;
@@ -74,9 +84,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "info":
 		return cmdInfo(ctx, args[1:], stdout)
 	case "get":
-		return cmdGet(ctx, args[1:], stdout)
+		return cmdGet(ctx, args[1:], stdout, stderr)
 	case "stats":
-		return cmdStats(ctx, args[1:], stdout)
+		return cmdStats(ctx, args[1:], stdout, stderr)
 	case "cp":
 		return cmdCp(ctx, args[1:], stdout, stderr)
 	case "diff":
@@ -86,8 +96,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "clean":
 		return cmdClean(ctx, args[1:], stdout)
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+		return cmdHelp(args[1:], stdout)
 	}
 	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 }

@@ -243,7 +243,7 @@ type histBin struct {
 // cmdStats prints count, NaN and fill counts, min, max, mean and standard
 // deviation of a selection, and optionally a histogram, reading it in
 // blocks (bounded memory) and computing on every core.
-func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
+func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags, pos, err := splitArgs(args, map[string]bool{"json": false, "hist": true, "max-chunk-bytes": true, "budget": true, "q": false})
 	if err != nil {
 		return err
@@ -268,8 +268,15 @@ func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
 	if _, err := momentsOf(a.Metadata().DataType, nil, a.Metadata().FillValue, nil, nil); err != nil {
 		return err
 	}
-	m, err := selectionMoments(ctx, a, sel, budget, nil)
+	prog := newProgress(stderr, flags, "stats")
+	size := int64(sel.NumElements()) * int64(a.Metadata().DataType.Size())
+	if nbins > 0 {
+		size *= 2 // a second pass fills the histogram
+	}
+	prog.setTotal(size)
+	m, err := selectionMoments(ctx, a, sel, budget, nil, prog)
 	if err != nil {
+		prog.finish(err)
 		return err
 	}
 	r := &statsReport{Target: pos[0], DataType: a.Metadata().DataType.String(), Shape: orEmptyInts(sel.Shape()), Count: m.n + m.nan, NaN: m.nan, Fill: m.fill}
@@ -281,7 +288,8 @@ func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
 		r.Min, r.Max, r.Mean, r.Std = &m.min, &m.max, &mean, &std
 		if nbins > 0 {
 			h := &histogram{lo: m.min, hi: m.max, counts: make([]int64, nbins)}
-			if _, err := selectionMoments(ctx, a, sel, budget, h); err != nil {
+			if _, err := selectionMoments(ctx, a, sel, budget, h, prog); err != nil {
+				prog.finish(err)
 				return err
 			}
 			for i, c := range h.counts {
@@ -290,6 +298,7 @@ func cmdStats(ctx context.Context, args []string, stdout io.Writer) error {
 			}
 		}
 	}
+	prog.finish(nil)
 	if _, ok := flags["json"]; ok {
 		return writeJSON(stdout, r)
 	}
@@ -326,13 +335,14 @@ func printStats(w io.Writer, r *statsReport) {
 
 // selectionMoments streams sel and returns its moments, filling hist's
 // counts when hist is set. Each block is cut into one part per core.
-func selectionMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, budget int64, hist *histogram) (moments, error) {
+func selectionMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, budget int64, hist *histogram, prog *progress) (moments, error) {
 	meta := a.Metadata()
 	dt, fill := meta.DataType, meta.FillValue
 	item := dt.Size()
 	workers := runtime.GOMAXPROCS(0)
 	var total moments
 	err := stream(ctx, a, sel, budget/4, func(b streamBlock) error {
+		prog.add(int64(len(b.Data)))
 		n := len(b.Data) / item
 		parts := min(workers, max(1, n/4096))
 		res := make([]moments, parts)

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// commandHelp is "zarrcat help COMMAND": what the command does, its flags,
+// examples on the repository's testdata/ and its exit statuses.
+var commandHelp = map[string]string{
+	"info": `zarrcat info [--size] [--json] TARGET
+Prints an array's or group's metadata (header only: no chunk is read):
+shape, data type, fill value, chunk or shard and inner chunk shapes,
+codecs, chunk key encoding, attributes; a group's children.
+  --size   also what the array holds in its store: stored bytes,
+           compression ratio, chunks (shards) initialized
+  --json   one JSON document (a group's with its direct children)
+Examples:
+  zarrcat info testdata/refdata/v3_shard_start.zarr
+  zarrcat info --size --json testdata/refdata/v3_gzip_l1.zarr
+`,
+	"get": `zarrcat get [--format F] [-o FILE] [--budget N] [--max-chunk-bytes N] [-q] TARGET [SELECTION]
+Writes the selected values in C order, streaming: memory stays within
+--budget (default 256MiB) whatever the selection's size, the next block
+read while one is written.
+  --format   npy, text (default on stdout), csv, json or raw (little-endian
+             bytes); from -o's extension when not given (.npy, .txt, .csv,
+             .json, .raw, .bin; anything else: npy)
+  -o FILE    a regular file is replaced atomically when get succeeds;
+             /dev/null, FIFOs, terminals and links are written in place
+  -q         no progress line (shown on a terminal when writing to -o)
+SELECTION uses NumPy syntax: "0:10, :, 5", "[..., ::2]", "-1".
+Examples:
+  zarrcat get testdata/refdata/v3_dtype_int16.zarr "0:2, 0:3"
+  zarrcat get --format csv testdata/refdata/v3_dtype_int16.zarr "0:4"
+  zarrcat get -o /tmp/a.npy testdata/refdata/v3_shard_start.zarr
+  zarrcat get --format npy -o /dev/null testdata/refdata/v3_gzip_l1.zarr
+  zarrcat get testdata/refdata/v3_dtype_int16.zarr | head -3
+`,
+	"ls": `zarrcat ls [--depth N] [--size] [--json] TARGET
+Lists a hierarchy, one node a line with its path: node type, Zarr format,
+data type, shape, chunks (or shards of inner chunks) and codecs. Children
+are opened concurrently (64 requests in flight), which is what listing
+an object store needs.
+  --depth N  N levels below TARGET (default: all)
+  --size     stored bytes, compression ratio and chunks initialized
+  --json     the hierarchy as one JSON document
+Example:
+  zarrcat ls --size testdata/refdata/v3_group.zarr
+`,
+	"tree": `zarrcat tree [--depth N] [--size] [--json] TARGET
+ls drawn as a tree.
+Example:
+  zarrcat tree --size testdata/refdata/v3_group.zarr
+`,
+	"stats": `zarrcat stats [--hist N] [--json] [--budget N] [-q] TARGET [SELECTION]
+Count, NaN and fill-value counts, min, max, mean and standard deviation
+(population, NumPy's ddof=0; NaNs left out) of a selection, and with
+--hist N a histogram of N equal bins from min to max (a second pass).
+Streams the selection within --budget (default 256MiB), each block
+computed on every core. Booleans, integers and real floats.
+Examples:
+  zarrcat stats testdata/refdata/v2_fill_nan.zarr
+  zarrcat stats --hist 8 --json testdata/refdata/v3_dtype_int16.zarr "0:10"
+`,
+	"cp": `zarrcat cp [--chunks SHAPE] [--shards SHAPE] [--codec C] [--dtype T]
+           [--resume] [--validate] [--budget N] [--json] [-q] SOURCE DESTINATION
+Copies an array, or a group and everything below it, between any two
+locations (directories, file://, s3://; DESTINATION is created), written
+as Zarr v3 (a v2 source becomes v3), write unit by write unit of the
+destination (chunks, or shards), several at once within --budget
+(default 512MiB). Without options the copy keeps the source's codecs.
+  --chunks 64,64    chunk shape (inner chunks with --shards)
+  --shards 512,512  shard shape: a sharded copy
+  --codec C         compressors after the bytes codec: zstd:LEVEL,
+                    gzip:LEVEL, blosc:CNAME:SHUFFLE:CLEVEL, crc32c, a chain
+                    "zstd:3,crc32c", none, or JSON ('{"name": "zstd", ...}'
+                    or a list)
+  --dtype T         cast (bool, int8..uint64, float16..float64); a value
+                    the new type cannot hold is an error naming it
+  --resume          complete an interrupted copy: write units whose key
+                    exists and reads back equal to the source are kept
+  --validate        compare every copied array with its source at the end
+Examples:
+  zarrcat cp testdata/refdata/v2_group.zarr /tmp/g.zarr
+  zarrcat cp --chunks 8,8 --shards 16,16 --codec blosc:lz4:shuffle:5 \
+      --validate testdata/refdata/v3_shard_start.zarr /tmp/s.zarr
+  zarrcat cp --resume --chunks 8,8 --shards 16,16 --codec blosc:lz4:shuffle:5 \
+      testdata/refdata/v3_shard_start.zarr /tmp/s.zarr
+`,
+	"diff": `zarrcat diff [--json] [--budget N] [-q] A B
+Compares two arrays: metadata (shape, data type, fill value, attributes),
+layout (format, chunks, codecs: reported, not a difference), then values,
+NaN equal to NaN: how many elements differ, the first one's coordinates
+and values, the largest |a-b|.
+Exit status: 0 the same, 3 different, 1 an error, 2 a usage mistake.
+Example:
+  zarrcat diff testdata/refdata/v3_shard_start.zarr /tmp/s.zarr
+`,
+}
+
+// cmdHelp prints the usage, or one command's help.
+func cmdHelp(args []string, w io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(w, usage)
+		return nil
+	}
+	h, ok := commandHelp[args[0]]
+	if !ok {
+		names := make([]string, 0, len(commandHelp))
+		for k := range commandHelp {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		return fmt.Errorf("%w: no help for %q (commands: %s)", errUsage, args[0], strings.Join(names, ", "))
+	}
+	fmt.Fprint(w, h+exitHelp)
+	return nil
+}
+
+// exitHelp ends every command's help.
+const exitHelp = `Exit status: 0 success, 1 an error (one line on stderr), 2 a usage mistake,
+3 diff found differences. A progress line is drawn on stderr when it is a
+terminal (-q: never).
+`
