@@ -339,9 +339,13 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 		}
 		v3.Codecs = append(v3.Codecs, spec)
 		var as struct {
-			Astype string `json:"astype"`
+			Astype      string `json:"astype"`
+			EncodeDType string `json:"encode_dtype"` // numcodecs.astype
 		}
-		if json.Unmarshal(f.Object, &as) == nil && as.Astype != "" {
+		if json.Unmarshal(f.Object, &as) == nil && as.Astype == "" {
+			as.Astype = as.EncodeDType
+		}
+		if as.Astype != "" {
 			if d, _, err := dtype.ParseNumpy(as.Astype); err == nil {
 				typesize = d.Size()
 			}

@@ -28,8 +28,8 @@ type v2Case struct {
 }
 
 // v2Cases returns every v2 reference array (compressors, filters, orders,
-// separators, fill values, dtypes of the corpus) and the v2 extension
-// data type fixtures, each as parsed from zarr-python's documents.
+// separators, fill values, dtypes of the corpus), the v2 extension
+// data type fixtures and the numcodecs filter fixtures, each as parsed from zarr-python's documents.
 func v2Cases(t *testing.T) []v2Case {
 	t.Helper()
 	var out []v2Case
@@ -69,8 +69,25 @@ func v2Cases(t *testing.T) []v2Case {
 			add("ext_"+name, filepath.Join(extDir, name+".zarr"), want)
 		}
 	}
+	ents, err := os.ReadDir(filterDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if name, ok := strings.CutSuffix(e.Name(), ".zarr"); ok {
+			want, err := npy.ReadFile(filepath.Join(filterDir, name+".npy"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			add("filter_"+name, filepath.Join(filterDir, e.Name()), want)
+		}
+	}
 	return out
 }
+
+// filterDir holds v2 arrays written through numcodecs' filters and
+// compressors (testdata/filters/make_filters.py).
+const filterDir = "../testdata/filters"
 
 // TestCreateArrayV2 writes every v2 case with CreateArrayV2 and the values,
 // then reopens it from the store and reads it back; the .zarray written is

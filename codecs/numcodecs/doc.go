@@ -12,6 +12,15 @@
 //	numcodecs.delta     {"dtype": "<i4", "astype": "<i2"} element-wise differences
 //	numcodecs.crc32     {"location": "start"}            CRC-32 checksum
 //	numcodecs.adler32   {"location": "start"}            Adler-32 checksum
+//	numcodecs.fletcher32       {}                        HDF5 Fletcher-32 checksum (end)
+//	numcodecs.jenkins_lookup3  {"initval": 0}            HDF5 lookup3 checksum (end)
+//	numcodecs.fixedscaleoffset {"offset", "scale", "dtype", "astype"}
+//	numcodecs.quantize  {"digits": 2, "dtype": "<f8"}    decimal quantisation (lossy)
+//	numcodecs.bitround  {"keepbits": 10}                 mantissa rounding (lossy)
+//	numcodecs.astype    {"encode_dtype", "decode_dtype"} element type cast
+//	numcodecs.packbits  {}                               8 bools per byte
+//	numcodecs.categorize {"labels", "dtype", "astype"}   fixed-width strings as codes
+//	numcodecs.lzma      {"format": 1, "check": -1}       xz, lzma alone or raw LZMA2
 //
 // Every codec works on the bytes exactly as numcodecs sees them in Zarr v2:
 // the chunk serialised in the array's dtype byte order (and C or F element
@@ -23,10 +32,10 @@
 // and source; outputs decode with numcodecs and numcodecs' outputs decode
 // here. In v3 metadata zarr-python 3 writes numcodecs filters before
 // "bytes", as array -> array codecs; "numcodecs.delta" works there too
-// (DeltaArray, which codecs.ResolveChain picks by position). Not
-// provided: lzma (no module without a new dependency), quantize,
-// fixedscaleoffset, astype, bitround, packbits, categorize and the object
-// codecs.
+// (DeltaArray, which codecs.ResolveChain picks by position); the other
+// typed filters are provided in their v2 (bytes -> bytes) form only. Not
+// provided: the object codecs (vlen-utf8, vlen-bytes, json, msgpack,
+// pickle) and categorize over object arrays.
 //
 // Decoders never allocate more than the limit the chain passes (the size
 // the decoded data may have) on hostile input; errors wrap
