@@ -1,7 +1,6 @@
 package azure_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,10 +16,9 @@ import (
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/azure"
-	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/store/storetest"
 	"github.com/gozarr/gozarr/store/storeurl"
-	"github.com/gozarr/gozarr/store/zip"
+	"github.com/gozarr/gozarr/store/zip/ziptest"
 )
 
 // Environment variables naming an Azure Blob emulator (see .ci/azurite.sh).
@@ -214,33 +212,8 @@ func TestCancelled(t *testing.T) {
 }
 
 // TestZipOverAzure runs the reader conformance suite over a zip store
-// reading an archive held in the emulator (written by zip.Write).
+// reading an archive held in the emulator.
 func TestZipOverAzure(t *testing.T) {
 	emulator(t)
-	ctx := context.Background()
-	var arch []byte
-	storetest.TestReader(t, func(t *testing.T, contents map[string][]byte) store.Reader {
-		if arch == nil {
-			src := mem.New()
-			for k, v := range contents {
-				if err := src.Set(ctx, k, v); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var buf bytes.Buffer
-			if err := zip.Write(ctx, &buf, src); err != nil {
-				t.Fatal(err)
-			}
-			arch = buf.Bytes()
-		}
-		st := newStore(t)
-		if err := st.Set(ctx, "data.ozx", arch); err != nil {
-			t.Fatal(err)
-		}
-		zr, err := zip.Open(ctx, st, "data.ozx")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return zr
-	})
+	ziptest.TestOver(t, func(t *testing.T) store.Store { return newStore(t) })
 }

@@ -1,7 +1,6 @@
 package gcs_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,10 +14,9 @@ import (
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/gcs"
-	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/store/storetest"
 	"github.com/gozarr/gozarr/store/storeurl"
-	"github.com/gozarr/gozarr/store/zip"
+	"github.com/gozarr/gozarr/store/zip/ziptest"
 )
 
 // Environment variables naming a GCS emulator (see .ci/gcsserver.sh).
@@ -211,33 +209,8 @@ func TestCancelled(t *testing.T) {
 }
 
 // TestZipOverGCS runs the reader conformance suite over a zip store
-// reading an archive held in the emulator (written by zip.Write).
+// reading an archive held in the emulator.
 func TestZipOverGCS(t *testing.T) {
 	emulator(t)
-	ctx := context.Background()
-	var arch []byte
-	storetest.TestReader(t, func(t *testing.T, contents map[string][]byte) store.Reader {
-		if arch == nil {
-			src := mem.New()
-			for k, v := range contents {
-				if err := src.Set(ctx, k, v); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var buf bytes.Buffer
-			if err := zip.Write(ctx, &buf, src); err != nil {
-				t.Fatal(err)
-			}
-			arch = buf.Bytes()
-		}
-		st := newStore(t)
-		if err := st.Set(ctx, "data.ozx", arch); err != nil {
-			t.Fatal(err)
-		}
-		zr, err := zip.Open(ctx, st, "data.ozx")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return zr
-	})
+	ziptest.TestOver(t, func(t *testing.T) store.Store { return newStore(t) })
 }

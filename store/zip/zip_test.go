@@ -25,6 +25,7 @@ import (
 	"github.com/gozarr/gozarr/store/s3/s3test"
 	"github.com/gozarr/gozarr/store/storetest"
 	"github.com/gozarr/gozarr/store/zip"
+	"github.com/gozarr/gozarr/store/zip/ziptest"
 )
 
 // archiveKey is where the tests keep archives in their source stores.
@@ -36,20 +37,7 @@ func sortedKeys(contents map[string][]byte) []string {
 }
 
 // gozarrZip archives contents with zip.Write.
-func gozarrZip(t testing.TB, contents map[string][]byte) []byte {
-	t.Helper()
-	src := mem.New()
-	for k, v := range contents {
-		if err := src.Set(context.Background(), k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var buf bytes.Buffer
-	if err := zip.Write(context.Background(), &buf, src); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+func gozarrZip(t testing.TB, contents map[string][]byte) []byte { return ziptest.Archive(t, contents) }
 
 // stdlibZip archives contents with archive/zip's Create (data descriptors
 // after each entry) using method, plus the extra entries given in order
