@@ -122,7 +122,8 @@ func FollowSymlinks() Option { return func(s *Store) { s.follow = true } }
 
 // New returns a store rooted at root, which must be an existing directory.
 // Unless FollowSymlinks is given, it keeps the directory open (as an
-// os.Root) for the store's lifetime.
+// os.Root, and on Linux a second descriptor for openat2) until Close or
+// until the store is garbage collected.
 func New(root string, opts ...Option) (*Store, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -158,6 +159,24 @@ func New(root string, opts ...Option) (*Store, error) {
 
 // Root returns the absolute path of the store's root directory.
 func (s *Store) Root() string { return s.root }
+
+// Close releases the handles on the root directory that a confined store
+// keeps open (see New); the store must not be used after. It is
+// optional: a store that becomes unreachable releases them when it is
+// garbage collected, but a program that opens many stores should close
+// them, as it would files.
+func (s *Store) Close() error {
+	var err error
+	if s.rt != nil {
+		err = s.rt.Close()
+	}
+	if s.dir != nil {
+		if derr := s.dir.Close(); err == nil {
+			err = derr
+		}
+	}
+	return err
+}
 
 // checkKey validates key for the filesystem.
 func checkKey(op, key string) error {

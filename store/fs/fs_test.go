@@ -26,6 +26,7 @@ func newStore(t testing.TB, opts ...fs.Option) (*fs.Store, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	return s, root
 }
 

@@ -90,6 +90,7 @@ func FuzzOps(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer fsys.Close() // each run's store holds its root open
 		m := mem.New()
 		r := &opReader{data}
 		for step := 0; len(r.b) > 0 && step < 64; step++ {
