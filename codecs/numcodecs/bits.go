@@ -136,8 +136,12 @@ func (b *BitRound) Encode(dst, src []byte) ([]byte, error) {
 }
 
 // Decode appends src to dst (bit rounding is not reversed). More than
-// limit bytes is ErrCorrupt.
+// limit bytes, or (when the element size is known) bytes that are not
+// whole elements, is ErrCorrupt.
 func (b *BitRound) Decode(dst, src []byte, limit int) ([]byte, error) {
+	if b.size > 0 && len(src)%b.size != 0 {
+		return dst, fmt.Errorf("%w: numcodecs.bitround: %d bytes are not whole %d-byte elements", codecs.ErrCorrupt, len(src), b.size)
+	}
 	if len(src) > limit {
 		return dst, fmt.Errorf("%w: numcodecs.bitround: %d bytes, at most %d expected", codecs.ErrCorrupt, len(src), max(limit, 0))
 	}

@@ -3,10 +3,12 @@ package numcodecs_test
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -175,5 +177,33 @@ func TestNewFilterErrors(t *testing.T) {
 	br := b2b(t, "numcodecs.bitround", `{"keepbits": 3}`)
 	if _, err := br.Encode(nil, make([]byte, 8)); !errors.Is(err, codecs.ErrInvalidConfig) {
 		t.Errorf("bitround without an element size: %v", err)
+	}
+}
+
+// TestLZMADictionaryCut decodes streams Python's lzma wrote at preset 9,
+// whose headers ask for a 64 MiB dictionary, for a 256-byte chunk: the
+// decoder cuts the dictionary to the chunk and allocates well under 1 MiB
+// (it allocated 64 MiB per decode before).
+func TestLZMADictionaryCut(t *testing.T) {
+	want := bytes.Repeat([]byte("gozarr numcodecs lzma fuzz seed "), 8)
+	for _, c := range []struct{ cfg, hex string }{
+		{`{"format": 1}`, "fd377a585a0000016922de36020021011c00000010cf58cce000ff00265d00339bcbba91a1d0d5e522603fa8bd1755bdd9d4fd5fd5ce5299617094438370cbdf21497c0000000000372d4a8b00013e800200000019cacae63e300d8b020000000001595a"},
+		{`{"format": 2}`, "5d00000004ffffffffffffffff00339bcbba91a1d0d5e522603fa8bd1755bdd9d4fd5fd5ce5299617094438370cbdf21720f33ffffecec8000"},
+	} {
+		src, _ := hex.DecodeString(c.hex)
+		l := b2b(t, "numcodecs.lzma", c.cfg)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, err := l.Decode(nil, src, len(want))
+		runtime.ReadMemStats(&after)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s: %q, %v", c.cfg, got, err)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+			t.Errorf("%s: decoding 256 bytes allocated %d bytes", c.cfg, n)
+		}
+		if _, err := l.Decode(nil, src, len(want)-1); !errors.Is(err, codecs.ErrCorrupt) {
+			t.Errorf("%s: one byte over the limit: %v", c.cfg, err)
+		}
 	}
 }

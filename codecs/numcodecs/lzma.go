@@ -229,21 +229,39 @@ func (l *LZMA) Decode(dst, src []byte, limit int) ([]byte, error) {
 }
 
 // readBounded appends what r yields to dst, growing dst's memory at most
-// to limit bytes more (plus one to detect more), and fails with ErrCorrupt
-// beyond limit.
+// to limit bytes more, and fails with ErrCorrupt beyond limit.
 func readBounded(dst []byte, r io.Reader, limit, hint int) ([]byte, error) {
 	start := len(dst)
 	out := dst
-	for {
+	for idle := 0; ; idle++ {
+		if idle > 100 {
+			return dst, fmt.Errorf("%w: numcodecs.lzma: %v", codecs.ErrCorrupt, io.ErrNoProgress)
+		}
 		if len(out) == cap(out) {
 			got := len(out) - start
-			if got > limit {
-				return dst, fmt.Errorf("%w: numcodecs.lzma: more than %d bytes decoded", codecs.ErrCorrupt, limit)
+			if got == limit {
+				// Full: the stream must end here (probe without growing).
+				var one [1]byte
+				n, err := r.Read(one[:])
+				switch {
+				case n > 0:
+					return dst, fmt.Errorf("%w: numcodecs.lzma: more than %d bytes decoded", codecs.ErrCorrupt, limit)
+				case err == nil:
+					continue
+				case errors.Is(err, io.EOF):
+					return out, nil
+				case err != nil:
+					return dst, fmt.Errorf("%w: numcodecs.lzma: %v", codecs.ErrCorrupt, err)
+				}
+				continue
 			}
-			out = slices.Grow(out, min(limit+1-got, max(4096, 4*hint, got)))
+			out = slices.Grow(out, min(limit-got, max(4096, 4*hint, got)))
 		}
 		n, err := r.Read(out[len(out):cap(out)])
 		out = out[:len(out)+n]
+		if n > 0 {
+			idle = 0
+		}
 		if len(out)-start > limit {
 			return dst, fmt.Errorf("%w: numcodecs.lzma: more than %d bytes decoded", codecs.ErrCorrupt, limit)
 		}
