@@ -34,8 +34,10 @@
 // Open uses the SDK's standard chain, Application Default Credentials
 // (GOOGLE_APPLICATION_CREDENTIALS, gcloud's user credentials, the metadata
 // server on Google Cloud), and falls back to anonymous access, which public
-// buckets accept, when it finds none. STORAGE_EMULATOR_HOST, the SDK's own
-// variable, points every client at an emulator; so does WithEndpoint.
+// buckets accept, when it finds none or they yield no token (Open fetches
+// one to know). STORAGE_EMULATOR_HOST, the SDK's own variable, points
+// every client at an emulator; so does WithEndpoint. WithClientOptions
+// leaves authentication to the options given.
 package gcs
 
 import (
@@ -46,12 +48,14 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"cloud.google.com/go/storage"
 	"github.com/googleapis/gax-go/v2"
+	"golang.org/x/oauth2/google"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
@@ -163,24 +167,42 @@ func buildOptions(opts []Option) options {
 func Open(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, error) {
 	o := buildOptions(opts)
 	co := []option.ClientOption{storage.WithJSONReads()}
-	if o.endpoint != "" {
+	switch {
+	case o.endpoint != "":
 		co = append(co, option.WithEndpoint(strings.TrimSuffix(o.endpoint, "/")+"/storage/v1/"), option.WithoutAuthentication())
-	} else if o.anonymous {
+	case o.anonymous:
 		co = append(co, option.WithoutAuthentication())
+	case len(o.client) == 0 && os.Getenv("STORAGE_EMULATOR_HOST") == "":
+		auth, _, err := defaultAuth(ctx)
+		if err != nil {
+			return nil, err
+		}
+		co = append(co, auth)
 	}
 	co = append(co, o.client...)
 	client, err := storage.NewClient(ctx, co...)
-	if err != nil && o.endpoint == "" && !o.anonymous && len(o.client) == 0 {
-		// No credentials anywhere: public buckets still answer.
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		client, err = storage.NewClient(ctx, storage.WithJSONReads(), option.WithoutAuthentication())
-	}
 	if err != nil {
 		return nil, fmt.Errorf("gcs: creating client: %w", err)
 	}
 	return New(client, bucket, prefix, opts...)
+}
+
+// defaultAuth returns the client option of Application Default
+// Credentials when they yield a token, else that of anonymous access
+// (anonymous true), which public buckets accept. Its only error is a done
+// ctx.
+func defaultAuth(ctx context.Context) (opt option.ClientOption, anonymous bool, err error) {
+	creds, err := google.FindDefaultCredentials(ctx, storage.ScopeFullControl)
+	if err == nil {
+		_, err = creds.TokenSource.Token()
+	}
+	if ctx.Err() != nil {
+		return nil, false, ctx.Err()
+	}
+	if err != nil {
+		return option.WithoutAuthentication(), true, nil
+	}
+	return option.WithCredentials(creds), false, nil
 }
 
 // New returns a Store over bucket with the given key prefix ("" for the

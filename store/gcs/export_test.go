@@ -1,0 +1,4 @@
+package gcs
+
+// DefaultAuth exposes defaultAuth to the tests.
+var DefaultAuth = defaultAuth
