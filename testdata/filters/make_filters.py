@@ -89,3 +89,27 @@ for n in [0, 1, 2, 3, 11, 12, 13, 24, 25, 719, 720, 721, 1000, 4099]:
     })
 with open(os.path.join(HERE, "vectors.json"), "w") as f:
     json.dump({"data": "byte i is (i*131+7) % 256", "vectors": vectors}, f, indent=1)
+
+# Zarr v3: zarr-python 3 writes the typed filters before "bytes" (array ->
+# array) and the checksums and lzma after it.
+from zarr.codecs import numcodecs as nc
+
+
+def make3(name, data, chunks, filters=(), compressors=None):
+    path = os.path.join(HERE, "v3_" + name + ".zarr")
+    shutil.rmtree(path, ignore_errors=True)
+    a = zarr.create_array(path, shape=data.shape, chunks=chunks, dtype=data.dtype, zarr_format=3,
+                          fill_value=0, filters=list(filters), compressors=compressors)
+    a[...] = data
+    np.save(os.path.join(HERE, "v3_" + name + ".npy"), zarr.open_array(path, mode="r")[...])
+
+
+make3("fixedscaleoffset", (f8 + 10).clip(0, 25), (16,),
+      [nc.FixedScaleOffset(offset=0, scale=10, dtype="<f8", astype="|u1")])
+make3("quantize", f8 * 1.37, (11,), [nc.Quantize(digits=2, dtype="<f8")])
+make3("astype", f8 / 3, (16,), [nc.AsType(encode_dtype="<f4", decode_dtype="<f8")])
+make3("bitround", r32, (128,), [nc.BitRound(keepbits=7)])
+make3("packbits", rng.random(77) > 0.4, (30,), [nc.PackBits()])
+make3("fletcher32", ints, (333,), compressors=[nc.Fletcher32()])
+make3("jenkins_lookup3", ints, (333,), compressors=[nc.JenkinsLookup3()])
+make3("lzma", ints, (400,), compressors=[nc.LZMA()])
