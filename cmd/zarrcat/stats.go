@@ -72,55 +72,96 @@ type number interface {
 	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
 }
 
-// accumulate returns the moments of vals, counting those equal to fill:
-// one pass with sums shifted by the first value (accurate while values
-// stay near it, as a part of one array's values does), NaNs skipped.
+// accumulate returns the moments of vals, counting those equal to fill,
+// NaNs left out, in sub-chunks of accumBlock values merged by Chan's
+// formula: one pass per sub-chunk summing deviations from its first value
+// and their squares (accurate for values of one neighbourhood, as a
+// sub-chunk's are), with the extremes. Values of magnitude 2^40 or more,
+// and NaNs, take a slower path: they are summed apart, compensated, so
+// that huge values of both signs cancel exactly.
 func accumulate[T number](vals []T, fill T, hist *histogram, bins []int64) moments {
 	var m moments
-	if len(vals) == 0 {
-		return m
+	for len(vals) > 0 {
+		k := min(len(vals), accumBlock)
+		m.merge(accumulateBlock(vals[:k], fill, hist, bins))
+		vals = vals[k:]
 	}
-	var shift float64
-	found := false
-	fillNaN := float64(fill) != float64(fill) // a NaN fill: NaNs are fill
-	var sum, sumsq, total, comp float64
+	return m
+}
+
+// accumBlock is how many values accumulate takes per sub-chunk.
+const accumBlock = 4096
+
+// bigValue is where accumulate sums values apart.
+const bigValue = 1 << 40
+
+func accumulateBlock[T number](vals []T, fill T, hist *histogram, bins []int64) moments {
+	var m moments
+	shift := math.NaN()
+	for _, v := range vals {
+		if x := float64(v); x == x && x < bigValue && x > -bigValue {
+			shift = x
+			break
+		}
+	}
+	var s, q, big, comp float64
+	var n, fills, nan int64
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range vals {
 		if v == fill {
-			m.fill++
+			fills++
 		}
 		x := float64(v)
-		if x != x {
-			m.nan++
-			if fillNaN {
-				m.fill++
+		if !(x < bigValue && x > -bigValue) { // NaN, or huge
+			if x != x {
+				nan++
+				continue
 			}
-			continue
+			big, comp = add2(big, comp, x)
+		} else {
+			d := x - shift
+			s += d
+			q += d * d
+			n++
 		}
-		if !found {
-			shift, found = x, true
-		}
-		total, comp = add2(total, comp, x)
-		d := x - shift
-		sum += d
-		sumsq += d * d
 		if x < lo {
 			lo = x
 		}
 		if x > hi {
 			hi = x
 		}
-		m.n++
-		if hist != nil {
-			bins[hist.bin(x)]++
-		}
 	}
-	if m.n > 0 {
-		n := float64(m.n)
-		m.mean = shift + sum/n
-		m.m2 = max(0, sumsq-sum*sum/n)
-		m.min, m.max = lo, hi
-		m.sum, m.comp = total, comp
+	if float64(fill) != float64(fill) { // a NaN fill: NaNs are fill
+		fills = nan
+	}
+	m.fill, m.nan = fills, nan
+	m.n = int64(len(vals)) - nan
+	if m.n == 0 {
+		return m
+	}
+	m.min, m.max = lo, hi
+	if n > 0 {
+		m.sum, m.comp = add2(big, comp, float64(n)*shift+s)
+		m.mean, m.m2 = shift+s/float64(n), max(0, q-s*s/float64(n))
+	} else {
+		m.sum, m.comp = big, comp
+	}
+	if bigs := m.n - n; bigs > 0 {
+		// Fold the huge values into mean and m2 one by one (rare).
+		small := moments{n: n, mean: m.mean, m2: m.m2, min: lo, max: hi}
+		for _, v := range vals {
+			if x := float64(v); x == x && !(x < bigValue && x > -bigValue) {
+				small.merge(moments{n: 1, mean: x, min: x, max: x})
+			}
+		}
+		m.mean, m.m2 = small.mean, small.m2
+	}
+	if hist != nil {
+		for _, v := range vals {
+			if x := float64(v); x == x {
+				bins[hist.bin(x)]++
+			}
+		}
 	}
 	return m
 }
