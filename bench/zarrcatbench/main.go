@@ -1,25 +1,25 @@
 // Command zarrcatbench measures the zarrcat binary against the figures of
 // issue 15, in one run:
 //
-//	go run ./bench/zarrcatbench            # 1 GiB array; ~3 min on 2 cores
-//	go run ./bench/zarrcatbench -size 4096 # 64 MiB smoke run
+//		go run ./bench/zarrcatbench            # 1 GiB array; ~3 min on 2 cores
+//		go run ./bench/zarrcatbench -size 4096 # 64 MiB smoke run
 //
-//   - get: zarrcat get of a float32 array of -size² (16384² = 1 GiB) in
-//     shards of 4096² holding zstd level-1 inner chunks of 512², written to
-//     an .npy file: wall time and the child's peak RSS, against the
-//     codec-only decode of the same inner chunks (klauspost/compress's zstd
-//     on GOMAXPROCS goroutines, each with a reused buffer, every chunk in
-//     memory beforehand).
-//   - stats: zarrcat stats of the same array, its rate against the
-//     codec-only rate.
-//   - cp: zarrcat cp re-encoding it to blosc lz4 with 1024² chunks in 4096²
-//     shards: wall time and peak RSS; then the same copy killed (SIGKILL)
-//     once half its shards are written and resumed with --resume, compared
-//     file by file with the uninterrupted copy.
-//   - tree: zarrcat tree --size of a group of -arrays arrays (one stored
-//     chunk each) on an S3 server behind a proxy that delays every request
-//     by -latency: the server named by the GOZARR_S3_* variables, or an
-//     in-process gofakes3.
+//	  - get: zarrcat get of a float32 array of -size² (16384² = 1 GiB) in
+//	    shards of 4096² holding zstd level-1 inner chunks of 512², written to
+//	    an .npy file: wall time and the child's peak RSS, against the
+//	    codec-only decode of the same inner chunks (klauspost/compress's zstd
+//	    on GOMAXPROCS goroutines, each with a reused buffer, every chunk in
+//	    memory beforehand).
+//	  - stats: zarrcat stats of the same array, its rate against the
+//	    codec-only rate.
+//	  - cp: zarrcat cp re-encoding it to blosc lz4 with 1024² chunks in 4096²
+//	    shards: wall time and peak RSS; then the same copy killed (SIGKILL)
+//	    once half its shards are written and resumed with --resume, compared
+//	    file by file with the uninterrupted copy.
+//	  - tree: zarrcat tree --size of a group of -arrays arrays (one stored
+//	    chunk each) on an S3 server behind a proxy that delays every request
+//	    by -latency: the server named by the GOZARR_S3_* variables, or an
+//	    in-process gofakes3.
 //
 // Each zarrcat run is a child process; its peak RSS is the kernel's
 // (getrusage's ru_maxrss). Timed runs are the median of -reps after one
