@@ -18,7 +18,8 @@
 // (Python's http.server is one). The store slices such answers itself, so
 // reads stay correct, and remembers the server as one that ignores ranges:
 // from then on it sends no Range header (RangesIgnored reports it), and every
-// read fetches the whole value. Put a cache in front of such a store.
+// read fetches the value from its start: the whole of it, or for a bounded
+// range up to the range's end. Put a cache in front of such a store.
 //
 // # Statuses, retries, deadlines
 //
