@@ -10,6 +10,7 @@ import (
 // commandHelp is "zarrcat help COMMAND": what the command does, its flags,
 // examples on the repository's testdata/ and its exit statuses.
 var commandHelp = map[string]string{
+	"consolidate": consolidateHelp,
 	"info": `zarrcat info [--size] [--json] TARGET
 Prints an array's or group's metadata (header only: no chunk is read):
 shape, data type, fill value, chunk or shard and inner chunk shapes,
