@@ -60,10 +60,13 @@ func (s *Store) openat2(name string, flags int) (fd int, ok bool, err error) {
 		return -1, false, nil
 	case err == nil:
 		return fd, true, nil
-	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EINVAL):
+	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EINVAL), errors.Is(err, unix.EPERM):
+		// Missing, or refused by a seccomp filter (older container
+		// runtimes answer EPERM): the os.Root serves every read, and
+		// reports any real permission error itself.
 		noOpenat2.Store(true)
 		return -1, false, nil
-	case errors.Is(err, unix.EAGAIN), errors.Is(err, unix.EPERM):
+	case errors.Is(err, unix.EAGAIN):
 		return -1, false, nil
 	case errors.Is(err, unix.EXDEV):
 		err = s.escape
