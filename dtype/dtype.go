@@ -113,7 +113,19 @@ func Parse(name string) (DataType, error) {
 			return RawBits(bits)
 		}
 	}
+	if why, ok := unsupportedNames[name]; ok {
+		return DataType{}, fmt.Errorf("%w: %q (%s, not supported)", ErrUnknown, name, why)
+	}
 	return DataType{}, fmt.Errorf("%w: %q", ErrUnknown, name)
+}
+
+// unsupportedNames are data types other writers use that gozarr does not
+// read, with what they are, for precise errors.
+var unsupportedNames = map[string]string{
+	"string":                "zarr-python's variable-length UTF-8 strings",
+	"variable_length_bytes": "zarr-python's variable-length bytes",
+	"bytes":                 "variable-length bytes",
+	"struct":                "a structured (record) type",
 }
 
 // Name returns the Zarr v3 name: "bool", "int16", "complex64", "r8", ...

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -263,5 +264,25 @@ func TestStrings(t *testing.T) {
 	}
 	if _, err := Strings(TypeInt32, make([]byte, 4)); !errors.Is(err, ErrUnknown) {
 		t.Errorf("int32 as strings: %v", err)
+	}
+}
+
+func TestUnsupportedMessages(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"string", "variable-length UTF-8 strings"},
+		{"struct", "structured"},
+	} {
+		if _, err := Parse(c.in); !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Parse(%q) = %v, want a message with %q", c.in, err, c.want)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"|O", "object elements"},
+		{"<M8", "without a unit"},
+		{"<M8[fortnight]", "time unit"},
+	} {
+		if _, _, err := ParseNumpy(c.in); !errors.Is(err, ErrUnknown) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseNumpy(%q) = %v, want a message with %q", c.in, err, c.want)
+		}
 	}
 }

@@ -35,6 +35,12 @@ func ParseNumpy(descr string) (DataType, bool, error) {
 	if len(s) > 0 && (s[0] == '<' || s[0] == '>' || s[0] == '|' || s[0] == '=') {
 		order, s = s[0], s[1:]
 	}
+	if s == "O" {
+		return bad("object elements (variable-length strings or bytes, written with vlen-utf8, vlen-bytes or json) are not supported")
+	}
+	if s == "M8" || s == "m8" {
+		return bad("datetime64/timedelta64 without a unit")
+	}
 	if len(s) < 2 {
 		return bad("want a byte order, a kind code and a size")
 	}
