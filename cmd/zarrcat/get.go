@@ -58,7 +58,7 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err := enc.begin(); err != nil {
 			return err
 		}
-		err := stream(ctx, a, sel, budget/4, func(b streamBlock) error {
+		err := stream(ctx, a, sel, blockBytes(budget), func(b streamBlock) error {
 			prog.add(int64(len(b.Data)))
 			return enc.values(b.Data)
 		})
@@ -110,7 +110,7 @@ func openSelection(ctx context.Context, pos []string, flags map[string]string, b
 		return nil, nil, err
 	}
 	a, err := zarr.OpenArray(ctx, st, nodePath, zarr.WithMaxChunkBytes(maxChunk),
-		zarr.WithPipeline(pipeline.Options{MaxBytesInFlight: max(budget/4, 1)}))
+		zarr.WithPipeline(pipeline.Options{MaxBytesInFlight: blockBytes(budget)}))
 	if errors.Is(err, zarr.ErrChunkTooLarge) {
 		return nil, nil, fmt.Errorf("%w; for zarrcat, raise it with --max-chunk-bytes (default 512MiB), e.g. --max-chunk-bytes=4GiB", err)
 	}

@@ -382,7 +382,7 @@ func selectionMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, budg
 	item := dt.Size()
 	workers := runtime.GOMAXPROCS(0)
 	var total moments
-	err := stream(ctx, a, sel, budget/4, func(b streamBlock) error {
+	err := stream(ctx, a, sel, blockBytes(budget), func(b streamBlock) error {
 		prog.add(int64(len(b.Data)))
 		n := len(b.Data) / item
 		parts := min(workers, max(1, n/4096))

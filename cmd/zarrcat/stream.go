@@ -171,3 +171,8 @@ func streamAll(ctx context.Context, as []*zarr.Array, sel nd.Selection, blockByt
 	}
 	return ctx.Err()
 }
+
+// blockBytes is the size of a streaming command's blocks within budget:
+// an eighth, as two blocks and the read in flight (another eighth) leave
+// the Go collector room under a soft limit of the whole budget.
+func blockBytes(budget int64) int64 { return max(budget/8, 1) }
