@@ -42,3 +42,43 @@ func ExampleNewArrayMetadata() {
 	fmt.Println(meta.Codecs[0].Name, a.Sharding().ChunkShape(), shape, corner)
 	// Output: sharding_indexed [2 4] [3 2] [46 47 54 55 62 63]
 }
+
+// List the shards and inner chunks a selection of a sharded array reads,
+// with their byte ranges (known once each shard's index is read; inner
+// chunks are stored in Morton order, as zarr-python writes them).
+func ExampleArray_Plan() {
+	ctx := context.Background()
+	st := mem.New()
+	meta, err := zarr.NewArrayMetadata([]int{8, 8}, dtype.TypeUint8, []int{4, 8}, zarr.Sharded(2, 4))
+	if err != nil {
+		panic(err)
+	}
+	a, err := zarr.CreateArray(ctx, st, "a", meta)
+	if err != nil {
+		panic(err)
+	}
+	vals := make([]uint8, 64)
+	for i := range vals {
+		vals[i] = uint8(i + 1)
+	}
+	if err := zarr.Write(ctx, a, vals); err != nil {
+		panic(err)
+	}
+	plan, err := a.Plan(nd.Range(3, 6), nd.Range(2, 5))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(plan.NumWriteUnits(), "shards")
+	for u, err := range plan.ReadUnits(ctx, st) {
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(u.Key, u.Inner, u.Range, "box", u.Part.SrcStart, u.Part.Count, "at", u.Part.DstStart)
+	}
+	// Output:
+	// 2 shards
+	// a/c/0/0 [[1 0]] bytes=8-15 box [1 2] [1 2] at [0 0]
+	// a/c/0/0 [[1 1]] bytes=24-31 box [1 0] [1 1] at [0 2]
+	// a/c/1/0 [[0 0]] bytes=0-7 box [0 2] [2 2] at [1 0]
+	// a/c/1/0 [[0 1]] bytes=16-23 box [0 0] [2 1] at [1 2]
+}
