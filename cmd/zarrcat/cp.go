@@ -385,9 +385,11 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 		return fmt.Errorf("array %q: %w", "/"+srcPath, err)
 	}
 	unitBytes := int64(count(meta.ChunkShape)) * int64(max(meta.DataType.Size(), a.Metadata().DataType.Size()))
-	// Each unit in flight holds its source block, its cast and its encoding.
-	workers := int(max(1, min(int64(runtime.GOMAXPROCS(0)), p.budget/max(1, 3*unitBytes))))
-	pipe := zarr.WithPipeline(pipeline.Options{MaxBytesInFlight: max(p.budget/int64(4*workers), 1)})
+	// Each unit in flight holds its source block, its cast, its encoding
+	// and a read's bytes in flight; the rest of the budget is the Go
+	// collector's room under the soft limit.
+	workers := int(max(1, min(int64(runtime.GOMAXPROCS(0)), p.budget/max(1, 5*unitBytes))))
+	pipe := zarr.WithPipeline(pipeline.Options{MaxBytesInFlight: max(p.budget/int64(8*workers), 1)})
 	b, err := openOrCreate(ctx, dst, dstPath, meta, p.resume, pipe)
 	if err != nil {
 		return err

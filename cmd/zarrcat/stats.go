@@ -96,6 +96,83 @@ const accumBlock = 4096
 const bigValue = 1 << 40
 
 func accumulateBlock[T number](vals []T, fill T, hist *histogram, bins []int64) moments {
+	if m, ok := accumulateFast(vals, fill); ok {
+		if hist != nil {
+			for _, v := range vals {
+				bins[hist.bin(float64(v))]++
+			}
+		}
+		return m
+	}
+	return accumulateSlow(vals, fill, hist, bins)
+}
+
+// accumulateFast is accumulateBlock for a sub-chunk without NaNs and huge
+// values, the common case: the fewest operations per value. ok is false
+// when the sub-chunk holds either (its sums come out NaN, or its extremes
+// reach bigValue): accumulateSlow takes it then.
+func accumulateFast[T number](vals []T, fill T) (m moments, ok bool) {
+	if len(vals) == 0 {
+		return m, true
+	}
+	shift := float64(vals[0])
+	var s0, s1, q0, q1 float64
+	var fills int64
+	lo, hi := math.Inf(1), math.Inf(-1)
+	i := 0
+	for ; i+2 <= len(vals); i += 2 {
+		a, b := vals[i], vals[i+1]
+		if a == fill {
+			fills++
+		}
+		if b == fill {
+			fills++
+		}
+		x, y := float64(a), float64(b)
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
+		if y < lo {
+			lo = y
+		}
+		if y > hi {
+			hi = y
+		}
+		dx, dy := x-shift, y-shift
+		s0 += dx
+		s1 += dy
+		q0 += dx * dx
+		q1 += dy * dy
+	}
+	if i < len(vals) {
+		v := vals[i]
+		if v == fill {
+			fills++
+		}
+		x := float64(v)
+		lo, hi = min(lo, x), max(hi, x)
+		d := x - shift
+		s0 += d
+		q0 += d * d
+	}
+	s, q := s0+s1, q0+q1
+	if s != s || q != q || lo <= -bigValue || hi >= bigValue {
+		return m, false
+	}
+	n := float64(len(vals))
+	m.n, m.fill = int64(len(vals)), fills
+	m.min, m.max = lo, hi
+	m.sum = n*shift + s
+	m.mean, m.m2 = shift+s/n, max(0, q-s*s/n)
+	return m, true
+}
+
+// accumulateSlow is accumulateBlock for a sub-chunk with NaNs or huge
+// values.
+func accumulateSlow[T number](vals []T, fill T, hist *histogram, bins []int64) moments {
 	var m moments
 	shift := math.NaN()
 	for _, v := range vals {

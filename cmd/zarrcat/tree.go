@@ -154,33 +154,51 @@ func (w *walker) children(ctx context.Context, p string, depth int) ([]*nodeInfo
 	return out, nil
 }
 
-// storage lists an array's chunk keys and adds up their sizes.
+// probeUnits is the largest grid whose chunk keys storage asks for one by
+// one (a size request each, all at once) instead of listing the array:
+// a listing is a request in turn per page and, on some servers, a walk of
+// more than the array.
+const probeUnits = 64
+
+// storage adds up the sizes of an array's stored chunks (shards): for a
+// grid of at most probeUnits, by asking each key's size (a missing key is
+// a chunk not stored); else by listing the array's keys first.
 func (w *walker) storage(ctx context.Context, a *zarr.Array) (*storageInfo, error) {
 	m := a.Metadata()
 	s := &storageInfo{Units: int64(count(m.GridShape())), DecodedBytes: int64(count(m.Shape)) * int64(m.DataType.Size())}
-	l, ok := w.st.(store.Lister)
-	if !ok {
-		return nil, fmt.Errorf("array %q: the store cannot list, so its stored size is unknown", a.Path())
-	}
-	prefix := ""
-	if a.Path() != "" {
-		prefix = a.Path() + "/"
-	}
 	var keys []string
-	if err := w.acquire(ctx); err != nil {
-		return nil, err
-	}
-	for k, err := range l.List(ctx, prefix) {
+	probe := s.Units <= probeUnits
+	if probe {
+		plan, err := a.Plan()
 		if err != nil {
-			w.release()
 			return nil, err
 		}
-		if _, ok := m.ChunkKeyEncoding.ParseKey(strings.TrimPrefix(k, prefix), len(m.Shape)); ok {
-			keys = append(keys, k)
+		for u := range plan.WriteUnits() {
+			keys = append(keys, u.Key)
 		}
+	} else {
+		l, ok := w.st.(store.Lister)
+		if !ok {
+			return nil, fmt.Errorf("array %q: the store cannot list, so its stored size is unknown", a.Path())
+		}
+		prefix := ""
+		if a.Path() != "" {
+			prefix = a.Path() + "/"
+		}
+		if err := w.acquire(ctx); err != nil {
+			return nil, err
+		}
+		for k, err := range l.List(ctx, prefix) {
+			if err != nil {
+				w.release()
+				return nil, err
+			}
+			if _, ok := m.ChunkKeyEncoding.ParseKey(strings.TrimPrefix(k, prefix), len(m.Shape)); ok {
+				keys = append(keys, k)
+			}
+		}
+		w.release()
 	}
-	w.release()
-	s.StoredUnits = int64(len(keys))
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	for _, k := range keys {
@@ -190,8 +208,12 @@ func (w *walker) storage(ctx context.Context, a *zarr.Array) (*storageInfo, erro
 			}
 			defer w.release()
 			n, err := valueSize(gctx, w.st, k)
+			if probe && errors.Is(err, store.ErrNotFound) {
+				return nil
+			}
 			mu.Lock()
 			s.StoredBytes += n
+			s.StoredUnits++
 			mu.Unlock()
 			return err
 		})
