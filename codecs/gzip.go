@@ -31,7 +31,7 @@ const DefaultGzipLevel = 5
 // streams, levels 0 to 9 (others decode but do not encode). Encoding writes one member
 // with a zero modification time, so equal input gives equal output.
 // Decoding reads every member of a multi-member stream, as gzip does.
-// Readers and writers are pooled. A Gzip is immutable and safe for
+// Writers are pooled; decoding is whole-buffer. A Gzip is immutable and safe for
 // concurrent use.
 type Gzip struct {
 	level int

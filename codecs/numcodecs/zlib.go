@@ -30,7 +30,7 @@ const DefaultZlibLevel = 1
 // (others decode but do not encode); the default is 1. Output is valid zlib
 // but not byte for byte what C zlib writes. Decoding verifies the Adler-32 trailer (ErrChecksum) and, like
 // Python's zlib.decompress, ignores bytes after the end of the stream.
-// Readers and writers are pooled; a Zlib is immutable and safe for
+// Writers are pooled; decoding is whole-buffer. A Zlib is immutable and safe for
 // concurrent use.
 type Zlib struct {
 	level int
