@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gozarr/gozarr/dtype"
@@ -24,14 +25,18 @@ import (
 // (testdata/consolidated/make_consolidated.py).
 const consDir = "../testdata/consolidated"
 
-// countReader counts the Get calls that reach a store.
+// countReader records the keys of the Get calls that reach a store. It is
+// safe for concurrent use.
 type countReader struct {
 	store.Reader
+	mu   sync.Mutex
 	keys []string
 }
 
 func (c *countReader) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	c.mu.Lock()
 	c.keys = append(c.keys, key)
+	c.mu.Unlock()
 	return c.Reader.Get(ctx, key, r)
 }
 
