@@ -173,6 +173,42 @@ func TestWriteExtForPeers(t *testing.T) {
 	}
 }
 
+// TestWriteBuiltExtForPeers writes extension-type arrays made with
+// NewArrayMetadata (the builder's codecs, not zarr-python's) into
+// GOZARR_WRITE_DIR for check_zarr_python.py.
+func TestWriteBuiltExtForPeers(t *testing.T) {
+	dir, st := peerDir(t)
+	ctx := context.Background()
+	s4, _ := dtype.FixedBytes(4)
+	u2, _ := dtype.FixedUTF32(2)
+	ns, _ := dtype.Datetime64(dtype.Nanoseconds, 1)
+	for _, c := range []struct {
+		name string
+		d    dtype.DataType
+		data []byte
+	}{
+		{"built_S4", s4, []byte("ab\x00\x00wxyz\x00\x00\x00\x00")},
+		{"built_U2", u2, []byte("a\x00\x00\x00\x00\x00\x00\x00x\x00\x00\x00y\x00\x00\x00")},
+		{"built_M8ns", ns, []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80}},
+	} {
+		n := len(c.data) / c.d.Size()
+		meta, err := zarr.NewArrayMetadata([]int{n}, c.d, []int{1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := zarr.CreateArray(ctx, st, c.name+".zarr", meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.WriteBytes(ctx, c.data); err != nil {
+			t.Fatal(err)
+		}
+		if err := npy.WriteFile(filepath.Join(dir, c.name+".npy"), c.d.NumpyDescr(), []int{n}, c.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestExtDTypeRoundTrip creates v3 arrays of the extension types (bfloat16
 // included, which zarr-python cannot write), writes, reopens from the
 // stored document and reads back.
