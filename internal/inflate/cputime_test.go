@@ -2,17 +2,8 @@ package inflate
 
 import (
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 )
-
-// threadCPU is the calling thread's CPU time.
-func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // loopCPU runs op under b.Loop on a locked thread and reports MB per
 // second of thread CPU time (the machine is shared: wall time counts the
