@@ -184,6 +184,9 @@ func addFileSeeds(dir, name string, add func(doc, chunk []byte)) {
 // selection's size.
 func FuzzOpenRead(f *testing.F) {
 	addFileSeeds(refdata, MetadataKey, func(doc, chunk []byte) { f.Add(doc, chunk) })
+	for _, dir := range []string{"../testdata/extdtypes", "../testdata/filters"} {
+		addFileSeeds(dir, MetadataKey, func(doc, chunk []byte) { f.Add(doc, chunk) })
+	}
 	f.Fuzz(func(t *testing.T, doc, chunk []byte) {
 		st := mem.New()
 		_ = st.Set(context.Background(), "a/"+MetadataKey, doc)
@@ -198,6 +201,9 @@ func FuzzOpenRead(f *testing.F) {
 func FuzzV2ToV3(f *testing.F) {
 	addFileSeeds(refdata, V2ArrayKey, func(doc, chunk []byte) { f.Add(doc, []byte(`{"a": [1, 2.5, null]}`), chunk) })
 	addFileSeeds("../testdata/compat", V2ArrayKey, func(doc, chunk []byte) { f.Add(doc, []byte(nil), chunk) })
+	for _, dir := range []string{"../testdata/extdtypes", "../testdata/filters"} {
+		addFileSeeds(dir, V2ArrayKey, func(doc, chunk []byte) { f.Add(doc, []byte(nil), chunk) })
+	}
 	f.Fuzz(func(t *testing.T, zarray, zattrs, chunk []byte) {
 		ctx := context.Background()
 		st := mem.New()
