@@ -24,6 +24,17 @@
 // straight into the output. Array.Plan exposes that plan. Chunks not stored
 // read as the fill value; a chunk a write leaves all fill value is deleted.
 //
+// Beyond the core types, the data types zarr-python writes are read and
+// written through the same calls: fixed-width strings (fixed_length_utf32,
+// NumPy "<U"; null_terminated_bytes, "|S": bytes, dtype.Strings converts),
+// numpy.datetime64 and numpy.timedelta64 of any unit (Read[int64] counts,
+// dtype.NaT; DataType.Time converts) and bfloat16 (dtype.BFloat16).
+//
+// A group's consolidated metadata (v3 inline "consolidated_metadata", v2
+// .zmetadata, as zarr-python and xarray write them) opens its children
+// with no further requests; Group.VerifyConsolidated reports a stale one
+// and Consolidate writes it. CreateArrayV2 and CreateGroupV2 write Zarr v2.
+//
 // An *Array is safe for concurrent use; concurrent writes of disjoint
 // regions that share a chunk or shard are serialised per chunk within the
 // process. Errors wrap sentinels (ErrInvalidMetadata, ErrUnsupported,
