@@ -85,7 +85,11 @@ func TestCrossProcessShardWritersS3(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 4 processes per round")
 	}
-	for round := range 2 {
+	rounds := 20
+	if raceEnabled {
+		rounds = 2
+	}
+	for round := range rounds {
 		prefix := fmt.Sprintf("xproc-%d-%d/", time.Now().UnixNano(), round)
 		runWriters(t, round, srv.Store(t, prefix), "TestCrossProcessShardWritersS3", envWriterS3+"="+prefix)
 	}
