@@ -38,7 +38,8 @@ func TestGetToFIFO(t *testing.T) {
 	if err := run(context.Background(), []string{"get", "-o", fifo, target}, &out, &out); err != nil {
 		t.Fatal(err)
 	}
-	b := <-got
+	// The mode first: a FIFO renamed over never gets a writer, and its
+	// reader would wait for ever.
 	info, err := os.Lstat(fifo)
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +47,7 @@ func TestGetToFIFO(t *testing.T) {
 	if info.Mode()&os.ModeNamedPipe == 0 {
 		t.Fatalf("after get -o FIFO the target's mode is %v, want a named pipe", info.Mode())
 	}
+	b := <-got
 	a, err := npy.Read(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
