@@ -187,11 +187,13 @@ func run(o options) error {
 	report(resumed)
 
 	if !o.skipS3 {
-		tree, err := treeOverS3(ctx, bin, o)
-		if err != nil {
-			return err
+		for _, cons := range []bool{false, true} {
+			tree, err := treeOverS3(ctx, bin, o, cons)
+			if err != nil {
+				return err
+			}
+			report(tree)
 		}
-		report(tree)
 	}
 	if o.jsonOut != "" {
 		b, _ := json.MarshalIndent(map[string]any{"size": o.size, "shard": o.shard, "inner": o.inner, "gomaxprocs": runtime.GOMAXPROCS(0), "results": results}, "", "  ")
@@ -455,7 +457,7 @@ func sameTree(a, b string) (bool, error) {
 // treeOverS3 writes a group of o.arrays small arrays to S3 and times
 // zarrcat tree --size of it through a proxy adding o.latency to every
 // request.
-func treeOverS3(ctx context.Context, bin string, o options) (result, error) {
+func treeOverS3(ctx context.Context, bin string, o options, consolidated bool) (result, error) {
 	srv, real := s3test.LookupEnv()
 	if !real {
 		backend := s3mem.New()
@@ -468,6 +470,9 @@ func treeOverS3(ctx context.Context, bin string, o options) (result, error) {
 	}
 	// The group is written once per server and kept for later runs.
 	prefix := fmt.Sprintf("zarrcatbench-tree-%d", o.arrays)
+	if consolidated {
+		prefix += "-consolidated"
+	}
 	st, err := s3.Open(ctx, srv.Bucket, prefix, srv.Options()...)
 	if err != nil {
 		return result{}, err
@@ -475,6 +480,11 @@ func treeOverS3(ctx context.Context, bin string, o options) (result, error) {
 	if _, err := st.Get(ctx, "a0000/zarr.json", store.Full()); errors.Is(err, store.ErrNotFound) || !real {
 		if err := writeGroup(ctx, st, o.arrays); err != nil {
 			return result{}, err
+		}
+		if consolidated {
+			if _, err := zarr.Consolidate(ctx, st, ""); err != nil {
+				return result{}, err
+			}
 		}
 	} else if err != nil {
 		return result{}, err
@@ -495,7 +505,11 @@ func treeOverS3(ctx context.Context, bin string, o options) (result, error) {
 	r, err := timed(o.reps, func() (result, error) {
 		requests.Store(0)
 		out.Reset()
-		cmd := exec.Command(bin, "tree", "--size", loc)
+		args := []string{"tree", "--size", loc}
+		if consolidated {
+			args = []string{"tree", loc} // --size would ask each chunk's size
+		}
+		cmd := exec.Command(bin, args...)
 		cmd.Env = env
 		cmd.Stdout = &out
 		var stderr bytes.Buffer
@@ -516,6 +530,9 @@ func treeOverS3(ctx context.Context, bin string, o options) (result, error) {
 		server = srv.Endpoint
 	}
 	r.Name = fmt.Sprintf("zarrcat tree --size, %d arrays, S3 +%v", o.arrays, o.latency)
+	if consolidated {
+		r.Name = fmt.Sprintf("zarrcat tree, %d arrays consolidated, S3 +%v", o.arrays, o.latency)
+	}
 	r.Note = fmt.Sprintf("%d nodes listed, %d requests (%s)", lines, requests.Load(), server)
 	if lines != o.arrays+1 {
 		return r, fmt.Errorf("tree listed %d nodes, want %d", lines, o.arrays+1)

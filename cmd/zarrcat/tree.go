@@ -97,25 +97,77 @@ func (w *walker) open(ctx context.Context, p string, depth int) (*nodeInfo, erro
 	case err != nil:
 		return nil, err
 	case a != nil:
-		n := describeArray(a, w.attrs)
-		n.Path = p
-		if w.size {
-			if n.Storage, err = w.storage(ctx, a); err != nil {
-				return nil, err
-			}
-		}
-		return n, nil
+		return w.describe(ctx, a, p)
 	}
-	n := &nodeInfo{Path: p, NodeType: "group", ZarrFormat: g.ZarrFormat()}
-	if w.attrs {
-		n.Attributes = g.Attributes()
-	}
-	if depth != 0 {
-		if n.Children, err = w.children(ctx, p, depth-1); err != nil {
+	return w.group(ctx, g, p, depth)
+}
+
+// describe describes an opened array at p, with its storage when asked.
+func (w *walker) describe(ctx context.Context, a *zarr.Array, p string) (*nodeInfo, error) {
+	n := describeArray(a, w.attrs)
+	n.Path = p
+	if w.size {
+		var err error
+		if n.Storage, err = w.storage(ctx, a); err != nil {
 			return nil, err
 		}
 	}
 	return n, nil
+}
+
+// group describes an opened group at p and its children down to depth
+// more levels: from its consolidated metadata when it has some (no
+// request at all), else by listing the store.
+func (w *walker) group(ctx context.Context, g *zarr.Group, p string, depth int) (*nodeInfo, error) {
+	n := &nodeInfo{Path: p, NodeType: "group", ZarrFormat: g.ZarrFormat()}
+	if w.attrs {
+		n.Attributes = g.Attributes()
+	}
+	if depth == 0 {
+		return n, nil
+	}
+	var err error
+	if ok, _ := g.Consolidated(); ok {
+		n.Children, err = w.consolidatedChildren(ctx, g, depth-1)
+	} else {
+		n.Children, err = w.children(ctx, p, depth-1)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// consolidatedChildren describes a consolidated group's children from its
+// consolidated metadata; only --size asks the store for anything.
+func (w *walker) consolidatedChildren(ctx context.Context, g *zarr.Group, depth int) ([]*nodeInfo, error) {
+	cs, err := g.Children(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*nodeInfo, len(cs))
+	eg, gctx := errgroup.WithContext(ctx)
+	for i, c := range cs {
+		eg.Go(func() error {
+			var err error
+			if c.Type == zarr.NodeArray {
+				var a *zarr.Array
+				if a, err = g.OpenArray(gctx, c.Name, zarr.WithMaxChunkBytes(math.MaxInt64)); err == nil {
+					out[i], err = w.describe(gctx, a, c.Path)
+				}
+				return err
+			}
+			var sub *zarr.Group
+			if sub, err = g.OpenGroup(gctx, c.Name); err == nil {
+				out[i], err = w.group(gctx, sub, c.Path, depth)
+			}
+			return err
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // children describes the nodes directly inside the group at p, all at

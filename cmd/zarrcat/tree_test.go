@@ -84,7 +84,8 @@ func TestInfoJSON(t *testing.T) {
 // slowStore delays every request and records how many run at once.
 type slowStore struct {
 	store.Store
-	in, peak atomic.Int64
+	in, peak     atomic.Int64
+	gets, listed atomic.Int64
 }
 
 func (s *slowStore) enter() func() {
@@ -100,11 +101,13 @@ func (s *slowStore) enter() func() {
 }
 
 func (s *slowStore) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	s.gets.Add(1)
 	defer s.enter()()
 	return s.Store.Get(ctx, key, r)
 }
 
 func (s *slowStore) ListDir(ctx context.Context, dir string) ([]string, []string, error) {
+	s.listed.Add(1)
 	defer s.enter()()
 	return s.Store.ListDir(ctx, dir)
 }
@@ -139,5 +142,48 @@ func TestTreeConcurrent(t *testing.T) {
 	}
 	if p := st.peak.Load(); p < 8 {
 		t.Fatalf("at most %d requests at once, want the children opened concurrently (≥ 8)", p)
+	}
+}
+
+// TestTreeConsolidated: a group with consolidated metadata is walked from
+// it: two requests for the root (array or group), none per child, no
+// listing; and the nodes are the same as those a listing finds.
+func TestTreeConsolidated(t *testing.T) {
+	ctx := context.Background()
+	ms := mem.New()
+	if _, err := zarr.CreateGroup(ctx, ms, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zarr.CreateGroup(ctx, ms, "sub", nil); err != nil {
+		t.Fatal(err)
+	}
+	meta, err := zarr.NewArrayMetadata([]int{10}, dtype.TypeUint8, []int{5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b", "sub/c", "sub/d"} {
+		if _, err := zarr.CreateArray(ctx, ms, name, meta); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listed, err := newWalker(ms, false, false).open(ctx, "", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zarr.Consolidate(ctx, ms, ""); err != nil {
+		t.Fatal(err)
+	}
+	st := &slowStore{Store: ms}
+	n, err := newWalker(st, false, false).open(ctx, "", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(listed)
+	b, _ := json.Marshal(n)
+	if string(a) != string(b) {
+		t.Fatalf("from consolidated metadata:\n%s\nlisted:\n%s", b, a)
+	}
+	if g, l := st.gets.Load(), st.listed.Load(); g > 2 || l != 0 {
+		t.Fatalf("%d gets and %d listings for a consolidated group; want at most 2 and none", g, l)
 	}
 }
