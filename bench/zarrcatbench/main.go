@@ -21,8 +21,8 @@
 //	    by -latency: the server named by the GOZARR_S3_* variables, or an
 //	    in-process gofakes3.
 //
-// Each zarrcat run is a child process; its peak RSS is the kernel's
-// (getrusage's ru_maxrss). Timed runs are the median of -reps after one
+// Each zarrcat run is a child process; its peak RSS is what /usr/bin/time
+// reports (see measure). Timed runs are the median of -reps after one
 // warm-up (the kill-and-resume run is done once).
 package main
 
@@ -209,21 +209,49 @@ func rate(n int64, d time.Duration) string {
 
 // child runs the zarrcat binary and measures its wall time and peak RSS.
 func child(bin string, args ...string) (result, error) {
-	cmd := exec.Command(bin, args...)
+	return measure(exec.Command(bin, args...))
+}
+
+// measure runs cmd and returns its wall time and peak RSS. The RSS is read
+// by /usr/bin/time (GNU time's %M) where it exists: the ru_maxrss Go's
+// exec.Cmd reports counts this process's own RSS at the child's exec (Go
+// starts children with vfork sharing its memory, and Linux carries the
+// high-water mark across exec), so every child would seem as large as the
+// bench. Without /usr/bin/time, that upper bound is reported.
+func measure(cmd *exec.Cmd) (result, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	rssFile := ""
+	if _, err := os.Stat("/usr/bin/time"); err == nil {
+		f, err := os.CreateTemp("", "zarrcatbench-rss-")
+		if err != nil {
+			return result{}, err
+		}
+		f.Close()
+		defer os.Remove(f.Name())
+		rssFile = f.Name()
+		cmd.Args = append([]string{"/usr/bin/time", "-f", "%M", "-o", rssFile}, cmd.Args...)
+		cmd.Path = "/usr/bin/time"
+	}
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
-		return result{}, fmt.Errorf("zarrcat %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		return result{}, fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, stderr.String())
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	var rss int64
-	if ru != nil {
-		rss = ru.Maxrss * 1024 // KiB on Linux
+	if rssFile != "" {
+		b, err := os.ReadFile(rssFile)
+		if err != nil {
+			return result{}, err
+		}
+		if _, err := fmt.Sscan(string(b), &rss); err != nil {
+			return result{}, fmt.Errorf("/usr/bin/time wrote %q: %v", b, err)
+		}
+	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss
 	}
-	return result{Wall: wall, PeakRSS: rss}, nil
+	return result{Wall: wall, PeakRSS: rss * 1024}, nil // KiB
 }
 
 // timed runs f once untimed, then reps times, and returns the run of
@@ -512,14 +540,7 @@ func treeOverS3(ctx context.Context, bin string, o options, consolidated bool) (
 		cmd := exec.Command(bin, args...)
 		cmd.Env = env
 		cmd.Stdout = &out
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		start := time.Now()
-		if err := cmd.Run(); err != nil {
-			return result{}, fmt.Errorf("zarrcat tree: %v\n%s", err, stderr.String())
-		}
-		ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		return result{Wall: time.Since(start), PeakRSS: ru.Maxrss * 1024}, nil
+		return measure(cmd)
 	})
 	if err != nil {
 		return result{}, err

@@ -44,7 +44,8 @@ Examples:
 Lists a hierarchy, one node a line with its path: node type, Zarr format,
 data type, shape, chunks (or shards of inner chunks) and codecs. Children
 are opened concurrently (64 requests in flight), which is what listing
-an object store needs.
+an object store needs; a group with consolidated metadata is walked from
+it, with no listing and no request per node.
   --depth N  N levels below TARGET (default: all)
   --size     stored bytes, compression ratio and chunks initialized
   --json     the hierarchy as one JSON document
