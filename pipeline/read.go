@@ -76,6 +76,10 @@ type engine struct {
 	opt      Options
 	inflight *semaphore.Weighted
 	ready    chan unit
+	// wholeSlots bounds the whole shards of a local store held at once
+	// to DecodeConcurrency: more only keeps more large pooled buffers
+	// out (which the garbage collector then drops) for no speed.
+	wholeSlots chan struct{}
 
 	// Unsharded arrays.
 	chunkBytes int
@@ -89,6 +93,7 @@ func newEngine(r store.Reader, g *Grid, out nd.View, opt Options) *engine {
 	e := &engine{r: r, caps: store.CapabilitiesOf(r), g: g, out: out}
 	e.opt = opt.withCaps(e.caps)
 	e.inflight = semaphore.NewWeighted(e.opt.MaxBytesInFlight)
+	e.wholeSlots = make(chan struct{}, e.opt.DecodeConcurrency)
 	if g.Shard == nil {
 		e.chunkBytes = g.chunkBytes()
 		e.maxEnc = g.Chain.MaxEncodedSize()
@@ -208,6 +213,7 @@ type hold struct {
 	refs atomic.Int32
 	cost int64
 	bufs []*[]byte // appended by the fetcher only, before it drops its reference
+	slot bool      // holds one of engine.wholeSlots
 }
 
 // unref drops one reference to h.
@@ -220,6 +226,9 @@ func (e *engine) unref(h *hold) {
 	}
 	h.bufs = nil
 	e.inflight.Release(h.cost)
+	if h.slot {
+		<-e.wholeSlots
+	}
 }
 
 // fetcher is one I/O goroutine's private state.

@@ -191,6 +191,14 @@ func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, sel nd.S
 	var b []byte
 	var err error
 	if e.caps.Local && ref.base == 0 && ref.size <= 0 {
+		if !h.slot {
+			select {
+			case e.wholeSlots <- struct{}{}:
+				h.slot = true
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		// A whole top-level shard in a local store: read it into a pooled
 		// buffer one byte longer than any valid shard, held only while its
 		// chunks decode (fresh buffers would be garbage that lets the
