@@ -66,7 +66,7 @@ func TestLayoutsRoundTrip(t *testing.T) {
 				t.Fatalf("sharded = %v, want %v", got, l.Sharded)
 			}
 			out := make([]byte, len(data))
-			if err := a.ReadBytes(ctx, out); err != nil {
+			if err := a.ReadBytesInto(ctx, out); err != nil {
 				t.Fatal(err)
 			}
 			if n, err := check(out, g, 0, 0, 1, 1, g.N, g.N, 500, 9); err != nil || n != 500 {

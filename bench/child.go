@@ -51,7 +51,7 @@ type result struct {
 	OutBytes     int64     `json:"out_bytes"`     // bytes the operation produces (or writes)
 	DecodedBytes int64     `json:"decoded_bytes"` // bytes of chunks it must decode
 	StoredBytes  int64     `json:"stored_bytes,omitempty"`
-	Calls        int       `json:"calls"`           // ReadBytes/WriteBytes calls per repetition
+	Calls        int       `json:"calls"`           // ReadBytesInto/WriteBytes calls per repetition
 	Mallocs      float64   `json:"mallocs"`         // heap allocations per repetition
 	AllocBytes   float64   `json:"alloc_bytes"`     // bytes allocated per repetition
 	PeakRSS      int64     `json:"peak_rss"`        // VmHWM of the process, bytes
@@ -223,7 +223,7 @@ type workOp struct {
 	verify  func() (int, error) // checks elements of the last result; nil: nothing to check
 	out     int64               // bytes the operation produces (or writes)
 	decoded int64               // bytes of chunks it must decode
-	calls   int                 // ReadBytes/WriteBytes calls per operation
+	calls   int                 // ReadBytesInto/WriteBytes calls per operation
 }
 
 // prepareRead opens the array and prepares one read workload.
@@ -239,7 +239,7 @@ func prepareRead(ctx context.Context, j job) (workOp, error) {
 	switch j.Workload {
 	case "read-all":
 		out := make([]byte, g.bytes())
-		w.op = func() error { return a.ReadBytes(ctx, out) }
+		w.op = func() error { return a.ReadBytesInto(ctx, out) }
 		w.verify = func() (int, error) { return check(out, g, 0, 0, 1, 1, n, n, 10000, 1) }
 		w.out, w.decoded, w.calls = g.bytes(), g.bytes(), 1
 	case "chunks", "random":
@@ -253,7 +253,7 @@ func prepareRead(ctx context.Context, j job) (workOp, error) {
 		last := rs[len(rs)-1]
 		w.op = func() error {
 			for _, r := range rs {
-				if err := a.ReadBytes(ctx, out[:r.H*r.W*4], r.items()...); err != nil {
+				if err := a.ReadBytesInto(ctx, out[:r.H*r.W*4], r.items()...); err != nil {
 					return err
 				}
 			}
@@ -273,7 +273,7 @@ func prepareRead(ctx context.Context, j job) (workOp, error) {
 		}
 		shape := sel.Shape()
 		out := make([]byte, nd.NumElements(shape)*4)
-		w.op = func() error { return a.ReadBytes(ctx, out, items...) }
+		w.op = func() error { return a.ReadBytesInto(ctx, out, items...) }
 		w.verify = func() (int, error) { return check(out, g, 0, 0, sr, sc, shape[0], shape[1], 10000, 3) }
 		w.out = int64(len(out))
 		w.decoded, w.calls = int64(sel.NumChunks([]int{unit, unit}))*unitBytes, 1

@@ -16,8 +16,8 @@
 //
 // Layouts: none, zstd (level 1), gzip (level 1), blosc (lz4, shuffle,
 // clevel 5), each unsharded ("zstd") and sharded ("zstd-sharded").
-// Workloads: write-all (WriteBytes of the whole array), read-all (ReadBytes
-// of the whole array into a caller's buffer), chunks (one ReadBytes per
+// Workloads: write-all (WriteBytes of the whole array), read-all (ReadBytesInto
+// of the whole array into a caller's buffer), chunks (one ReadBytesInto per
 // chunk-aligned region: the chunk, or the inner chunk when sharded, in C
 // order, into one reused buffer), random (-random regions of one inner
 // chunk, chosen at random), strided ([::7, ::3]).

@@ -226,7 +226,7 @@ func printMarkdown(w io.Writer, r report) {
 	fmt.Fprintf(w, "\nMB/s: bytes of the output (input, for write-all) / 10⁶ / s. × memcpy: time of one copy() of the output size ÷ time. "+
 		"× codec-only: time the codec's own library takes to decode the chunks the workload decodes (for write-all: the chunk codecs encoding every chunk, cut out beforehand), on all cores with no Zarr logic, ÷ time; "+
 		"(CPU): the same with CPU times (user+system), which contention on a shared machine inflates too, if less. "+
-		"chunks and random: one ReadBytes call per region, in sequence.\n")
+		"chunks and random: one ReadBytesInto call per region, in sequence.\n")
 	fmt.Fprintf(w, "\nMethod: the machine's speed changes from one second to the next, so each layout×workload runs in rounds of two child processes: "+
 		"the workload alone (its times, allocations and peak RSS are the row's), and a paired child that runs the workload, memcpy and the "+
 		"codec-only decode back to back (%d repetitions of each, rotating which goes first); the round's ratio is the median over those repetitions of baseline ÷ workload. "+

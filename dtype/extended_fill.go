@@ -212,7 +212,7 @@ func EncodeString(d DataType, s string, out []byte) error {
 }
 
 // Strings decodes a buffer of fixed-width string elements (memory
-// representation, as ReadBytes returns it) into Go strings.
+// representation, as ReadBytesInto returns it) into Go strings.
 func Strings(d DataType, b []byte) ([]string, error) {
 	if d.kind != String && d.kind != Bytes {
 		return nil, fmt.Errorf("%w: %s is not a fixed-width string type", ErrUnknown, d)

@@ -125,7 +125,7 @@ func BenchmarkReadAll(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				if err := a.ReadBytes(ctx, out); err != nil {
+				if err := a.ReadBytesInto(ctx, out); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -146,7 +146,7 @@ func BenchmarkReadChunk(b *testing.B) {
 			for b.Loop() {
 				r, c := (k/8%8)*256, (k%8)*256
 				k++
-				if err := a.ReadBytes(ctx, out, nd.Range(r, r+256), nd.Range(c, c+256)); err != nil {
+				if err := a.ReadBytesInto(ctx, out, nd.Range(r, r+256), nd.Range(c, c+256)); err != nil {
 					b.Fatal(err)
 				}
 			}

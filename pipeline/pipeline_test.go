@@ -126,7 +126,7 @@ func TestCancelLeavesNoGoroutine(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := a2.ReadAllBytes(ctx)
+		_, _, err := a2.ReadBytes(ctx)
 		done <- err
 	}()
 	<-started
@@ -159,7 +159,7 @@ func TestErrorMidRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = a.ReadAllBytes(ctx)
+	_, _, err = a.ReadBytes(ctx)
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want %v", err, boom)
 	}
@@ -169,7 +169,7 @@ func TestErrorMidRead(t *testing.T) {
 	if err := st.Set(ctx, "a/c/2/2", []byte("not zstd at all")); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = a.ReadAllBytes(ctx)
+	_, _, err = a.ReadBytes(ctx)
 	if !errors.Is(err, codecs.ErrCorrupt) || !bytes.Contains([]byte(err.Error()), []byte("a/c/2/2")) {
 		t.Fatalf("err = %v, want ErrCorrupt naming a/c/2/2", err)
 	}
@@ -293,7 +293,7 @@ func TestWrongOutputSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.ReadBytes(ctx, make([]byte, 13)); err == nil {
+	if err := a.ReadBytesInto(ctx, make([]byte, 13)); err == nil {
 		t.Fatal("no error for a short output buffer")
 	}
 	if err := a.WriteBytes(ctx, make([]byte, 13)); err == nil {
@@ -305,7 +305,7 @@ func TestWrongOutputSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make([]byte, 4)
-	if err := a.ReadBytes(ctx, got, nd.Index(3), nd.Index(3)); err != nil || !bytes.Equal(got, buf[:]) {
+	if err := a.ReadBytesInto(ctx, got, nd.Index(3), nd.Index(3)); err != nil || !bytes.Equal(got, buf[:]) {
 		t.Fatalf("got %v, %v", got, err)
 	}
 }
@@ -325,7 +325,7 @@ func TestOversizedChunk(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, items := range [][]nd.Item{nil, {nd.Range(0, 10), nd.Range(side-4, side+4)}} {
-			if _, _, err := a.ReadAllBytes(ctx, items...); !errors.Is(err, codecs.ErrCorrupt) {
+			if _, _, err := a.ReadBytes(ctx, items...); !errors.Is(err, codecs.ErrCorrupt) {
 				t.Errorf("chunks of %d²: read %v: %v, want ErrCorrupt", side, items, err)
 			}
 		}

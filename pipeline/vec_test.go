@@ -89,7 +89,7 @@ func readAllWays(t *testing.T, root, path string, items []nd.Item) ([]byte, int6
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := a.ReadAllBytes(ctx, items...)
+		got, _, err := a.ReadBytes(ctx, items...)
 		if err != nil {
 			t.Fatalf("read %v through %T: %v", items, r, err)
 		}
@@ -296,7 +296,7 @@ func TestVectoredReadCorruptChunk(t *testing.T) {
 			}
 			for _, sel := range [][]nd.Item{nil, {nd.Range(32, 48), nd.Range(0, 1024)}} {
 				before := vs.vecs.Load()
-				_, _, err := a.ReadAllBytes(ctx, sel...)
+				_, _, err := a.ReadBytes(ctx, sel...)
 				if !errors.Is(err, codecs.ErrCorrupt) || !strings.Contains(err.Error(), `"g/c/2/1"`) {
 					t.Errorf("read %v: %v, want ErrCorrupt naming g/c/2/1", sel, err)
 				}
@@ -309,7 +309,7 @@ func TestVectoredReadCorruptChunk(t *testing.T) {
 	if err := os.WriteFile(key, good, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := a.ReadAllBytes(ctx)
+	got, _, err := a.ReadBytes(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestVectoredReadCorruptChunk(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "g", "c", "0", "1")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("chunk c/0/1 stored (%v); the test expects it missing", err)
 	}
-	part, _, err := a.ReadAllBytes(ctx, nd.Range(0, 16), nd.Range(512, 1024))
+	part, _, err := a.ReadBytes(ctx, nd.Range(0, 16), nd.Range(512, 1024))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -277,11 +277,12 @@ func (a *Array) Selection(items ...nd.Item) (nd.Selection, error) {
 	return nd.Normalize(items, a.meta.Shape)
 }
 
-// ReadBytes reads the selected elements into out in C order, in memory
+// ReadBytesInto reads the selected elements into out in C order, in memory
 // representation (little-endian). out must hold exactly the selection's
 // size; SelectionShape tells its shape. Chunks not stored read as the fill
-// value.
-func (a *Array) ReadBytes(ctx context.Context, out []byte, items ...nd.Item) error {
+// value. ReadBytes and ReadBytesInto pair as Read and ReadInto do: a new
+// buffer, or yours.
+func (a *Array) ReadBytesInto(ctx context.Context, out []byte, items ...nd.Item) error {
 	sel, err := a.Selection(items...)
 	if err != nil {
 		return err
@@ -289,7 +290,7 @@ func (a *Array) ReadBytes(ctx context.Context, out []byte, items ...nd.Item) err
 	return a.ReadSelection(ctx, sel, out)
 }
 
-// ReadSelection is ReadBytes with an already normalised selection.
+// ReadSelection is ReadBytesInto with an already normalised selection.
 func (a *Array) ReadSelection(ctx context.Context, sel nd.Selection, out []byte) error {
 	if _, err := a.selectionBytes(sel); err != nil {
 		return fmt.Errorf("read %w", err)
@@ -300,11 +301,11 @@ func (a *Array) ReadSelection(ctx context.Context, sel nd.Selection, out []byte)
 	return nil
 }
 
-// ReadAllBytes reads the selected elements into a new buffer and returns it
+// ReadBytes reads the selected elements into a new buffer and returns it
 // with the selection's shape. A selection larger than WithMaxReadBytes, or
 // than the platform can allocate, is an error wrapping ErrTooLarge, and
 // nothing is allocated.
-func (a *Array) ReadAllBytes(ctx context.Context, items ...nd.Item) ([]byte, []int, error) {
+func (a *Array) ReadBytes(ctx context.Context, items ...nd.Item) ([]byte, []int, error) {
 	sel, err := a.Selection(items...)
 	if err != nil {
 		return nil, nil, err

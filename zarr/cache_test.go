@@ -150,12 +150,12 @@ func TestCachedReadsNoGets(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, _, err := a.ReadAllBytes(ctx)
+				got, _, err := a.ReadBytes(ctx)
 				if err != nil || !bytes.Equal(got, want) {
 					t.Fatalf("first read: %v (equal %v)", err, bytes.Equal(got, want))
 				}
 				cs.gets.Store(0)
-				got, _, err = a.ReadAllBytes(ctx)
+				got, _, err = a.ReadBytes(ctx)
 				if err != nil || !bytes.Equal(got, want) {
 					t.Fatalf("second read: %v (equal %v)", err, bytes.Equal(got, want))
 				}
@@ -166,7 +166,7 @@ func TestCachedReadsNoGets(t *testing.T) {
 					t.Errorf("stats %v", st)
 				}
 				// A strided, reversed selection from the cache.
-				part, shape, err := a.ReadAllBytes(ctx, nd.Slice(47, 2, -3), nd.Slice(1, 29, 5))
+				part, shape, err := a.ReadBytes(ctx, nd.Slice(47, 2, -3), nd.Slice(1, 29, 5))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -201,7 +201,7 @@ func TestCacheWritesInvalidate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := a.ReadAllBytes(ctx); err != nil {
+			if _, _, err := a.ReadBytes(ctx); err != nil {
 				t.Fatal(err)
 			}
 			// Rows 10..19 become new values; rows 40.. the fill value
@@ -211,7 +211,7 @@ func TestCacheWritesInvalidate(t *testing.T) {
 				t.Fatal(err)
 			}
 			copy(want[10*lay.shape[1]*4:], rows)
-			got, _, err := a.ReadAllBytes(ctx)
+			got, _, err := a.ReadBytes(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,7 +226,7 @@ func TestCacheWritesInvalidate(t *testing.T) {
 			if err := a.WriteBytes(ctx, fill); err != nil {
 				t.Fatal(err)
 			}
-			got, _, _ = a.ReadAllBytes(ctx)
+			got, _, _ = a.ReadBytes(ctx)
 			if !bytes.Equal(got, fill) {
 				t.Error("read after deleting chunks returned stale values")
 			}
@@ -257,8 +257,8 @@ func TestSharedCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		ga, _, _ := aa.ReadAllBytes(ctx)
-		gb, _, _ := ab.ReadAllBytes(ctx)
+		ga, _, _ := aa.ReadBytes(ctx)
+		gb, _, _ := ab.ReadBytes(ctx)
 		if !bytes.Equal(ga, wantA) || !bytes.Equal(gb, wantB) {
 			t.Fatal("shared cache mixed arrays up")
 		}
@@ -284,7 +284,7 @@ func TestCacheSingleFlight(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			got, _, err := a.ReadAllBytes(ctx)
+			got, _, err := a.ReadBytes(ctx)
 			if err != nil || !bytes.Equal(got, want) {
 				t.Errorf("read: %v", err)
 			}

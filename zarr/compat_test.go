@@ -53,7 +53,7 @@ func TestCompatFixtures(t *testing.T) {
 			if m.DataType.Name() != c.dtype || !slices.Equal(names, c.codecs) {
 				t.Errorf("data type %s, codecs %v; want %s, %v", m.DataType, names, c.dtype, c.codecs)
 			}
-			got, shape, err := a.ReadAllBytes(ctx)
+			got, shape, err := a.ReadBytes(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

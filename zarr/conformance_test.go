@@ -153,7 +153,7 @@ func TestConformance(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				got, shape, err := a.ReadAllBytes(ctx)
+				got, shape, err := a.ReadBytes(ctx)
 				if err != nil {
 					t.Fatalf("read all (%+v): %v", opt, err)
 				}
@@ -172,7 +172,7 @@ func TestConformance(t *testing.T) {
 					if err != nil {
 						continue // e.g. an index into a zero-length dimension
 					}
-					got, _, err := a.ReadAllBytes(ctx, items...)
+					got, _, err := a.ReadBytes(ctx, items...)
 					if err != nil {
 						t.Fatalf("read %q: %v", text, err)
 					}
@@ -232,7 +232,7 @@ func TestWriteConformance(t *testing.T) {
 			if err := a.WriteBytes(ctx, want.Data); err != nil {
 				t.Fatalf("write: %v", err)
 			}
-			got, _, err := a.ReadAllBytes(ctx)
+			got, _, err := a.ReadBytes(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -290,7 +290,7 @@ func TestBandedWrites(t *testing.T) {
 			if err := a.WriteBytes(ctx, rev, nd.Slice(2*rows-1, -c.Shape[0]-1, -2)); err != nil {
 				t.Fatalf("reversed write: %v", err)
 			}
-			got, _, err := a.ReadAllBytes(ctx)
+			got, _, err := a.ReadBytes(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -97,7 +97,7 @@ func TestConsolidatedFixtures(t *testing.T) {
 				t.Errorf("temp attributes %v", arrays["temp"].Attributes())
 			}
 			for n, a := range arrays {
-				got, shape, err := a.ReadAllBytes(ctx)
+				got, shape, err := a.ReadBytes(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -70,7 +70,7 @@ func TestExtDTypeFixtures(t *testing.T) {
 			if d.NumpyDescr() != want.Descr {
 				t.Errorf("descr %s, want %s", d.NumpyDescr(), want.Descr)
 			}
-			got, shape, err := a.ReadAllBytes(ctx)
+			got, shape, err := a.ReadBytes(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +94,7 @@ func TestExtDTypeTyped(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _, err := a.ReadAllBytes(ctx)
+		b, _, err := a.ReadBytes(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +155,7 @@ func TestWriteExtForPeers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data, shape, err := a.ReadAllBytes(ctx)
+		data, shape, err := a.ReadBytes(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +257,7 @@ func TestExtDTypeRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := b.ReadAllBytes(ctx)
+		got, _, err := b.ReadBytes(ctx)
 		if err != nil || string(got) != string(c.data) || b.Metadata().DataType != c.d {
 			t.Errorf("%s: read %x %v (%s), want %x", c.d, got, err, b.Metadata().DataType, c.data)
 		}

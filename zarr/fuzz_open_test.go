@@ -83,7 +83,7 @@ func smallSelection(shape []int) []nd.Item {
 }
 
 // fuzzRead opens the array at "a" in st and reads from it: a small
-// selection (checked against ReadBytes into a buffer), then everything, within
+// selection (checked against ReadBytesInto into a buffer), then everything, within
 // the fuzz limits. It returns the array, or nil when it does not open.
 func fuzzRead(t *testing.T, st *mem.Store, chunk []byte) *Array {
 	t.Helper()
@@ -102,18 +102,18 @@ func fuzzRead(t *testing.T, st *mem.Store, chunk []byte) *Array {
 		_ = st.Set(ctx, a.ChunkKey(make([]int, m.NDim())), chunk)
 	}
 	items := smallSelection(m.Shape)
-	got, shape, err := a.ReadAllBytes(ctx, items...)
+	got, shape, err := a.ReadBytes(ctx, items...)
 	if !failed(t, "small read", err) {
 		sel, _ := a.Selection(items...)
 		if want := nd.NumElements(sel.Shape()) * m.DataType.Size(); len(got) != want || !slices.Equal(shape, sel.Shape()) {
 			t.Fatalf("small read: %d bytes of shape %v, want %d of %v", len(got), shape, want, sel.Shape())
 		}
 		again := make([]byte, len(got))
-		if err := a.ReadBytes(ctx, again, items...); err != nil || string(again) != string(got) {
-			t.Fatalf("ReadBytes differs from ReadAllBytes: %v", err)
+		if err := a.ReadBytesInto(ctx, again, items...); err != nil || string(again) != string(got) {
+			t.Fatalf("ReadBytesInto differs from ReadBytes: %v", err)
 		}
 	}
-	all, shape, err := a.ReadAllBytes(ctx)
+	all, shape, err := a.ReadBytes(ctx)
 	if !failed(t, "read all", err) {
 		if len(all) > fuzzReadBytes || !slices.Equal(shape, m.Shape) {
 			t.Fatalf("read all: %d bytes of shape %v (shape %v, limit %d)", len(all), shape, m.Shape, fuzzReadBytes)

@@ -9,7 +9,7 @@ import (
 )
 
 // Size limits. Metadata documents, decoded chunks and the buffers
-// ReadAllBytes and Read allocate are bounded, so that a hostile document
+// ReadBytes and Read allocate are bounded, so that a hostile document
 // gets a clear ErrTooLarge instead of an allocation the machine cannot
 // serve. Each limit is an Option of OpenArray (and OpenGroup, for metadata).
 
@@ -34,12 +34,12 @@ func WithMaxMetadataBytes(n int64) Option { return func(o *options) { o.maxMeta 
 // cost. n <= 0 keeps the default, MaxDecodedChunkBytes (4 GiB).
 func WithMaxChunkBytes(n int64) Option { return func(o *options) { o.maxChunk = n } }
 
-// WithMaxReadBytes caps the buffer ReadAllBytes and Read allocate for one
+// WithMaxReadBytes caps the buffer ReadBytes and Read allocate for one
 // selection: a larger selection is an error wrapping ErrTooLarge, before
 // any allocation. n <= 0 (the default) leaves only the platform's own
 // ceiling (maxAlloc: 2^48 bytes on 64-bit platforms, the largest int on
 // 32-bit ones), so set a limit when shapes come from untrusted documents.
-// ReadBytes and ReadInto, which read into the caller's buffer, are not
+// ReadBytesInto and ReadInto, which read into the caller's buffer, are not
 // affected.
 func WithMaxReadBytes(n int64) Option { return func(o *options) { o.maxRead = n } }
 

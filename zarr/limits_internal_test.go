@@ -14,8 +14,8 @@ import (
 
 // TestReadWriteByteSizeChecked: reads and writes compute their byte size
 // with overflow checks, whatever the metadata let through. Finding 1: on
-// [2^61] int64 (2^64 bytes, which wrapped to 0) ReadAllBytes returned no
-// bytes, and ReadBytes(ctx, nil) and Write(ctx, a, []int64{}) succeeded.
+// [2^61] int64 (2^64 bytes, which wrapped to 0) ReadBytes returned no
+// bytes, and ReadBytesInto(ctx, nil) and Write(ctx, a, []int64{}) succeeded.
 // Open now refuses that metadata, so the array is built past it.
 func TestReadWriteByteSizeChecked(t *testing.T) {
 	ctx := context.Background()
@@ -31,11 +31,11 @@ func TestReadWriteByteSizeChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, shape, err := a.ReadAllBytes(ctx); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("ReadAllBytes = %d bytes of %v, %v; want ErrTooLarge", len(b), shape, err)
+	if b, shape, err := a.ReadBytes(ctx); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadBytes = %d bytes of %v, %v; want ErrTooLarge", len(b), shape, err)
 	}
-	if err := a.ReadBytes(ctx, nil); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("ReadBytes(nil) = %v; want ErrTooLarge", err)
+	if err := a.ReadBytesInto(ctx, nil); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("ReadBytesInto(nil) = %v; want ErrTooLarge", err)
 	}
 	if err := Write(ctx, a, []int64{}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Write(no data) = %v; want ErrTooLarge", err)

@@ -104,9 +104,9 @@ func TestHugeReadRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noPanic(t, "ReadAllBytes", func() {
-		if b, _, err := a.ReadAllBytes(ctx); !errors.Is(err, zarr.ErrTooLarge) || b != nil {
-			t.Errorf("ReadAllBytes = %d bytes, %v; want ErrTooLarge", len(b), err)
+	noPanic(t, "ReadBytes", func() {
+		if b, _, err := a.ReadBytes(ctx); !errors.Is(err, zarr.ErrTooLarge) || b != nil {
+			t.Errorf("ReadBytes = %d bytes, %v; want ErrTooLarge", len(b), err)
 		}
 	})
 	noPanic(t, "Read[uint8]", func() {
@@ -120,11 +120,11 @@ func TestHugeReadRefused(t *testing.T) {
 		}
 	})
 	// A small selection of the same array reads (as fill).
-	b, shape, err := a.ReadAllBytes(ctx, nd.Slice(5, 9, 1))
+	b, shape, err := a.ReadBytes(ctx, nd.Slice(5, 9, 1))
 	if err != nil || len(b) != 4 || shape[0] != 4 {
 		t.Errorf("small read = %v %v, %v", b, shape, err)
 	}
-	// WithMaxReadBytes caps what ReadAllBytes and Read allocate.
+	// WithMaxReadBytes caps what ReadBytes and Read allocate.
 	small, err := zarr.OpenArray(ctx, st, "a", zarr.WithMaxReadBytes(1000))
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +133,7 @@ func TestHugeReadRefused(t *testing.T) {
 		n    int
 		want error
 	}{{1000, nil}, {1001, zarr.ErrTooLarge}} {
-		_, _, err := small.ReadAllBytes(ctx, nd.Slice(0, c.n, 1))
+		_, _, err := small.ReadBytes(ctx, nd.Slice(0, c.n, 1))
 		_, _, terr := zarr.Read[uint8](ctx, small, nd.Slice(0, c.n, 1))
 		if !errors.Is(err, c.want) || !errors.Is(terr, c.want) || (c.want == nil && (err != nil || terr != nil)) {
 			t.Errorf("read %d bytes with a 1000-byte limit: %v, %v; want %v", c.n, err, terr, c.want)

@@ -5,7 +5,7 @@ import (
 	"github.com/gozarr/gozarr/pipeline"
 )
 
-// Plan resolves a selection (the items of ReadBytes) against the array's
+// Plan resolves a selection (the items of ReadBytesInto) against the array's
 // chunk grid: its write units (chunks, or shards) and read units (chunks,
 // or inner chunks of shards, with their byte ranges once the shard index
 // is read). Reads and writes execute such plans; a caller may consume one

@@ -52,7 +52,7 @@ func TestS3RequestEconomy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := a.ReadAllBytes(ctx, nd.Range(8, 16), nd.Range(7, 14)) // inner chunk (1, 1) of shard (0, 0)
+	got, _, err := a.ReadBytes(ctx, nd.Range(8, 16), nd.Range(7, 14)) // inner chunk (1, 1) of shard (0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestS3RequestEconomy(t *testing.T) {
 		t.Fatalf("requests %v (%d in all), want metadata, suffix, range", kinds, len(reqs))
 	}
 	rec.Reset()
-	if _, _, err := a.ReadAllBytes(ctx, nd.Range(8, 16), nd.Range(7, 14)); err != nil {
+	if _, _, err := a.ReadBytes(ctx, nd.Range(8, 16), nd.Range(7, 14)); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(rec.Requests("")); n != 1 {

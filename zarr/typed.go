@@ -75,7 +75,7 @@ func asBytes[T Element](a *Array, s []T) ([]byte, error) {
 		return nil, fmt.Errorf("%w: Go type %T is %s, array %q is %s", ErrTypeMismatch, *new(T), got, a.path, want)
 	}
 	if !hostLittle && want.Size() > 1 {
-		return nil, fmt.Errorf("%w: typed access needs a little-endian host; use ReadBytes", ErrUnsupported)
+		return nil, fmt.Errorf("%w: typed access needs a little-endian host; use ReadBytesInto", ErrUnsupported)
 	}
 	if len(s) == 0 {
 		return []byte{}, nil
@@ -86,7 +86,7 @@ func asBytes[T Element](a *Array, s []T) ([]byte, error) {
 // Read reads the selected elements of a into a new slice and returns it
 // with the selection's shape. T must match the array's data type (float16
 // arrays read as dtype.Float16). No items select the whole array. The
-// allocation is bounded as for ReadAllBytes (ErrTooLarge).
+// allocation is bounded as for ReadBytes (ErrTooLarge).
 func Read[T Element](ctx context.Context, a *Array, items ...nd.Item) ([]T, []int, error) {
 	sel, err := a.Selection(items...)
 	if err != nil {
@@ -118,7 +118,7 @@ func ReadInto[T Element](ctx context.Context, a *Array, out []T, items ...nd.Ite
 	if err != nil {
 		return err
 	}
-	return a.ReadBytes(ctx, b, items...)
+	return a.ReadBytesInto(ctx, b, items...)
 }
 
 // Write writes data (C order, the selection's shape) into the selected

@@ -118,7 +118,7 @@ func TestCreateArrayV2(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _, err := b.ReadAllBytes(ctx)
+			got, _, err := b.ReadBytes(ctx)
 			if err != nil || !bytes.Equal(got, c.data) {
 				t.Errorf("read back %x, %v; want %x", got, err, c.data)
 			}

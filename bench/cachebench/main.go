@@ -394,7 +394,7 @@ func tieredCodecWork(ctx context.Context, t result) (float64, string, error) {
 		return 0, "", err
 	}
 	data := make([]byte, rows(*arrayMB)*cols*4)
-	if err := a.ReadBytes(ctx, data); err != nil {
+	if err := a.ReadBytesInto(ctx, data); err != nil {
 		return 0, "", err
 	}
 	opt := blosc.Options{Cname: blosc.LZ4, Clevel: 1, Typesize: 4, Shuffle: blosc.ByteShuffle}
@@ -507,7 +507,7 @@ func runChild(ctx context.Context, config string) (result, error) {
 	out := make([]byte, rows(*arrayMB)*cols*4) // one output buffer, reused
 	var check float64
 	read := func(a *zarr.Array) error {
-		if err := a.ReadBytes(ctx, out); err != nil {
+		if err := a.ReadBytesInto(ctx, out); err != nil {
 			return err
 		}
 		check += float64(math.Float32frombits(binary.LittleEndian.Uint32(out[len(out)-4:])))

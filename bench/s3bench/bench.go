@@ -192,7 +192,7 @@ type workload struct {
 	name  string
 	n     int
 	data  []byte
-	boxes []box    // regions read, one ReadBytes each
+	boxes []box    // regions read, one ReadBytesInto each
 	bufs  [][]byte // one per box or probe
 
 	// The probe workload: ranged GETs of one shard object straight
@@ -266,7 +266,7 @@ func (wl *workload) bytes() int64 {
 	return n
 }
 
-// run reads every box, with up to conc ReadBytes calls at once (or, for
+// run reads every box, with up to conc ReadBytesInto calls at once (or, for
 // the probe workload, makes every GET through st, conc at a time).
 func (wl *workload) run(ctx context.Context, a *zarr.Array, st *s3.Store, conc int) error {
 	read := func(i int) error {
@@ -277,7 +277,7 @@ func (wl *workload) run(ctx context.Context, a *zarr.Array, st *s3.Store, conc i
 			return err
 		}
 		b := wl.boxes[i]
-		return a.ReadBytes(ctx, wl.bufs[i], nd.Range(b.r0, b.r0+b.h), nd.Range(b.c0, b.c0+b.w))
+		return a.ReadBytesInto(ctx, wl.bufs[i], nd.Range(b.r0, b.r0+b.h), nd.Range(b.c0, b.c0+b.w))
 	}
 	if len(wl.bufs) == 1 {
 		return read(0)

@@ -13,10 +13,10 @@
 // in-process gofakes3 server (it says so; -server both runs the two one
 // after the other). It then reads it back for four workloads:
 //
-//   - all: the whole array with one zarr.Array.ReadBytes.
-//   - random: N distinct inner chunks in a random order, one ReadBytes each,
+//   - all: the whole array with one zarr.Array.ReadBytesInto.
+//   - random: N distinct inner chunks in a random order, one ReadBytesInto each,
 //     issued by as many goroutines as the concurrency.
-//   - shard: one whole shard (the middle one) with one ReadBytes.
+//   - shard: one whole shard (the middle one) with one ReadBytesInto.
 //   - probe: N GETs of 4 KiB at random offsets of one shard object straight
 //     through the S3 store, as many at once as the concurrency: the store
 //     and server alone, no zarr, for comparison.

@@ -20,7 +20,7 @@ func printReport(w io.Writer, cfg config, load string, genTime time.Duration, no
 	for _, n := range notes {
 		fmt.Fprintf(w, "Write: %s  \n", n)
 	}
-	fmt.Fprintf(w, "Workloads: all = whole array, one ReadBytes; random = %[1]d inner chunks, one ReadBytes each, `conc` at a time; shard = the middle shard, one ReadBytes; "+
+	fmt.Fprintf(w, "Workloads: all = whole array, one ReadBytesInto; random = %[1]d inner chunks, one ReadBytesInto each, `conc` at a time; shard = the middle shard, one ReadBytesInto; "+
 		"probe = %[1]d GETs of 4 KiB at random offsets of one shard object straight through the S3 store, `conc` at a time (no zarr: the store and server alone). "+
 		"Each run opens the array afresh (cold shard-index cache; the metadata GET is not counted). Median of %d runs after a warm-up. "+
 		"Every value read was checked against the data written.  \n", cfg.random, cfg.reps)

@@ -49,7 +49,7 @@ func TestGetStreamsInBlocks(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			want, _, err := a.ReadAllBytes(ctx, items...)
+			want, _, err := a.ReadBytes(ctx, items...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -52,7 +52,7 @@ func TestFilterFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, shape, err := a.ReadAllBytes(ctx)
+			got, shape, err := a.ReadBytes(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +84,7 @@ func TestFilterFixtures(t *testing.T) {
 			if err := b.WriteBytes(ctx, got); err != nil {
 				t.Fatal(err)
 			}
-			back, _, err := b.ReadAllBytes(ctx)
+			back, _, err := b.ReadBytes(ctx)
 			if err != nil || !bytes.Equal(back, got) {
 				t.Fatalf("gozarr's write reads back %x, %v", back, err)
 			}

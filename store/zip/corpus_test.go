@@ -89,7 +89,7 @@ func checkCorpus(t *testing.T, zr *zip.Reader, partial bool) {
 			t.Errorf("%s: open: %v", c.Name, err)
 			continue
 		}
-		got, _, err := a.ReadAllBytes(ctx)
+		got, _, err := a.ReadBytes(ctx)
 		if err != nil {
 			t.Errorf("%s: read: %v", c.Name, err)
 			continue
@@ -98,7 +98,7 @@ func checkCorpus(t *testing.T, zr *zip.Reader, partial bool) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _, err := b.ReadAllBytes(ctx)
+		want, _, err := b.ReadBytes(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
