@@ -69,7 +69,11 @@ func (s *Store) SetIfVersion(ctx context.Context, key string, value []byte, vers
 	} else {
 		in.IfMatch = aws.String(version)
 	}
-	_, err := s.client.PutObject(ctx, in)
+	// One attempt: a server may answer a failed precondition before it
+	// reads the body and close the connection (versitygw does), which the
+	// client sees as a reset, not a 412; the SDK would send it again and
+	// again.
+	_, err := s.client.PutObject(ctx, in, func(o *awss3.Options) { o.RetryMaxAttempts = 1 })
 	if err == nil {
 		return nil
 	}
@@ -82,5 +86,28 @@ func (s *Store) SetIfVersion(ctx context.Context, key string, value []byte, vers
 		code == "PreconditionFailed" || code == "ConditionalRequestConflict" {
 		return &store.KeyError{Op: "set", Key: key, Err: fmt.Errorf("%w: %w", store.ErrConflict, err)}
 	}
+	if ctx.Err() == nil && httpStatus(err) == 0 {
+		// No answer: the object's version tells whether the condition
+		// failed (or our own write landed: the caller's retry of its
+		// read-modify-write is idempotent either way).
+		if now, herr := s.headVersion(ctx, key); herr == nil && now != version {
+			return &store.KeyError{Op: "set", Key: key, Err: fmt.Errorf("%w: the object changed (the write was cut off: %w)", store.ErrConflict, err)}
+		}
+	}
 	return s.wrap("set", key, err)
+}
+
+// headVersion returns key's ETag, "" when the object does not exist.
+func (s *Store) headVersion(ctx context.Context, key string) (string, error) {
+	out, err := s.client.HeadObject(ctx, &awss3.HeadObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.prefix + key)})
+	if err != nil {
+		if errors.Is(s.wrap("head", key, err), store.ErrNotFound) {
+			return "", nil
+		}
+		return "", err
+	}
+	if out.ETag == nil {
+		return "", fmt.Errorf("no ETag for %q", key)
+	}
+	return *out.ETag, nil
 }
