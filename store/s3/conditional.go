@@ -73,9 +73,21 @@ func (s *Store) SetIfVersion(ctx context.Context, key string, value []byte, vers
 	// reads the body and close the connection (versitygw does), which the
 	// client sees as a reset, not a 412; the SDK would send it again and
 	// again.
-	_, err := s.client.PutObject(ctx, in, func(o *awss3.Options) { o.RetryMaxAttempts = 1 })
-	if err == nil {
-		return nil
+	var err error
+	for attempt := 0; ; attempt++ {
+		in.Body = bytes.NewReader(value)
+		_, err = s.client.PutObject(ctx, in, func(o *awss3.Options) { o.RetryMaxAttempts = 1 })
+		if err == nil {
+			return nil
+		}
+		if attempt >= 2 || ctx.Err() != nil || httpStatus(err) != 0 {
+			break
+		}
+		// No answer: send it again only if the object is still the
+		// version read (else the condition failed, below).
+		if now, herr := s.headVersion(ctx, key); herr != nil || now != version {
+			break
+		}
 	}
 	var api smithy.APIError
 	code := ""
