@@ -77,7 +77,7 @@ func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []by
 	if len(dst) == 0 {
 		return 0, ctx.Err()
 	}
-	v, err := s.Get(ctx, key, store.Range(offset, int64(len(dst))))
+	v, err := s.Get(ctx, key, store.OffsetLen(offset, int64(len(dst))))
 	if err != nil {
 		return 0, err
 	}

@@ -39,7 +39,7 @@ func TestStoreCachesGets(t *testing.T) {
 	for _, tc := range []struct {
 		br   store.ByteRange
 		want string
-	}{{store.Full(), "0123456789"}, {store.Range(2, 3), "234"}, {store.Suffix(4), "6789"}, {store.From(8), "89"}} {
+	}{{store.Full(), "0123456789"}, {store.OffsetLen(2, 3), "234"}, {store.Suffix(4), "6789"}, {store.From(8), "89"}} {
 		for range 3 {
 			got, err := s.Get(ctx, "a/c/0", tc.br)
 			if err != nil || string(got) != tc.want {
@@ -61,18 +61,18 @@ func TestStoreCachesGets(t *testing.T) {
 		t.Errorf("%d inner gets, want 6", n)
 	}
 	// GetRanges serves cached ranges and fetches the rest in one call.
-	got, err := s.(store.RangesReader).GetRanges(ctx, "a/c/0", []store.ByteRange{store.Range(2, 3), store.Range(0, 1), store.Suffix(4)})
+	got, err := s.(store.RangesReader).GetRanges(ctx, "a/c/0", []store.ByteRange{store.OffsetLen(2, 3), store.OffsetLen(0, 1), store.Suffix(4)})
 	if err != nil || string(got[0]) != "234" || string(got[1]) != "0" || string(got[2]) != "6789" {
 		t.Fatalf("GetRanges %q, %v", got, err)
 	}
 	if cr.ranges.Load() != 1 {
 		t.Errorf("%d inner GetRanges, want 1", cr.ranges.Load())
 	}
-	got, _ = s.(store.RangesReader).GetRanges(ctx, "a/c/0", []store.ByteRange{store.Range(0, 1)})
+	got, _ = s.(store.RangesReader).GetRanges(ctx, "a/c/0", []store.ByteRange{store.OffsetLen(0, 1)})
 	if string(got[0]) != "0" || cr.ranges.Load() != 1 {
 		t.Errorf("cached range refetched")
 	}
-	if _, err := s.Get(ctx, "a/c/0", store.Range(-1, 2)); !errors.Is(err, store.ErrInvalidRange) {
+	if _, err := s.Get(ctx, "a/c/0", store.OffsetLen(-1, 2)); !errors.Is(err, store.ErrInvalidRange) {
 		t.Errorf("bad range: %v", err)
 	}
 }

@@ -145,7 +145,7 @@ func (f *fetcher) planShard(ctx context.Context, ref shardRef, chunk []int, path
 					}
 					continue
 				}
-				u.Missing, u.Range = false, store.Range(ref.base+off, n)
+				u.Missing, u.Range = false, store.OffsetLen(ref.base+off, n)
 			}
 		}
 		if !yield(u, nil) {

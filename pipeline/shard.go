@@ -184,7 +184,7 @@ func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, sel nd.S
 	br := store.Full()
 	switch {
 	case ref.size > 0:
-		br = store.Range(ref.base, ref.size)
+		br = store.OffsetLen(ref.base, ref.size)
 	case ref.base > 0:
 		br = store.From(ref.base)
 	}
@@ -493,7 +493,7 @@ func (f *fetcher) fetchSpans(ctx context.Context, h *hold, ref shardRef, spans [
 	} else {
 		ranges := make([]store.ByteRange, len(groups))
 		for i, g := range groups {
-			ranges[i] = store.Range(ref.base+g.Span.Offset, g.Span.Length)
+			ranges[i] = store.OffsetLen(ref.base+g.Span.Offset, g.Span.Length)
 		}
 		if data, err = store.GetRanges(ctx, e.r, ref.key, ranges); err != nil {
 			return nil, err

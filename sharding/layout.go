@@ -190,11 +190,11 @@ func (l *Layout) Nested() *Layout { return l.nested }
 func (l *Layout) IndexSize() int { return l.indexSize }
 
 // IndexRange returns the byte range of the index within a shard:
-// store.Suffix(IndexSize()) when at the end, store.Range(0, IndexSize()) at
+// store.Suffix(IndexSize()) when at the end, store.OffsetLen(0, IndexSize()) at
 // the start.
 func (l *Layout) IndexRange() store.ByteRange {
 	if l.codec.loc == IndexStart {
-		return store.Range(0, int64(l.indexSize))
+		return store.OffsetLen(0, int64(l.indexSize))
 	}
 	return store.Suffix(int64(l.indexSize))
 }

@@ -47,9 +47,9 @@ func (l *Layout) IndexRangeIn(base, size int64) (store.ByteRange, error) {
 	}
 	switch {
 	case l.codec.loc == IndexStart:
-		return store.Range(base, n), nil
+		return store.OffsetLen(base, n), nil
 	case size > 0:
-		return store.Range(base+size-n, n), nil
+		return store.OffsetLen(base+size-n, n), nil
 	default:
 		return store.Suffix(n), nil
 	}

@@ -240,7 +240,7 @@ func TestGetRangesCoalesced(t *testing.T) {
 		value[i] = byte(i * 13)
 	}
 	r := &countingReader{value: value}
-	ranges := []ByteRange{Range(500, 10), Suffix(4), Range(0, 10), Range(5, 10), Range(990, 50), Full(), Range(2000, 5), From(996), Range(510, 0)}
+	ranges := []ByteRange{OffsetLen(500, 10), Suffix(4), OffsetLen(0, 10), OffsetLen(5, 10), OffsetLen(990, 50), Full(), OffsetLen(2000, 5), From(996), OffsetLen(510, 0)}
 	got, err := GetRangesCoalesced(context.Background(), r, "k", ranges, CoalesceOptions{MaxGap: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -252,15 +252,15 @@ func TestGetRangesCoalesced(t *testing.T) {
 		}
 	}
 	// 3 unbounded Gets plus 3 groups: [0,15), [500,510), [990,1040), [2000,2005).
-	wantGets := []ByteRange{Suffix(4), Full(), From(996), Range(0, 15), Range(500, 10), Range(990, 50), Range(2000, 5)}
+	wantGets := []ByteRange{Suffix(4), Full(), From(996), OffsetLen(0, 15), OffsetLen(500, 10), OffsetLen(990, 50), OffsetLen(2000, 5)}
 	if !reflect.DeepEqual(r.gets, wantGets) {
 		t.Errorf("Gets = %v, want %v", r.gets, wantGets)
 	}
 
-	if _, err := GetRangesCoalesced(context.Background(), r, "k", []ByteRange{Range(0, 1), Range(-1, 2)}, CoalesceOptions{}); !errors.Is(err, ErrInvalidRange) {
+	if _, err := GetRangesCoalesced(context.Background(), r, "k", []ByteRange{OffsetLen(0, 1), OffsetLen(-1, 2)}, CoalesceOptions{}); !errors.Is(err, ErrInvalidRange) {
 		t.Errorf("negative range: err = %v, want ErrInvalidRange", err)
 	}
-	if _, err := GetRangesCoalesced(context.Background(), r, "missing", []ByteRange{Range(0, 1)}, CoalesceOptions{}); !errors.Is(err, ErrNotFound) {
+	if _, err := GetRangesCoalesced(context.Background(), r, "missing", []ByteRange{OffsetLen(0, 1)}, CoalesceOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing key: err = %v, want ErrNotFound", err)
 	}
 }

@@ -37,7 +37,7 @@ func ValidateRequest(op, key string, ranges ...ByteRange) error {
 
 // RequestRange returns the range a remote backend should ask for to read r.
 // empty reports a range that selects nothing whatever the value
-// (Range(off, 0) or Suffix(0)): the backend sends no read but checks that
+// (OffsetLen(off, 0) or Suffix(0)): the backend sends no read but checks that
 // the key exists (a HEAD), since a missing key must still be ErrNotFound.
 // From(0) becomes Full, which needs no Range header.
 func RequestRange(r ByteRange) (req ByteRange, empty bool) {
@@ -163,7 +163,7 @@ func planRanges(key string, ranges []ByteRange, opt CoalesceOptions, get GetFunc
 	}
 	for _, g := range groups {
 		jobs = append(jobs, func(ctx context.Context) error {
-			data, err := get(ctx, key, Range(g.Span.Offset, g.Span.Length))
+			data, err := get(ctx, key, OffsetLen(g.Span.Offset, g.Span.Length))
 			if err != nil {
 				return err
 			}

@@ -22,30 +22,30 @@ func TestCheckContentRange(t *testing.T) {
 		n    int
 		fail bool
 	}{
-		{"bytes 2-4/10", Range(2, 3), 3, false},
-		{"bytes 2-4/*", Range(2, 3), 3, false},
-		{"bytes 2-4/5", Range(2, 10), 3, false}, // clamped at the end
+		{"bytes 2-4/10", OffsetLen(2, 3), 3, false},
+		{"bytes 2-4/*", OffsetLen(2, 3), 3, false},
+		{"bytes 2-4/5", OffsetLen(2, 10), 3, false}, // clamped at the end
 		{"bytes 7-9/10", Suffix(3), 3, false},
 		{"bytes 0-2/3", Suffix(10), 3, false}, // suffix longer than the value
 		{"bytes 5-9/10", From(5), 5, false},
 		{"bytes 0-9/10", Full(), 10, false},
-		{"anything", Range(0, 5), 0, false}, // empty answers are not checked
-		{"", Range(0, 5), 5, true},
-		{"items 0-4/10", Range(0, 5), 5, true},
-		{"bytes 0-4", Range(0, 5), 5, true},
-		{"bytes 04/10", Range(0, 5), 5, true},
-		{"bytes a-4/10", Range(0, 5), 5, true},
-		{"bytes 4-0/10", Range(0, 5), 5, true},
-		{"bytes 0-99999999999999999999/1", Range(0, 5), 5, true},
-		{"bytes 0-4/10", Range(0, 5), 4, true},  // length disagrees with the body
-		{"bytes 1-5/10", Range(0, 5), 5, true},  // wrong start
-		{"bytes 0-5/10", Range(0, 5), 6, true},  // more than asked for
-		{"bytes 0-4/4", Range(0, 5), 5, true},   // last byte past total
-		{"bytes 6-9/10", Suffix(3), 4, true},    // longer than the suffix
-		{"bytes 6-8/10", Suffix(3), 3, true},    // not the end of the value
-		{"bytes 4-8/10", From(5), 5, true},      // wrong start
-		{"bytes 1-9/10", Full(), 9, true},       // a Full read starts at 0
-		{"bytes 0-2/10", Range(-1, 3), 3, true}, // invalid range never matches
+		{"anything", OffsetLen(0, 5), 0, false}, // empty answers are not checked
+		{"", OffsetLen(0, 5), 5, true},
+		{"items 0-4/10", OffsetLen(0, 5), 5, true},
+		{"bytes 0-4", OffsetLen(0, 5), 5, true},
+		{"bytes 04/10", OffsetLen(0, 5), 5, true},
+		{"bytes a-4/10", OffsetLen(0, 5), 5, true},
+		{"bytes 4-0/10", OffsetLen(0, 5), 5, true},
+		{"bytes 0-99999999999999999999/1", OffsetLen(0, 5), 5, true},
+		{"bytes 0-4/10", OffsetLen(0, 5), 4, true},  // length disagrees with the body
+		{"bytes 1-5/10", OffsetLen(0, 5), 5, true},  // wrong start
+		{"bytes 0-5/10", OffsetLen(0, 5), 6, true},  // more than asked for
+		{"bytes 0-4/4", OffsetLen(0, 5), 5, true},   // last byte past total
+		{"bytes 6-9/10", Suffix(3), 4, true},        // longer than the suffix
+		{"bytes 6-8/10", Suffix(3), 3, true},        // not the end of the value
+		{"bytes 4-8/10", From(5), 5, true},          // wrong start
+		{"bytes 1-9/10", Full(), 9, true},           // a Full read starts at 0
+		{"bytes 0-2/10", OffsetLen(-1, 3), 3, true}, // invalid range never matches
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s %v %d", tc.cr, tc.r, tc.n), func(t *testing.T) {
@@ -68,7 +68,7 @@ func FuzzCheckContentRange(f *testing.F) {
 	f.Add("bytes 5-9/*", uint8(2), int64(5), int64(0), 5)
 	f.Add("bytes 0-99999999999999999999/1", uint8(0), int64(0), int64(0), 2)
 	f.Fuzz(func(t *testing.T, cr string, kind uint8, off, n int64, got int) {
-		r := [...]ByteRange{Full(), Range(off, n), From(off), Suffix(n)}[kind%4]
+		r := [...]ByteRange{Full(), OffsetLen(off, n), From(off), Suffix(n)}[kind%4]
 		if CheckContentRange(cr, r, got) != nil || got <= 0 {
 			return
 		}
@@ -100,9 +100,9 @@ func TestRequestRange(t *testing.T) {
 		{Full(), Full(), false},
 		{From(0), Full(), false},
 		{From(3), From(3), false},
-		{Range(5, 0), Range(5, 0), true},
-		{Range(0, 0), Range(0, 0), true},
-		{Range(5, 1), Range(5, 1), false},
+		{OffsetLen(5, 0), OffsetLen(5, 0), true},
+		{OffsetLen(0, 0), OffsetLen(0, 0), true},
+		{OffsetLen(5, 1), OffsetLen(5, 1), false},
 		{Suffix(0), Suffix(0), true},
 		{Suffix(2), Suffix(2), false},
 	}
@@ -121,9 +121,9 @@ func TestSliceWhole(t *testing.T) {
 		want string
 	}{
 		{Full(), "0123456789"},
-		{Range(2, 3), "234"},
-		{Range(8, 100), "89"},
-		{Range(20, 5), ""},
+		{OffsetLen(2, 3), "234"},
+		{OffsetLen(8, 100), "89"},
+		{OffsetLen(20, 5), ""},
 		{From(7), "789"},
 		{Suffix(3), "789"},
 		{Suffix(30), "0123456789"},
@@ -137,7 +137,7 @@ func TestSliceWhole(t *testing.T) {
 			t.Errorf("SliceWhole(%v): nil %v, spare capacity %d", tc.r, got == nil, cap(got)-len(got))
 		}
 	}
-	if _, err := SliceWhole(b, Range(-1, 2)); !errors.Is(err, ErrInvalidRange) {
+	if _, err := SliceWhole(b, OffsetLen(-1, 2)); !errors.Is(err, ErrInvalidRange) {
 		t.Errorf("negative range: %v", err)
 	}
 }
@@ -172,13 +172,13 @@ func TestReadBody(t *testing.T) {
 }
 
 func TestValidateRequest(t *testing.T) {
-	if err := ValidateRequest("get", "a/b", Full(), Range(1, 2)); err != nil {
+	if err := ValidateRequest("get", "a/b", Full(), OffsetLen(1, 2)); err != nil {
 		t.Errorf("valid request: %v", err)
 	}
-	if err := ValidateRequest("get", "a//b", Range(-1, 2)); !errors.Is(err, ErrInvalidKey) {
+	if err := ValidateRequest("get", "a//b", OffsetLen(-1, 2)); !errors.Is(err, ErrInvalidKey) {
 		t.Errorf("bad key (checked first): %v", err)
 	}
-	err := ValidateRequest("read", "k", Range(0, 1), Suffix(-2))
+	err := ValidateRequest("read", "k", OffsetLen(0, 1), Suffix(-2))
 	var ke *KeyError
 	if !errors.Is(err, ErrInvalidRange) || !errors.As(err, &ke) || ke.Op != "read" || ke.Key != "k" {
 		t.Errorf("bad range: %v", err)
@@ -214,9 +214,9 @@ func TestGetRangesConcurrent(t *testing.T) {
 	for i := range value {
 		value[i] = byte(i * 7)
 	}
-	ranges := []ByteRange{Range(500, 10), Suffix(4), Range(0, 10), Range(5, 10), Range(990, 50), Full(), Range(2000, 5), From(996), Range(510, 0)}
+	ranges := []ByteRange{OffsetLen(500, 10), Suffix(4), OffsetLen(0, 10), OffsetLen(5, 10), OffsetLen(990, 50), Full(), OffsetLen(2000, 5), From(996), OffsetLen(510, 0)}
 	want := [][]byte{value[500:510], value[996:], value[0:10], value[5:15], value[990:], value, {}, value[996:], {}}
-	g := &recordingGetter{value: value, fail: Range(-5, 0)}
+	g := &recordingGetter{value: value, fail: OffsetLen(-5, 0)}
 	got, err := GetRangesConcurrent(context.Background(), "k", ranges, CoalesceOptions{MaxGap: 100}, g.get)
 	if err != nil {
 		t.Fatal(err)
@@ -235,11 +235,11 @@ func TestGetRangesConcurrent(t *testing.T) {
 	}
 
 	// One request runs without goroutines; errors come back unchanged.
-	g = &recordingGetter{value: value, fail: Range(0, 10)}
-	if _, err := GetRangesConcurrent(context.Background(), "k", []ByteRange{Range(0, 10)}, CoalesceOptions{}, g.get); !errors.Is(err, errFail) {
+	g = &recordingGetter{value: value, fail: OffsetLen(0, 10)}
+	if _, err := GetRangesConcurrent(context.Background(), "k", []ByteRange{OffsetLen(0, 10)}, CoalesceOptions{}, g.get); !errors.Is(err, errFail) {
 		t.Errorf("single failing get: %v", err)
 	}
-	if _, err := GetRangesConcurrent(context.Background(), "k", []ByteRange{Full(), Range(0, 10)}, CoalesceOptions{}, g.get); !errors.Is(err, errFail) {
+	if _, err := GetRangesConcurrent(context.Background(), "k", []ByteRange{Full(), OffsetLen(0, 10)}, CoalesceOptions{}, g.get); !errors.Is(err, errFail) {
 		t.Errorf("one of two gets failing: %v", err)
 	}
 	if _, err := GetRangesConcurrent(context.Background(), "missing", []ByteRange{Full(), Suffix(1)}, CoalesceOptions{}, g.get); !errors.Is(err, ErrNotFound) {
@@ -247,7 +247,7 @@ func TestGetRangesConcurrent(t *testing.T) {
 	}
 	// Arguments are checked before any get.
 	g = &recordingGetter{value: value}
-	if _, err := GetRangesConcurrent(context.Background(), "k", []ByteRange{Full(), Range(-1, 2)}, CoalesceOptions{}, g.get); !errors.Is(err, ErrInvalidRange) {
+	if _, err := GetRangesConcurrent(context.Background(), "k", []ByteRange{Full(), OffsetLen(-1, 2)}, CoalesceOptions{}, g.get); !errors.Is(err, ErrInvalidRange) {
 		t.Errorf("negative range: %v", err)
 	}
 	if _, err := GetRangesConcurrent(context.Background(), "/k", []ByteRange{Full()}, CoalesceOptions{}, g.get); !errors.Is(err, ErrInvalidKey) {

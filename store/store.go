@@ -10,8 +10,8 @@
 // # Ranges past the end
 //
 // A range is clamped to the value it reads: bytes past the end of the value
-// are simply not returned, so Range(8, 100) of a 10-byte value yields its last
-// 2 bytes and Range(20, 5) yields an empty, non-nil slice. A Suffix longer than
+// are simply not returned, so OffsetLen(8, 100) of a 10-byte value yields its last
+// 2 bytes and OffsetLen(20, 5) yields an empty, non-nil slice. A Suffix longer than
 // the value yields the whole value. Callers that need an exact length (the
 // sharding codec, for one) check len(result) and report their own error. A
 // missing key is always ErrNotFound, whatever the range.
@@ -68,15 +68,17 @@ const (
 // with Full, Range, From and Suffix.
 type ByteRange struct {
 	kind   rangeKind
-	offset int64 // start for Range/From; unused otherwise
-	length int64 // length for Range, N for Suffix
+	offset int64 // start for OffsetLen/From; unused otherwise
+	length int64 // length for OffsetLen, N for Suffix
 }
 
 // Full selects the whole value.
 func Full() ByteRange { return ByteRange{kind: kindFull} }
 
-// Range selects length bytes starting at offset: [offset, offset+length).
-func Range(offset, length int64) ByteRange {
+// OffsetLen selects length bytes starting at offset: [offset,
+// offset+length). It takes a length, where nd.Range takes a stop: the two
+// are named apart so that neither reads as the other.
+func OffsetLen(offset, length int64) ByteRange {
 	return ByteRange{kind: kindRange, offset: offset, length: length}
 }
 

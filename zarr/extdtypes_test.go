@@ -249,7 +249,7 @@ func TestExtDTypeRoundTrip(t *testing.T) {
 		if err := a.WriteBytes(ctx, c.data); err != nil {
 			t.Fatal(err)
 		}
-		doc, _ := st.Get(ctx, "a/zarr.json", store.Range(0, 1<<20))
+		doc, _ := st.Get(ctx, "a/zarr.json", store.OffsetLen(0, 1<<20))
 		if !strings.Contains(string(doc), c.doc) {
 			t.Errorf("%s: zarr.json lacks %s:\n%s", c.d, c.doc, doc)
 		}

@@ -12,7 +12,7 @@ import (
 // missing key as nil, nil. It asks the store for limit+1 bytes, so a larger
 // document is refused (ErrTooLarge) without being read whole.
 func getOptional(ctx context.Context, s store.Reader, key string, limit int64) ([]byte, error) {
-	b, err := s.Get(ctx, key, store.Range(0, limit+1))
+	b, err := s.Get(ctx, key, store.OffsetLen(0, limit+1))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}

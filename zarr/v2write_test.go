@@ -107,7 +107,7 @@ func TestCreateArrayV2(t *testing.T) {
 			if err := a.WriteBytes(ctx, c.data); err != nil {
 				t.Fatal(err)
 			}
-			doc, err := st.Get(ctx, "a/.zarray", store.Range(0, 1<<20))
+			doc, err := st.Get(ctx, "a/.zarray", store.OffsetLen(0, 1<<20))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,11 +145,11 @@ func TestCreateArrayV2Defaults(t *testing.T) {
 	}
 	keys := []string{"x/.zarray", "x/.zattrs", "x/0/0", "x/1/0"}
 	for _, k := range keys {
-		if _, err := st.Get(ctx, k, store.Range(0, 1)); err != nil {
+		if _, err := st.Get(ctx, k, store.OffsetLen(0, 1)); err != nil {
 			t.Errorf("%s: %v", k, err)
 		}
 	}
-	doc, _ := st.Get(ctx, "x/.zarray", store.Range(0, 1<<20))
+	doc, _ := st.Get(ctx, "x/.zarray", store.OffsetLen(0, 1<<20))
 	for _, want := range []string{`"dtype": ">u2"`, `"order": "F"`, `"dimension_separator": "/"`, `"id": "zstd"`, `"fill_value": null`} {
 		if !strings.Contains(string(doc), want) {
 			t.Errorf(".zarray lacks %s:\n%s", want, doc)

@@ -272,7 +272,7 @@ func (wl *workload) run(ctx context.Context, a *zarr.Array, st *s3.Store, conc i
 	read := func(i int) error {
 		if wl.probes != nil {
 			p := wl.probes[i]
-			b, err := st.Get(ctx, wl.shardKey, store.Range(int64(p.off), int64(p.n)))
+			b, err := st.Get(ctx, wl.shardKey, store.OffsetLen(int64(p.off), int64(p.n)))
 			copy(wl.bufs[i], b)
 			return err
 		}

@@ -101,7 +101,7 @@ func TestFilterFixtures(t *testing.T) {
 					continue
 				}
 				ref, _ := os.ReadFile(filepath.Join(filterDir, e.Name(), dir, c.Name()))
-				mine, err := st.Get(ctx, "x/"+dir+c.Name(), store.Range(0, 1<<30))
+				mine, err := st.Get(ctx, "x/"+dir+c.Name(), store.OffsetLen(0, 1<<30))
 				if err != nil || !bytes.Equal(mine, ref) {
 					t.Errorf("chunk %s: %x, %v\nnumcodecs: %x", c.Name(), mine, err, ref)
 				}

@@ -91,7 +91,7 @@ func TestMissingContainer(t *testing.T) {
 	e := emulator(t)
 	st := e.open(t, "no-such-container-gozarr", "")
 	ctx := context.Background()
-	if _, err := st.Get(ctx, "k", store.Range(0, 5)); !errors.Is(err, azure.ErrContainer) || errors.Is(err, store.ErrNotFound) {
+	if _, err := st.Get(ctx, "k", store.OffsetLen(0, 5)); !errors.Is(err, azure.ErrContainer) || errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Get in a missing container: err = %v, want ErrContainer", err)
 	}
 	if _, _, err := st.ListDir(ctx, ""); !errors.Is(err, azure.ErrContainer) {
@@ -171,7 +171,7 @@ func TestOverlongBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.Get(context.Background(), "k", store.Range(10, 5))
+	got, err := st.Get(context.Background(), "k", store.OffsetLen(10, 5))
 	if err == nil {
 		t.Errorf("Get(Range(10, 5)) = %q, want an error for the %d-byte answer", got, len(body)-10)
 	}
@@ -195,7 +195,7 @@ func TestCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, br := range []store.ByteRange{store.Full(), store.Suffix(4), store.Range(0, 0)} {
+	for _, br := range []store.ByteRange{store.Full(), store.Suffix(4), store.OffsetLen(0, 0)} {
 		if _, err := st.Get(ctx, "k", br); !errors.Is(err, context.Canceled) {
 			t.Errorf("Get(%v): err = %v, want context.Canceled", br, err)
 		}

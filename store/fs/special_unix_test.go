@@ -22,11 +22,11 @@ func readCalls(s *fs.Store, key string) map[string]func(ctx context.Context) err
 	calls := map[string]func(ctx context.Context) error{
 		"Get": func(ctx context.Context) error { _, err := s.Get(ctx, key, store.Full()); return err },
 		"GetRange": func(ctx context.Context) error {
-			_, err := s.Get(ctx, key, store.Range(0, 4))
+			_, err := s.Get(ctx, key, store.OffsetLen(0, 4))
 			return err
 		},
 		"GetRanges": func(ctx context.Context) error {
-			_, err := s.GetRanges(ctx, key, []store.ByteRange{store.Range(0, 4), store.Suffix(2)})
+			_, err := s.GetRanges(ctx, key, []store.ByteRange{store.OffsetLen(0, 4), store.Suffix(2)})
 			return err
 		},
 		"ReadInto": func(ctx context.Context) error { _, err := s.ReadInto(ctx, key, 0, make([]byte, 4)); return err },

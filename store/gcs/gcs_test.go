@@ -167,7 +167,7 @@ func TestOverlongBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.Get(context.Background(), "k", store.Range(10, 5))
+	got, err := st.Get(context.Background(), "k", store.OffsetLen(10, 5))
 	if err == nil {
 		t.Errorf("Get(Range(10, 5)) = %q, want an error for the %d-byte answer", got, len(body)-10)
 	}

@@ -65,7 +65,7 @@ func TestOverlongBody(t *testing.T) {
 	const maxRead = 64 << 10
 	for _, key := range []string{"206", "206-chunked"} {
 		rec.Reset()
-		_, err := st.Get(ctx, key, store.Range(0, 10))
+		_, err := st.Get(ctx, key, store.OffsetLen(0, 10))
 		if !errors.Is(err, store.ErrBadContentRange) {
 			t.Errorf("Get(%s, 10 bytes) = %v; want ErrBadContentRange", key, err)
 		}
@@ -82,7 +82,7 @@ func TestOverlongBody(t *testing.T) {
 		}
 	}
 	rec.Reset()
-	got, err := st.Get(ctx, "200", store.Range(1000, 10))
+	got, err := st.Get(ctx, "200", store.OffsetLen(1000, 10))
 	if want := []byte{232, 233, 234, 235, 236, 237, 238, 239, 240, 241}; err != nil || !bytes.Equal(got, want) {
 		t.Errorf("Get(200, [1000, 1010)) = %v, %v; want %v", got, err, want)
 	}
@@ -174,7 +174,7 @@ func TestHeaderTimeout(t *testing.T) {
 	}
 	ctx := context.Background()
 	for name, call := range map[string]func() error{
-		"Get":  func() error { _, err := st.Get(ctx, "k", store.Range(0, 4)); return err },
+		"Get":  func() error { _, err := st.Get(ctx, "k", store.OffsetLen(0, 4)); return err },
 		"Size": func() error { _, err := st.Size(ctx, "k"); return err },
 	} {
 		hits.Store(0)
@@ -226,7 +226,7 @@ func TestWrongContentLength(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if got, err := st.Get(ctx, "short-once", store.Range(0, 10)); err != nil || string(got) != "0123456789" {
+	if got, err := st.Get(ctx, "short-once", store.OffsetLen(0, 10)); err != nil || string(got) != "0123456789" {
 		t.Errorf("Get(short-once) = %q, %v; want the retried answer", got, err)
 	}
 	for _, tc := range []struct {
@@ -238,7 +238,7 @@ func TestWrongContentLength(t *testing.T) {
 		{"less", store.ErrBadContentRange, 1},
 		{"more", store.ErrBadContentRange, 1},
 	} {
-		_, err := st.Get(ctx, tc.key, store.Range(0, 10))
+		_, err := st.Get(ctx, tc.key, store.OffsetLen(0, 10))
 		var ke *store.KeyError
 		if err == nil || !errors.As(err, &ke) || ke.Key != tc.key || (tc.want != nil && !errors.Is(err, tc.want)) {
 			t.Errorf("Get(%s) = %v; want a KeyError (%v)", tc.key, err, tc.want)
@@ -345,7 +345,7 @@ func TestRedirects(t *testing.T) {
 		mu.Lock()
 		ranges = nil
 		mu.Unlock()
-		if got, err := st.Get(ctx, "c/0", store.Range(2, 3)); err != nil || string(got) != "234" {
+		if got, err := st.Get(ctx, "c/0", store.OffsetLen(2, 3)); err != nil || string(got) != "234" {
 			t.Errorf("Get through a %d redirect = %q, %v; want 234", code, got, err)
 		}
 		mu.Lock()

@@ -307,7 +307,7 @@ func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 // dst and returns how many it read: fewer than len(dst) only when the value
 // ends first. An empty dst costs a HEAD, to report a missing key.
 func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []byte) (int, error) {
-	r := store.Range(offset, int64(len(dst)))
+	r := store.OffsetLen(offset, int64(len(dst)))
 	if err := store.ValidateRequest("read", key, r); err != nil {
 		return 0, err
 	}
@@ -358,7 +358,7 @@ func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []by
 					return errPermanent{fmt.Errorf("%w: a 206 answer of more than the %d bytes asked for", store.ErrBadContentRange, len(dst))}
 				}
 			}
-			if err := store.CheckContentRange(resp.Header.Get("Content-Range"), store.Range(offset, int64(k)), k); err != nil {
+			if err := store.CheckContentRange(resp.Header.Get("Content-Range"), store.OffsetLen(offset, int64(k)), k); err != nil {
 				return errPermanent{err}
 			}
 		}

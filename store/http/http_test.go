@@ -86,11 +86,11 @@ func TestRangeHeaders(t *testing.T) {
 				want   string
 			}{
 				{store.Full(), "GET", "", "0123456789"},
-				{store.Range(2, 3), "GET", "bytes=2-4", "234"},
+				{store.OffsetLen(2, 3), "GET", "bytes=2-4", "234"},
 				{store.From(7), "GET", "bytes=7-", "789"},
 				{store.Suffix(4), "GET", "bytes=-4", "6789"},
-				{store.Range(20, 5), "GET", "bytes=20-24", ""},
-				{store.Range(3, 0), "HEAD", "", ""},
+				{store.OffsetLen(20, 5), "GET", "bytes=20-24", ""},
+				{store.OffsetLen(3, 0), "HEAD", "", ""},
 				{store.Suffix(2), "GET", "bytes=-2", "89"},
 			} {
 				rec.Reset()
@@ -162,7 +162,7 @@ func TestHeaderAndStatus(t *testing.T) {
 		t.Errorf("403 was tried %d times, want 1 (not retried)", n)
 	}
 	auth, _ := http.New(ts.URL+"/data", http.WithHeader("Authorization", "Bearer tok"))
-	if got, err := auth.Get(ctx, "k", store.Range(1, 2)); err != nil || string(got) != "ec" {
+	if got, err := auth.Get(ctx, "k", store.OffsetLen(1, 2)); err != nil || string(got) != "ec" {
 		t.Errorf("Get with token = %q, %v", got, err)
 	}
 	if n, err := auth.Size(ctx, "k"); err != nil || n != 6 {
@@ -199,7 +199,7 @@ func TestConcurrencyLimit(t *testing.T) {
 	st, _ := http.New(ts.URL+"/data", http.WithConcurrency(3), http.WithCoalesce(store.CoalesceOptions{MaxGap: -1}))
 	var ranges []store.ByteRange
 	for i := range 30 {
-		ranges = append(ranges, store.Range(int64(i*300), 7))
+		ranges = append(ranges, store.OffsetLen(int64(i*300), 7))
 	}
 	got, err := st.GetRanges(context.Background(), "v", ranges)
 	if err != nil {
@@ -262,7 +262,7 @@ func TestFaults(t *testing.T) {
 		want []byte
 	}{
 		{store.Full(), val},
-		{store.Range(10, 5000), val[10:5010]},
+		{store.OffsetLen(10, 5000), val[10:5010]},
 		{store.Suffix(777), val[len(val)-777:]},
 		{store.From(99_000), val[99_000:]},
 	} {
@@ -303,7 +303,7 @@ func TestHangingServer(t *testing.T) {
 		"Size":     func(ctx context.Context) error { _, err := st.Size(ctx, "k"); return err },
 		"ReadInto": func(ctx context.Context) error { _, err := st.ReadInto(ctx, "k", 3, make([]byte, 4)); return err },
 		"GetRanges": func(ctx context.Context) error {
-			_, err := st.GetRanges(ctx, "k", []store.ByteRange{store.Range(0, 1), store.Range(1<<30, 1), store.Suffix(3), store.Full()})
+			_, err := st.GetRanges(ctx, "k", []store.ByteRange{store.OffsetLen(0, 1), store.OffsetLen(1<<30, 1), store.Suffix(3), store.Full()})
 			return err
 		},
 	} {

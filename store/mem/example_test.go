@@ -14,7 +14,7 @@ func Example() {
 	_ = s.Set(ctx, "arr/c/0/0", []byte("0123456789"))
 	full, _ := s.Get(ctx, "arr/c/0/0", store.Full())
 	tail, _ := s.Get(ctx, "arr/c/0/0", store.Suffix(4))
-	past, _ := s.Get(ctx, "arr/c/0/0", store.Range(8, 100)) // clamped
+	past, _ := s.Get(ctx, "arr/c/0/0", store.OffsetLen(8, 100)) // clamped
 	_, err := s.Get(ctx, "arr/c/0/1", store.Full())
 	fmt.Printf("%s %s %s %v\n", full, tail, past, err)
 	for k := range s.List(ctx, "arr/") {

@@ -105,7 +105,7 @@ func (s *Store) GetRanges(ctx context.Context, key string, ranges []store.ByteRa
 // dst and returns how many it copied (fewer when the value ends first).
 func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []byte) (int, error) {
 	if offset < 0 {
-		return 0, &store.KeyError{Op: "read", Key: key, Err: store.Range(offset, int64(len(dst))).Validate()}
+		return 0, &store.KeyError{Op: "read", Key: key, Err: store.OffsetLen(offset, int64(len(dst))).Validate()}
 	}
 	v, err := s.value(ctx, "read", key)
 	if err != nil {

@@ -51,7 +51,7 @@ func BenchmarkGetRangesLatency(b *testing.B) {
 	b.Cleanup(func() { seed.Delete(ctx, "v") })
 	var ranges []store.ByteRange
 	for i := range nRanges {
-		ranges = append(ranges, store.Range(int64(i)*(int64(len(val))/nRanges), rlen))
+		ranges = append(ranges, store.OffsetLen(int64(i)*(int64(len(val))/nRanges), rlen))
 	}
 	for _, conc := range []int{16, 64} {
 		b.Run("concurrency="+strconv.Itoa(conc), func(b *testing.B) {

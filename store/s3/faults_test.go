@@ -118,10 +118,10 @@ func TestFaultsRetried(t *testing.T) {
 		want []byte
 	}{
 		{store.Full(), val},
-		{store.Range(1000, 5000), val[1000:6000]},
+		{store.OffsetLen(1000, 5000), val[1000:6000]},
 		{store.From(150_000), val[150_000:]},
 		{store.Suffix(4096), val[len(val)-4096:]},
-		{store.Range(300_000, 10), []byte{}},
+		{store.OffsetLen(300_000, 10), []byte{}},
 	} {
 		got, err := st.Get(ctx, "v", tc.r)
 		if err != nil || !bytes.Equal(got, tc.want) {
@@ -132,7 +132,7 @@ func TestFaultsRetried(t *testing.T) {
 	var want [][]byte
 	for i := range 40 {
 		off := int64(i * 4999)
-		ranges = append(ranges, store.Range(off, 100))
+		ranges = append(ranges, store.OffsetLen(off, 100))
 		want = append(want, val[off:off+100])
 	}
 	got, err := s3.New(st.Client(), "b", "flaky", s3.WithCoalesce(store.CoalesceOptions{MaxGap: -1}))
@@ -220,7 +220,7 @@ func TestFaultsPersistent(t *testing.T) {
 	t.Cleanup(ts.Close)
 	srv := &s3test.Server{Endpoint: ts.URL, AccessKey: "a", SecretKey: "b", Bucket: "b", Region: "us-east-1"}
 	st := srv.Store(t, "", s3.WithRetry(3, time.Millisecond))
-	_, err := st.Get(context.Background(), "some/key", store.Range(0, 10))
+	_, err := st.Get(context.Background(), "some/key", store.OffsetLen(0, 10))
 	var ke *store.KeyError
 	if err == nil || !errors.As(err, &ke) || ke.Key != "some/key" || errors.Is(err, store.ErrNotFound) {
 		t.Errorf("Get from an always-503 server: err = %v; want a KeyError for some/key", err)
@@ -265,7 +265,7 @@ func TestHangingServer(t *testing.T) {
 		{"GetRanges", func(ctx context.Context) error {
 			var rs []store.ByteRange
 			for i := range 16 {
-				rs = append(rs, store.Range(int64(i)<<22, 10), store.Suffix(int64(i+1)))
+				rs = append(rs, store.OffsetLen(int64(i)<<22, 10), store.Suffix(int64(i+1)))
 			}
 			_, err := st.GetRanges(ctx, "k", rs)
 			return err

@@ -67,9 +67,9 @@ func TestRangeIgnored(t *testing.T) {
 		r    store.ByteRange
 		want []byte
 	}{
-		{store.Range(100, 10), val[100:110]},
-		{store.Range(int64(len(val))-5, 10), val[len(val)-5:]},
-		{store.Range(int64(len(val))+5, 10), []byte{}},
+		{store.OffsetLen(100, 10), val[100:110]},
+		{store.OffsetLen(int64(len(val))-5, 10), val[len(val)-5:]},
+		{store.OffsetLen(int64(len(val))+5, 10), []byte{}},
 		{store.From(int64(len(val)) - 3), val[len(val)-3:]},
 		{store.Suffix(7), val[len(val)-7:]},
 	} {
@@ -82,7 +82,7 @@ func TestRangeIgnored(t *testing.T) {
 			t.Errorf("Get(%v) read %d bytes of an 8 MiB body", tc.r, rec.BodyBytes())
 		}
 	}
-	got, err := st.GetRanges(ctx, "big", []store.ByteRange{store.Range(5, 5), store.Range(4<<20, 3), store.Suffix(2)})
+	got, err := st.GetRanges(ctx, "big", []store.ByteRange{store.OffsetLen(5, 5), store.OffsetLen(4<<20, 3), store.Suffix(2)})
 	if err != nil || !bytes.Equal(got[0], val[5:10]) || !bytes.Equal(got[1], val[4<<20:4<<20+3]) || !bytes.Equal(got[2], val[len(val)-2:]) {
 		t.Errorf("GetRanges = %v, %v", got, err)
 	}
@@ -114,7 +114,7 @@ func TestOverlongBody(t *testing.T) {
 	ctx := context.Background()
 	for _, key := range []string{"announced", "chunked"} {
 		rec.Reset()
-		_, err := st.Get(ctx, key, store.Range(0, 10))
+		_, err := st.Get(ctx, key, store.OffsetLen(0, 10))
 		if !errors.Is(err, store.ErrBadContentRange) {
 			t.Errorf("Get(%s, 10 bytes) = %v; want ErrBadContentRange", key, err)
 		}
@@ -178,7 +178,7 @@ func TestStalledBody(t *testing.T) {
 	}
 	ctx := context.Background()
 	err := storetest.NoHang(t, "Get(stall)", func() error {
-		got, err := st.Get(ctx, "stall", store.Range(10, 50_000))
+		got, err := st.Get(ctx, "stall", store.OffsetLen(10, 50_000))
 		if err == nil && !bytes.Equal(got, val[10:50_010]) {
 			err = fmt.Errorf("wrong bytes")
 		}
@@ -228,7 +228,7 @@ func TestHeaderTimeout(t *testing.T) {
 	st := srv.Store(t, "", s3.WithTimeouts(store.Timeouts{Header: 100 * time.Millisecond}), s3.WithRetry(2, time.Millisecond))
 	ctx := context.Background()
 	for name, call := range map[string]func() error{
-		"Get":  func() error { _, err := st.Get(ctx, "k", store.Range(0, 4)); return err },
+		"Get":  func() error { _, err := st.Get(ctx, "k", store.OffsetLen(0, 4)); return err },
 		"Size": func() error { _, err := st.Size(ctx, "k"); return err },
 		"Set":  func() error { return st.Set(ctx, "k", []byte("v")) },
 		"List": func() error {
@@ -271,7 +271,7 @@ func TestTooManyRequests(t *testing.T) {
 	})
 	put(t, fake, "k", []byte("value"))
 	ctx := context.Background()
-	if got, err := st.Get(ctx, "k", store.Range(1, 3)); err != nil || string(got) != "alu" {
+	if got, err := st.Get(ctx, "k", store.OffsetLen(1, 3)); err != nil || string(got) != "alu" {
 		t.Errorf("Get after a 429 = %q, %v", got, err)
 	}
 	if n, err := st.Size(ctx, "k"); err != nil || n != 5 {
@@ -307,10 +307,10 @@ func TestWrongContentLength(t *testing.T) {
 	put(t, fake, "once", []byte("0123456789abcdef"))
 	put(t, fake, "always", []byte("0123456789abcdef"))
 	ctx := context.Background()
-	if got, err := st.Get(ctx, "once", store.Range(0, 10)); err != nil || string(got) != "0123456789" {
+	if got, err := st.Get(ctx, "once", store.OffsetLen(0, 10)); err != nil || string(got) != "0123456789" {
 		t.Errorf("Get(once) = %q, %v; want the retried answer", got, err)
 	}
-	_, err := st.Get(ctx, "always", store.Range(0, 10))
+	_, err := st.Get(ctx, "always", store.OffsetLen(0, 10))
 	var ke *store.KeyError
 	if err == nil || !errors.As(err, &ke) || ke.Key != "always" {
 		t.Errorf("Get(always) = %v; want a KeyError for always", err)

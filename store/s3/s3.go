@@ -486,7 +486,7 @@ func checkContentRange(cr string, r store.ByteRange, n int) error {
 // len(dst) only when the value ends first (0 when offset is at or past the
 // end). An empty dst costs a HeadObject, to report a missing key.
 func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []byte) (int, error) {
-	if err := store.ValidateRequest("read", key, store.Range(offset, int64(len(dst)))); err != nil {
+	if err := store.ValidateRequest("read", key, store.OffsetLen(offset, int64(len(dst)))); err != nil {
 		return 0, err
 	}
 	if len(dst) == 0 {
@@ -510,7 +510,7 @@ func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []by
 }
 
 func (s *Store) readIntoOnce(ctx context.Context, key string, offset int64, dst []byte) (n int, retryable bool, err error) {
-	r := store.Range(offset, int64(len(dst)))
+	r := store.OffsetLen(offset, int64(len(dst)))
 	if err := s.acquire(ctx); err != nil {
 		return 0, false, &store.KeyError{Op: "read", Key: key, Err: err}
 	}
@@ -559,7 +559,7 @@ func (s *Store) readIntoOnce(ctx context.Context, key string, offset int64, dst 
 		return 0, true, &store.KeyError{Op: "read", Key: key, Err: fmt.Errorf("reading body: %w", err)}
 	}
 	if out.ContentRange != nil {
-		if err := checkContentRange(*out.ContentRange, store.Range(offset, int64(n)), n); err != nil {
+		if err := checkContentRange(*out.ContentRange, store.OffsetLen(offset, int64(n)), n); err != nil {
 			return 0, false, &store.KeyError{Op: "read", Key: key, Err: err}
 		}
 	}

@@ -92,12 +92,12 @@ func TestRequestEconomy(t *testing.T) {
 				want   string
 			}{
 				{store.Full(), "GET", "", "0123456789"},
-				{store.Range(2, 3), "GET", "bytes=2-4", "234"},
+				{store.OffsetLen(2, 3), "GET", "bytes=2-4", "234"},
 				{store.From(7), "GET", "bytes=7-", "789"},
 				{store.From(0), "GET", "", "0123456789"},
 				{store.Suffix(4), "GET", "bytes=-4", "6789"},
-				{store.Range(20, 5), "GET", "bytes=20-24", ""},
-				{store.Range(3, 0), "HEAD", "", ""},
+				{store.OffsetLen(20, 5), "GET", "bytes=20-24", ""},
+				{store.OffsetLen(3, 0), "HEAD", "", ""},
 				{store.Suffix(0), "HEAD", "", ""},
 			} {
 				rec.Reset()
@@ -112,7 +112,7 @@ func TestRequestEconomy(t *testing.T) {
 			}
 			// Nearby ranges coalesce into one GET; a suffix is its own.
 			rec.Reset()
-			got, err := st.GetRanges(ctx, "c/0", []store.ByteRange{store.Range(6, 2), store.Range(0, 2), store.Suffix(1)})
+			got, err := st.GetRanges(ctx, "c/0", []store.ByteRange{store.OffsetLen(6, 2), store.OffsetLen(0, 2), store.Suffix(1)})
 			if err != nil || !slices.EqualFunc(got, [][]byte{[]byte("67"), []byte("01"), []byte("9")}, bytes.Equal) {
 				t.Errorf("GetRanges = %q, %v", got, err)
 			}
@@ -143,7 +143,7 @@ func TestCoalesceOff(t *testing.T) {
 	rec.Reset()
 	var ranges []store.ByteRange
 	for i := range 20 {
-		ranges = append(ranges, store.Range(int64(i*100), 10))
+		ranges = append(ranges, store.OffsetLen(int64(i*100), 10))
 	}
 	got, err := st.GetRanges(ctx, "v", ranges)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 func FuzzRange(kind uint8, off, n int64) store.ByteRange {
 	switch kind % 4 {
 	case 1:
-		return store.Range(off, n)
+		return store.OffsetLen(off, n)
 	case 2:
 		return store.From(off)
 	case 3:

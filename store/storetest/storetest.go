@@ -152,7 +152,7 @@ func TestReader(t *testing.T, newReader func(t *testing.T, contents map[string][
 		r := newReader(t, contents)
 		want := contents["large"]
 		mustGet(t, r, "large", store.Full(), want)
-		mustGet(t, r, "large", store.Range(1<<20+3, 1<<20), want[1<<20+3:2<<20+3])
+		mustGet(t, r, "large", store.OffsetLen(1<<20+3, 1<<20), want[1<<20+3:2<<20+3])
 		mustGet(t, r, "large", store.Suffix(100_000), want[len(want)-100_000:])
 	})
 	t.Run("List", func(t *testing.T) {
@@ -222,18 +222,18 @@ func rangeTable() []rangeCase {
 	d := digits
 	return []rangeCase{
 		{"digits", store.Full(), d},
-		{"digits", store.Range(0, 10), d},
-		{"digits", store.Range(2, 3), d[2:5]},
-		{"digits", store.Range(0, 1), d[:1]},
-		{"digits", store.Range(9, 1), d[9:]},
-		{"digits", store.Range(3, 0), []byte{}},
-		{"digits", store.Range(0, 0), []byte{}},
-		{"digits", store.Range(8, 100), d[8:]},
-		{"digits", store.Range(10, 5), []byte{}},
-		{"digits", store.Range(20, 5), []byte{}},
-		{"digits", store.Range(10, 0), []byte{}},
-		{"digits", store.Range(20, 0), []byte{}},
-		{"digits", store.Range(1, math.MaxInt64-1), d[1:]},
+		{"digits", store.OffsetLen(0, 10), d},
+		{"digits", store.OffsetLen(2, 3), d[2:5]},
+		{"digits", store.OffsetLen(0, 1), d[:1]},
+		{"digits", store.OffsetLen(9, 1), d[9:]},
+		{"digits", store.OffsetLen(3, 0), []byte{}},
+		{"digits", store.OffsetLen(0, 0), []byte{}},
+		{"digits", store.OffsetLen(8, 100), d[8:]},
+		{"digits", store.OffsetLen(10, 5), []byte{}},
+		{"digits", store.OffsetLen(20, 5), []byte{}},
+		{"digits", store.OffsetLen(10, 0), []byte{}},
+		{"digits", store.OffsetLen(20, 0), []byte{}},
+		{"digits", store.OffsetLen(1, math.MaxInt64-1), d[1:]},
 		{"digits", store.From(0), d},
 		{"digits", store.From(4), d[4:]},
 		{"digits", store.From(9), d[9:]},
@@ -246,9 +246,9 @@ func rangeTable() []rangeCase {
 		{"digits", store.Suffix(1 << 40), d},
 		{"digits", store.Suffix(0), []byte{}},
 		{"empty", store.Full(), []byte{}},
-		{"empty", store.Range(0, 0), []byte{}},
-		{"empty", store.Range(0, 5), []byte{}},
-		{"empty", store.Range(3, 5), []byte{}},
+		{"empty", store.OffsetLen(0, 0), []byte{}},
+		{"empty", store.OffsetLen(0, 5), []byte{}},
+		{"empty", store.OffsetLen(3, 5), []byte{}},
 		{"empty", store.From(0), []byte{}},
 		{"empty", store.From(2), []byte{}},
 		{"empty", store.Suffix(0), []byte{}},
@@ -266,7 +266,7 @@ func testRanges(t *testing.T, r store.Reader) {
 }
 
 // validRanges are one of each form, for tests that try every form.
-var validRanges = []store.ByteRange{store.Full(), store.Range(0, 1), store.Range(5, 0), store.From(0), store.From(3), store.Suffix(2), store.Suffix(0)}
+var validRanges = []store.ByteRange{store.Full(), store.OffsetLen(0, 1), store.OffsetLen(5, 0), store.From(0), store.From(3), store.Suffix(2), store.Suffix(0)}
 
 func testMissing(t *testing.T, r store.Reader) {
 	ctx := context.Background()
@@ -284,7 +284,7 @@ func testMissing(t *testing.T, r store.Reader) {
 
 func testInvalidRange(t *testing.T, r store.Reader) {
 	ctx := context.Background()
-	for _, br := range []store.ByteRange{store.Range(-1, 2), store.Range(0, -1), store.Range(-5, -5), store.From(-1), store.Suffix(-1), store.Range(1, math.MaxInt64)} {
+	for _, br := range []store.ByteRange{store.OffsetLen(-1, 2), store.OffsetLen(0, -1), store.OffsetLen(-5, -5), store.From(-1), store.Suffix(-1), store.OffsetLen(1, math.MaxInt64)} {
 		got, err := r.Get(ctx, "digits", br)
 		checkKeyErr(t, fmt.Sprintf("Get(digits, %v) = %s", br, show(got)), err, store.ErrInvalidRange, "digits")
 		_, err = store.GetRanges(ctx, r, "digits", []store.ByteRange{store.Full(), br})
@@ -309,7 +309,7 @@ func testGetRanges(t *testing.T, r store.Reader) {
 	// must put results back in order.
 	slices.Reverse(ranges)
 	slices.Reverse(want)
-	ranges = append(ranges, store.Range(2, 3), store.Range(2, 3), store.Range(0, 4))
+	ranges = append(ranges, store.OffsetLen(2, 3), store.OffsetLen(2, 3), store.OffsetLen(0, 4))
 	want = append(want, digits[2:5], digits[2:5], digits[:4])
 	got, err := store.GetRanges(ctx, r, "digits", ranges)
 	if err != nil {
@@ -333,7 +333,7 @@ func testGetRanges(t *testing.T, r store.Reader) {
 	for i := range 64 {
 		off := int64((i * 7919 * 331) % len(large))
 		n := int64(i * 97 % 5000)
-		ranges = append(ranges, store.Range(off, n))
+		ranges = append(ranges, store.OffsetLen(off, n))
 		want = append(want, large[off:min(off+n, int64(len(large)))])
 	}
 	got, err = store.GetRanges(ctx, r, "large", ranges)
@@ -538,7 +538,7 @@ func testSize(t *testing.T, r store.SizeReader, contents map[string][]byte) {
 
 func testResultIsCallers(t *testing.T, r store.Reader) {
 	ctx := context.Background()
-	for _, br := range []store.ByteRange{store.Full(), store.Range(2, 3), store.Suffix(4)} {
+	for _, br := range []store.ByteRange{store.Full(), store.OffsetLen(2, 3), store.Suffix(4)} {
 		b, err := r.Get(ctx, "digits", br)
 		if err != nil {
 			t.Fatal(err)
@@ -548,7 +548,7 @@ func testResultIsCallers(t *testing.T, r store.Reader) {
 		}
 		_ = append(b[:len(b):len(b)], 'y')
 	}
-	got, err := store.GetRanges(ctx, r, "digits", []store.ByteRange{store.Range(0, 5), store.Range(5, 5)})
+	got, err := store.GetRanges(ctx, r, "digits", []store.ByteRange{store.OffsetLen(0, 5), store.OffsetLen(5, 5)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -563,7 +563,7 @@ func testResultIsCallers(t *testing.T, r store.Reader) {
 func testHostileRead(t *testing.T, r store.Reader) {
 	ctx := context.Background()
 	for _, key := range HostileKeys {
-		for _, br := range []store.ByteRange{store.Full(), store.Range(0, 1), store.Suffix(1)} {
+		for _, br := range []store.ByteRange{store.Full(), store.OffsetLen(0, 1), store.Suffix(1)} {
 			got, err := r.Get(ctx, key, br)
 			if !errors.Is(err, store.ErrInvalidKey) {
 				t.Errorf("Get(%q, %v) = %s, %v; want ErrInvalidKey", key, br, show(got), err)
@@ -625,7 +625,7 @@ func testConcurrentRead(t *testing.T, r store.Reader) {
 		wg.Go(func() {
 			for i := range 20 {
 				off := int64((g*131 + i*4099) % len(large))
-				b, err := r.Get(ctx, "large", store.Range(off, 10_000))
+				b, err := r.Get(ctx, "large", store.OffsetLen(off, 10_000))
 				if err != nil {
 					t.Errorf("Get(large): %v", err)
 					return
@@ -925,7 +925,7 @@ func testLarge(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	mustGet(t, s, "big/value", store.Full(), v)
-	mustGet(t, s, "big/value", store.Range(3<<20, 1<<20), v[3<<20:4<<20])
+	mustGet(t, s, "big/value", store.OffsetLen(3<<20, 1<<20), v[3<<20:4<<20])
 	mustGet(t, s, "big/value", store.From(5<<20), v[5<<20:])
 	mustGet(t, s, "big/value", store.Suffix(1<<20), v[len(v)-1<<20:])
 	if sr, ok := s.(store.SizeReader); ok {
@@ -977,7 +977,7 @@ func BenchmarkStore(b *testing.B, s store.Store) {
 		})
 	}
 	bench("GetFull", store.Full(), 1<<20)
-	bench("GetRange64K", store.Range(512<<10, 64<<10), 64<<10)
+	bench("GetRange64K", store.OffsetLen(512<<10, 64<<10), 64<<10)
 	bench("GetSuffix16K", store.Suffix(16<<10), 16<<10)
 	if ir, ok := s.(store.IntoReader); ok {
 		b.Run("ReadInto64K", func(b *testing.B) {

@@ -47,7 +47,7 @@ func FuzzOpen(f *testing.F) {
 			if int64(len(b)) != n {
 				t.Fatalf("Get(%q) = %d bytes, Size %d", k, len(b), n)
 			}
-			part, err := r.Get(ctx, k, store.Range(1, 3))
+			part, err := r.Get(ctx, k, store.OffsetLen(1, 3))
 			if err == nil && (len(part) > 3 || string(part) != string(b[min(1, len(b)):min(4, len(b))])) {
 				t.Fatalf("Get(%q, 1..4) = %q, whole %q", k, part, b)
 			}

@@ -230,7 +230,7 @@ func (r *Reader) readDirectory(ctx context.Context, o options) error {
 	if tailStart := r.size - int64(len(tail)); dirStart >= tailStart {
 		dir = tail[dirStart-tailStart : e.dirEnd-tailStart]
 	} else {
-		if dir, err = r.src.Get(ctx, r.key, store.Range(dirStart, int64(e.dirSize))); err != nil {
+		if dir, err = r.src.Get(ctx, r.key, store.OffsetLen(dirStart, int64(e.dirSize))); err != nil {
 			return err
 		}
 		if uint64(len(dir)) != e.dirSize {
@@ -298,7 +298,7 @@ func (r *Reader) parseEnd(ctx context.Context, tail []byte, i int) (end, error) 
 			return end{}, fmt.Errorf("%w: ZIP64 end record offset %d past the end", ErrFormat, off64)
 		}
 		var err error
-		if rec, err = r.src.Get(ctx, r.key, store.Range(int64(off64), lenEnd64)); err != nil {
+		if rec, err = r.src.Get(ctx, r.key, store.OffsetLen(int64(off64), lenEnd64)); err != nil {
 			return end{}, err
 		}
 		if len(rec) < lenEnd64 || le.Uint32(rec) != sigEnd64 {
@@ -441,7 +441,7 @@ func (r *Reader) span(ctx context.Context, op, key string, e *entry, start, end 
 	if start <= prefetchMax {
 		n += end
 	}
-	b, err := r.src.Get(ctx, r.key, store.Range(e.header, min(n, r.size-e.header)))
+	b, err := r.src.Get(ctx, r.key, store.OffsetLen(e.header, min(n, r.size-e.header)))
 	if err != nil {
 		return nil, keyErr(op, key, err)
 	}
@@ -475,7 +475,7 @@ func (r *Reader) read(ctx context.Context, op, key string, off, n int64) ([]byte
 	if off+n > r.size {
 		return nil, &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: entry data past the end of the archive", ErrFormat)}
 	}
-	b, err := r.src.Get(ctx, r.key, store.Range(off, n))
+	b, err := r.src.Get(ctx, r.key, store.OffsetLen(off, n))
 	if err != nil {
 		return nil, keyErr(op, key, err)
 	}
@@ -719,7 +719,7 @@ func (r *Reader) GetRanges(ctx context.Context, key string, ranges []store.ByteR
 			out[i] = []byte{}
 			continue
 		}
-		abs = append(abs, store.Range(d+s, end-s))
+		abs = append(abs, store.OffsetLen(d+s, end-s))
 		idx = append(idx, i)
 	}
 	if len(abs) == 0 {
@@ -746,14 +746,14 @@ func (r *Reader) GetRanges(ctx context.Context, key string, ranges []store.ByteR
 // dst and returns how many it read: fewer than len(dst) only when the value
 // ends first.
 func (r *Reader) ReadInto(ctx context.Context, key string, offset int64, dst []byte) (int, error) {
-	if err := store.ValidateRequest("read", key, store.Range(offset, int64(len(dst)))); err != nil {
+	if err := store.ValidateRequest("read", key, store.OffsetLen(offset, int64(len(dst)))); err != nil {
 		return 0, err
 	}
 	e, err := r.lookup(ctx, "read", key)
 	if err != nil {
 		return 0, err
 	}
-	start, end, _ := store.Range(offset, int64(len(dst))).Resolve(e.usize)
+	start, end, _ := store.OffsetLen(offset, int64(len(dst))).Resolve(e.usize)
 	if into, ok := r.src.(store.IntoReader); ok && e.method == methodStored && start < end {
 		if d := e.data.Load(); d >= 0 {
 			if d+e.csize > r.size {

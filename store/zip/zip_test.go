@@ -270,10 +270,10 @@ func TestRequests(t *testing.T) {
 		want []byte
 		gets int
 	}{
-		{"first", store.Range(10, 20), contents["shard"][10:30], 1},
+		{"first", store.OffsetLen(10, 20), contents["shard"][10:30], 1},
 		{"suffix", store.Suffix(16), contents["shard"][300_000-16:], 1},
-		{"far", store.Range(250_000, 5), contents["shard"][250_000:250_005], 1},
-		{"empty", store.Range(5, 0), []byte{}, 0},
+		{"far", store.OffsetLen(250_000, 5), contents["shard"][250_000:250_005], 1},
+		{"empty", store.OffsetLen(5, 0), []byte{}, 0},
 	} {
 		rec.Reset()
 		got, err := r.Get(ctx, "shard", step.r)
@@ -291,7 +291,7 @@ func TestRequests(t *testing.T) {
 		t.Errorf("Get(c/7/0) = %d bytes, %v, with %d GETs; want 100 bytes with 1 GET", len(got), err, rec.Count("GET"))
 	}
 	rec.Reset()
-	parts, err := r.GetRanges(ctx, "shard", []store.ByteRange{store.Range(0, 4), store.Range(100, 4), store.Suffix(3)})
+	parts, err := r.GetRanges(ctx, "shard", []store.ByteRange{store.OffsetLen(0, 4), store.OffsetLen(100, 4), store.Suffix(3)})
 	if err != nil || string(parts[0]) != "0123" || string(parts[1]) != "0123" || string(parts[2]) != "789" {
 		t.Errorf("GetRanges = %q, %v", parts, err)
 	}
