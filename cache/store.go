@@ -77,11 +77,11 @@ func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []by
 	if len(dst) == 0 {
 		return 0, ctx.Err()
 	}
-	v, err := s.Get(ctx, key, store.OffsetLen(offset, int64(len(dst))))
+	v, err := s.cached(ctx, key, store.OffsetLen(offset, int64(len(dst))))
 	if err != nil {
 		return 0, err
 	}
-	return copy(dst, v), nil
+	return copy(dst, v), nil // one copy, straight from the cached bytes
 }
 
 // Unwrap returns the inner store.
@@ -107,13 +107,19 @@ func (s *Store) Get(ctx context.Context, key string, br store.ByteRange) ([]byte
 	if err := br.Validate(); err != nil {
 		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
 	}
-	v, err := GetOrLoad(ctx, s.c, s.cacheKey(key, br), func(ctx context.Context) ([]byte, error) {
-		return s.r.Get(ctx, key, br)
-	})
+	v, err := s.cached(ctx, key, br)
 	if err != nil {
 		return nil, err
 	}
 	return append([]byte(nil), v...), nil
+}
+
+// cached returns the cached bytes of (key, br), loading them once for all
+// concurrent callers on a miss. The result is the cache's: do not modify.
+func (s *Store) cached(ctx context.Context, key string, br store.ByteRange) ([]byte, error) {
+	return GetOrLoad(ctx, s.c, s.cacheKey(key, br), func(ctx context.Context) ([]byte, error) {
+		return s.r.Get(ctx, key, br)
+	})
 }
 
 // GetRanges implements store.RangesReader: cached ranges are served from

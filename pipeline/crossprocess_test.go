@@ -127,13 +127,7 @@ func runWriters(t *testing.T, round int, st store.Store, name, env string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lost := 0
-	for i, v := range got {
-		if v != float64(i+1) {
-			lost++
-		}
-	}
-	if lost > 0 {
+	if lost := lostValues(got); lost > 0 {
 		t.Fatalf("round %d: %d of %d values lost", round, lost, len(got))
 	}
 }

@@ -44,7 +44,8 @@ type ReadWriter interface {
 // when the store locks keys (store.KeyLocker: the filesystem store, for
 // processes on one machine).
 func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []byte, opt Options) error {
-	opt = opt.forStore(s)
+	caps := store.CapabilitiesOf(s) // asked once per write
+	opt = opt.withCaps(caps)
 	fullShape := sel.FullShape()
 	item := g.itemSize()
 	if want := nd.NumElements(fullShape) * item; len(data) != want {
@@ -53,7 +54,6 @@ func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []
 	if len(data) == 0 {
 		return ctx.Err()
 	}
-	caps := store.CapabilitiesOf(s)
 	w := &writeRun{s: s, g: g, src: nd.Contiguous(data, fullShape, item), opt: opt, locker: caps.Locker, cond: caps.Conditional}
 	w.inflight = semaphore.NewWeighted(opt.MaxBytesInFlight)
 	eg, gctx := errgroup.WithContext(ctx)
