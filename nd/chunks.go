@@ -23,11 +23,24 @@ type ChunkPart struct {
 	// DstStart is where the part starts in the output, in FullShape
 	// coordinates.
 	DstStart []int
+	// Index, when not nil, lists for each dimension selected by an index
+	// array the part's chunk-local indices, ascending (nil entries for the
+	// dimensions that are boxes): then element j takes index Index[d][jd]
+	// in that dimension (SrcStart[d] is its first, SrcStep[d] 1). The lists
+	// are shared, never modified.
+	Index [][]int
+	// Points, when not nil, holds the chunk-local coordinates of the part's
+	// points (a coordinate selection): point j at Points[j*rank :
+	// (j+1)*rank]. Count is then 1, ..., 1, number of points, and point j
+	// goes to DstStart + (0, ..., 0, j).
+	Points []int
 }
 
-// segment is one chunk's share of one dimension of a selection.
+// segment is one chunk's share of one dimension of a selection: its
+// chunk-local indices are listed in index for a listed dimension.
 type segment struct {
 	chunk, srcStart, count, dstStart int
+	index                            []int
 }
 
 // dimSegments lists, in ascending chunk order, the chunks of size c that
@@ -37,6 +50,19 @@ func dimSegments(d Dim, c int) []segment {
 		return nil
 	}
 	segs := make([]segment, 0, dimChunkCount(d, c))
+	if d.Index != nil {
+		local := make([]int, len(d.Index))
+		for k := 0; k < len(d.Index); {
+			ch := d.Index[k] / c
+			m := k
+			for ; m < len(d.Index) && d.Index[m]/c == ch; m++ {
+				local[m] = d.Index[m] - ch*c
+			}
+			segs = append(segs, segment{chunk: ch, srcStart: local[k], count: m - k, dstStart: k, index: local[k:m:m]})
+			k = m
+		}
+		return segs
+	}
 	k := 0
 	for k < d.Count {
 		idx := d.Start + k*d.Step
@@ -63,6 +89,15 @@ func dimSegments(d Dim, c int) []segment {
 func dimChunkCount(d Dim, c int) int {
 	if d.Count == 0 {
 		return 0
+	}
+	if d.Index != nil {
+		n := 0
+		for k, i := range d.Index {
+			if k == 0 || i/c != d.Index[k-1]/c {
+				n++
+			}
+		}
+		return n
 	}
 	if d.Step >= c || d.Step <= -c {
 		return d.Count // consecutive indices always fall in different chunks
@@ -131,6 +166,10 @@ func (s Selection) Chunks(chunkShape []int) iter.Seq[ChunkPart] {
 				return
 			}
 		}
+		listed := false
+		for _, dim := range s {
+			listed = listed || dim.Index != nil
+		}
 		pos := make([]int, n)
 		for {
 			buf := make([]int, 5*n)
@@ -148,6 +187,12 @@ func (s Selection) Chunks(chunkShape []int) iter.Seq[ChunkPart] {
 				p.SrcStep[d] = s[d].Step
 				p.Count[d] = sg.count
 				p.DstStart[d] = sg.dstStart
+			}
+			if listed {
+				p.Index = make([][]int, n)
+				for d := range n {
+					p.Index[d] = segs[d][pos[d]].index
+				}
 			}
 			if !yield(p) {
 				return
@@ -179,13 +224,21 @@ func (p ChunkPart) CoversChunk(chunkShape, arrayShape []int) bool {
 	if len(chunkShape) != len(p.Count) || len(arrayShape) != len(p.Count) {
 		return false
 	}
+	if p.Points != nil {
+		// Points are distinct: as many as the chunk holds cover it.
+		inside := 1
+		for d, c := range chunkShape {
+			inside *= max(0, min(c, arrayShape[d]-p.Coords[d]*c))
+		}
+		return inside > 0 && p.NumElements() == inside
+	}
 	for d, n := range p.Count {
 		extent := min(chunkShape[d], arrayShape[d]-p.Coords[d]*chunkShape[d])
 		if n != extent || extent <= 0 {
 			return false
 		}
-		if n == 1 {
-			continue
+		if n == 1 || p.Index != nil && p.Index[d] != nil {
+			continue // distinct indices, as many as the extent: all of them
 		}
 		switch p.SrcStep[d] {
 		case 1:
@@ -227,32 +280,38 @@ func (p ChunkPart) DstView(out View) View {
 // shape chunkShape), in order: then a chunk decodes exactly into the part's
 // place when that place is one contiguous run.
 func (p ChunkPart) IsWhole(chunkShape []int) bool {
-	if len(chunkShape) != len(p.Count) {
+	if len(chunkShape) != len(p.Count) || p.Points != nil {
 		return false
 	}
 	for d, n := range chunkShape {
 		if p.SrcStart[d] != 0 || p.Count[d] != n || (n > 1 && p.SrcStep[d] != 1) {
 			return false
 		}
+		// A listed dimension of n distinct indices in [0, n) has them all,
+		// in order.
 	}
 	return true
 }
 
 // Selection returns the part as a selection within its chunk: one Dim per
-// dimension (SrcStart, Count, SrcStep; no dimension dropped).
+// dimension (SrcStart, Count, SrcStep, or its listed indices; no dimension
+// dropped). A part of points is no selection of this kind: use Parts.
 func (p ChunkPart) Selection() Selection {
 	sel := make(Selection, len(p.Count))
 	for d := range sel {
 		sel[d] = Dim{Start: p.SrcStart[d], Count: p.Count[d], Step: p.SrcStep[d]}
+		if p.Index != nil && p.Index[d] != nil {
+			sel[d].Index = p.Index[d]
+		}
 	}
 	return sel
 }
 
 // Forward reports whether s steps by 1 wherever it takes more than one
-// index, so that it may cover chunks whole.
+// index, so that it may cover chunks whole (a listed dimension does not).
 func (s Selection) Forward() bool {
 	for _, d := range s {
-		if d.Count > 1 && d.Step != 1 {
+		if d.Count > 1 && (d.Step != 1 || d.Index != nil) {
 			return false
 		}
 	}

@@ -25,21 +25,49 @@ const (
 	kindSlice itemKind = iota // the zero Item is a full slice
 	kindIndex
 	kindEllipsis
+	kindIndices // an integer index array (orthogonal selection)
+	kindMask    // a boolean mask of one dimension (orthogonal selection)
 )
 
 // Item is one entry of a selection, as written between the brackets of a
 // NumPy subscript: an integer index (which drops its dimension), a slice
-// with optional start, stop and step, or the Ellipsis. Build items with
-// Index, Slice, Range, SliceFrom, SliceTo, All and Every, refine a slice with
+// with optional start, stop and step, the Ellipsis, or, for an orthogonal
+// selection (zarr-python's oindex, NumPy's np.ix_), an integer index array
+// or a boolean mask of the dimension. Build items with Index, Slice, Range,
+// SliceFrom, SliceTo, All, Every, Indices and Mask, refine a slice with
 // WithStep, or parse text with ParseSelection. The zero Item is All().
-// Items are small immutable values, safe to share between goroutines.
+// Items are immutable values, safe to share between goroutines.
 type Item struct {
 	kind              itemKind
 	hasStart, hasStop bool
 	hasStep           bool
 	start, stop, step int
 	index             int
+	list              []int  // kindIndices, owned
+	mask              []bool // kindMask, owned
 }
+
+// Indices returns an integer index array item: the output takes, along its
+// dimension, the elements at idx in the order given. Indices may repeat
+// and count from the end when negative; every one must lie inside the
+// dimension (else Normalize reports ErrOutOfBounds). The dimension is kept,
+// with len(idx) elements (zero is allowed). Several index arrays in one
+// selection combine orthogonally, as NumPy's np.ix_: the output is their
+// outer product. idx is copied.
+func Indices(idx ...int) Item {
+	return Item{kind: kindIndices, list: append(make([]int, 0, len(idx)), idx...)}
+}
+
+// Mask returns a boolean mask item: the output takes, along its dimension,
+// the elements where mask is true, in order. The mask must have the
+// dimension's length (else Normalize reports ErrInvalidSelection). mask is
+// copied.
+func Mask(mask []bool) Item {
+	return Item{kind: kindMask, mask: append(make([]bool, 0, len(mask)), mask...)}
+}
+
+// IsOrthogonal reports whether the item is an index array or a mask.
+func (it Item) IsOrthogonal() bool { return it.kind == kindIndices || it.kind == kindMask }
 
 // Ellipsis stands for as many full slices as needed to give the selection
 // one entry per dimension (NumPy's "..."). A selection holds at most one.
@@ -92,13 +120,23 @@ func (it Item) IsIndex() (int, bool) { return it.index, it.kind == kindIndex }
 func (it Item) IsEllipsis() bool { return it.kind == kindEllipsis }
 
 // String returns the item in NumPy syntax ("3", "-1", "2:8:2", "::-1", ":",
-// "...").
+// "...", "[3, 1, 4]", "[True, False]"); lists longer than maxListPrint
+// elements are shortened ("[0, 1, ..., 9 (1000 indices)]").
 func (it Item) String() string {
 	switch it.kind {
 	case kindIndex:
 		return strconv.Itoa(it.index)
 	case kindEllipsis:
 		return "..."
+	case kindIndices:
+		return listString(len(it.list), func(i int) string { return strconv.Itoa(it.list[i]) })
+	case kindMask:
+		return listString(len(it.mask), func(i int) string {
+			if it.mask[i] {
+				return "True"
+			}
+			return "False"
+		})
 	}
 	var b strings.Builder
 	if it.hasStart {
@@ -120,9 +158,84 @@ func (it Item) String() string {
 // is then 1 and the output has no such dimension). Step is never zero; it
 // is 1 or -1 whenever Count ≤ 1, and Start is 0 when Count is 0, so equal
 // selections of the same indices compare equal.
+//
+// A dimension selected by an index array or mask that is not an
+// arithmetic progression lists its indices in Index instead: ascending and
+// distinct, Count == len(Index), Start == Index[0] (0 when empty), Step 1.
+// When the request was in another order or repeated indices, Order gives
+// the output along the dimension: its element k is Index[Order[k]]. The
+// selection's chunk parts (Chunks) always cover the distinct ascending
+// indices once, its compact form (Compact); its Shape and NumElements are
+// those of the output, Order included. Index and Order are shared, never
+// modified.
 type Dim struct {
 	Start, Count, Step int
 	Drop               bool
+	Index              []int
+	Order              []int
+}
+
+// Len returns the output length of the dimension: len(Order) when the
+// dimension reorders, else Count.
+func (d Dim) Len() int {
+	if d.Order != nil {
+		return len(d.Order)
+	}
+	return d.Count
+}
+
+// Reorders reports whether a dimension of s has an Order: the output is a
+// rearrangement (with repeats) of the compact selection's.
+func (s Selection) Reorders() bool {
+	for _, d := range s {
+		if d.Order != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Compact returns s without Order: the distinct ascending indices the
+// selection touches, each once, which is what its chunk parts read.
+func (s Selection) Compact() Selection {
+	c := make(Selection, len(s))
+	for i, d := range s {
+		d.Order = nil
+		c[i] = d
+	}
+	return c
+}
+
+// Orders returns, per dimension, the positions in the compact selection
+// that the output takes (nil for a dimension that does not reorder): the
+// index lists that Gather takes to build the output from the compact
+// selection's values.
+func (s Selection) Orders() [][]int {
+	o := make([][]int, len(s))
+	for i, d := range s {
+		o[i] = d.Order
+	}
+	return o
+}
+
+// LastOrders returns, per dimension that reorders, for each compact
+// position the last output position that takes it: the index lists that
+// Gather takes to build the compact selection's values from data in the
+// output's shape so that, where an index repeats, the last write wins, as
+// in NumPy. Every compact position is taken by some output position.
+func (s Selection) LastOrders() [][]int {
+	o := make([][]int, len(s))
+	for i, d := range s {
+		if d.Order == nil {
+			continue
+		}
+		last := make([]int, d.Count)
+		for k, u := range d.Order {
+			last[u] = k
+		}
+		o[i] = last
+	}
+	return o
 }
 
 // Selection is a normalised selection: one Dim per dimension of the array,
@@ -193,6 +306,12 @@ func fullDim(n int) Dim {
 
 // normalize resolves one non-ellipsis item against a dimension of length n.
 func (it Item) normalize(n int) (Dim, error) {
+	switch it.kind {
+	case kindIndices:
+		return indexDim(it.list, n)
+	case kindMask:
+		return maskDim(it.mask, n)
+	}
 	if it.kind == kindIndex {
 		i := it.index
 		if i < 0 {
@@ -273,7 +392,7 @@ func (s Selection) Shape() []int {
 	out := make([]int, 0, len(s))
 	for _, d := range s {
 		if !d.Drop {
-			out = append(out, d.Count)
+			out = append(out, d.Len())
 		}
 	}
 	return out
@@ -285,7 +404,7 @@ func (s Selection) Shape() []int {
 func (s Selection) FullShape() []int {
 	out := make([]int, len(s))
 	for i, d := range s {
-		out[i] = d.Count
+		out[i] = d.Len()
 	}
 	return out
 }
@@ -294,7 +413,7 @@ func (s Selection) FullShape() []int {
 func (s Selection) NumElements() int {
 	n := 1
 	for _, d := range s {
-		n *= d.Count
+		n *= d.Len()
 	}
 	return n
 }
@@ -321,6 +440,9 @@ func (d Dim) String() string {
 	if d.Drop {
 		return strconv.Itoa(d.Start)
 	}
+	if d.Index != nil || d.Order != nil {
+		return listString(d.Len(), func(k int) string { return strconv.Itoa(d.At(k)) })
+	}
 	stop := d.Start // the tightest stop: one past the last index
 	if d.Count > 0 {
 		stop += (d.Count - 1) * d.Step
@@ -345,20 +467,27 @@ func (d Dim) String() string {
 
 // ParseSelection parses a selection in NumPy subscript syntax: items
 // separated by commas, each an integer ("5", "-1"), a slice with optional
-// parts ("0:10", ":", "::-1", " 3 : 7 : 2 ", "None:4") or "...". Outer
-// brackets or parentheses are optional and a trailing comma is allowed; ""
-// and "()" select everything. Slice bounds beyond the int range clamp, as
-// they would in Python. Errors wrap ErrInvalidSelection (or ErrOutOfBounds
-// for an integer index beyond the int range).
+// parts ("0:10", ":", "::-1", " 3 : 7 : 2 ", "None:4"), "...", or, for an
+// orthogonal selection, a bracketed integer index array ("[3, 1, 4]",
+// "[-1]", "[]") or boolean mask ("[True, False, True]"). Outer brackets or parentheses around the whole
+// selection are optional and a trailing comma is allowed; "" and "()"
+// select everything. An index array alone needs both brackets:
+// "[[3, 1, 4]]" ("[3, 1, 4]" is three integer indices, as NumPy's
+// a[3, 1, 4]). Slice bounds beyond the int range clamp, as they would in
+// Python. Errors wrap ErrInvalidSelection (or ErrOutOfBounds for an
+// integer beyond the int range).
 func ParseSelection(text string) ([]Item, error) {
 	t := strings.TrimSpace(text)
-	if len(t) >= 2 && (t[0] == '[' && t[len(t)-1] == ']' || t[0] == '(' && t[len(t)-1] == ')') {
+	if len(t) >= 2 && (t[0] == '[' && t[len(t)-1] == ']' && matchingClose(t) == len(t)-1 || t[0] == '(' && t[len(t)-1] == ')') {
 		t = strings.TrimSpace(t[1 : len(t)-1])
 	}
 	if t == "" {
 		return []Item{}, nil
 	}
-	parts := strings.Split(t, ",")
+	parts, err := splitTop(t)
+	if err != nil {
+		return nil, fmt.Errorf("selection %q: %w", text, err)
+	}
 	if strings.TrimSpace(parts[len(parts)-1]) == "" && len(parts) > 1 {
 		parts = parts[:len(parts)-1] // one trailing comma, as in a Python tuple
 	}
@@ -373,6 +502,93 @@ func ParseSelection(text string) ([]Item, error) {
 	return items, nil
 }
 
+// matchingClose returns the index of the bracket closing t[0] ('['), or -1.
+func matchingClose(t string) int {
+	depth := 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '[':
+			depth++
+		case ']':
+			depth--
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// splitTop splits t at the commas outside brackets.
+func splitTop(t string) ([]string, error) {
+	var parts []string
+	depth, from := 0, 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '[':
+			depth++
+			if depth > 1 {
+				return nil, fmt.Errorf("%w: nested brackets", ErrInvalidSelection)
+			}
+		case ']':
+			depth--
+			if depth < 0 {
+				return nil, fmt.Errorf("%w: unbalanced ']'", ErrInvalidSelection)
+			}
+		case ',':
+			if depth == 0 {
+				parts = append(parts, t[from:i])
+				from = i + 1
+			}
+		}
+	}
+	if depth != 0 {
+		return nil, fmt.Errorf("%w: unbalanced '['", ErrInvalidSelection)
+	}
+	return append(parts, t[from:]), nil
+}
+
+// parseList parses the inside of a bracketed item: integers (an index
+// array) or True/False (a mask).
+func parseList(p string) (Item, error) {
+	inner := strings.TrimSpace(p[1 : len(p)-1])
+	if inner == "" {
+		return Indices(), nil
+	}
+	fields := strings.Split(inner, ",")
+	if strings.TrimSpace(fields[len(fields)-1]) == "" && len(fields) > 1 {
+		fields = fields[:len(fields)-1]
+	}
+	var ints []int
+	var bools []bool
+	for _, f := range fields {
+		f = strings.TrimSpace(f)
+		switch f {
+		case "True", "true", "False", "false":
+			if ints != nil {
+				return Item{}, fmt.Errorf("%w: %q mixes integers and booleans", ErrInvalidSelection, p)
+			}
+			bools = append(bools, f[0] == 'T' || f[0] == 't')
+			continue
+		}
+		if bools != nil {
+			return Item{}, fmt.Errorf("%w: %q mixes integers and booleans", ErrInvalidSelection, p)
+		}
+		v, err := parseInt(f)
+		if errors.Is(err, strconv.ErrRange) {
+			return Item{}, fmt.Errorf("%w: index %s", ErrOutOfBounds, f)
+		}
+		if err != nil {
+			return Item{}, fmt.Errorf("%w: %q in %q is not an integer or boolean", ErrInvalidSelection, f, p)
+		}
+		ints = append(ints, v)
+	}
+	if bools != nil {
+		return Item{kind: kindMask, mask: bools}, nil
+	}
+	return Item{kind: kindIndices, list: ints}, nil
+}
+
 // parseItem parses one trimmed item.
 func parseItem(p string) (Item, error) {
 	if p == "" {
@@ -380,6 +596,12 @@ func parseItem(p string) (Item, error) {
 	}
 	if p == "..." || p == "Ellipsis" {
 		return Ellipsis, nil
+	}
+	if p[0] == '[' {
+		if p[len(p)-1] != ']' {
+			return Item{}, fmt.Errorf("%w: %q lacks its closing bracket", ErrInvalidSelection, p)
+		}
+		return parseList(p)
 	}
 	if !strings.Contains(p, ":") {
 		v, err := parseInt(p)

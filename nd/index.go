@@ -1,0 +1,479 @@
+package nd
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// This file holds the orthogonal half of selections: index arrays and
+// masks normalised into Dims, and the gathers and scatters that move the
+// elements of an index-listed part between a chunk and the output.
+
+// maxListPrint is the length up to which a list prints in full.
+const maxListPrint = 16
+
+// listString prints n elements as a NumPy list, shortened past maxListPrint.
+func listString(n int, elem func(int) string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for k := range n {
+		if n > maxListPrint && k == maxListPrint-2 {
+			fmt.Fprintf(&b, "..., %s (%d)", elem(n-1), n)
+			break
+		}
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(elem(k))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// At returns the array index of the dimension's output element k (0 ≤ k <
+// Len()).
+func (d Dim) At(k int) int {
+	if d.Order != nil {
+		k = d.Order[k]
+	}
+	if d.Index != nil {
+		return d.Index[k]
+	}
+	return d.Start + k*d.Step
+}
+
+// indexDim normalises an index array against a dimension of length n.
+func indexDim(list []int, n int) (Dim, error) {
+	idx := make([]int, len(list))
+	sorted := true
+	for k, i := range list {
+		if i < 0 {
+			i += n
+		}
+		if i < 0 || i >= n {
+			return Dim{}, fmt.Errorf("%w: index %d (position %d of the index array)", ErrOutOfBounds, list[k], k)
+		}
+		idx[k] = i
+		if k > 0 && idx[k-1] >= i {
+			sorted = false
+		}
+	}
+	if sorted {
+		return listDim(idx, nil), nil
+	}
+	uniq := slices.Clone(idx)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
+	order := make([]int, len(idx))
+	for k, i := range idx {
+		order[k], _ = slices.BinarySearch(uniq, i)
+	}
+	return listDim(uniq, order), nil
+}
+
+// maskDim normalises a boolean mask against a dimension of length n.
+func maskDim(mask []bool, n int) (Dim, error) {
+	if len(mask) != n {
+		return Dim{}, fmt.Errorf("%w: mask of length %d for a dimension of length %d", ErrInvalidSelection, len(mask), n)
+	}
+	idx := []int{}
+	for i, v := range mask {
+		if v {
+			idx = append(idx, i)
+		}
+	}
+	return listDim(idx, nil), nil
+}
+
+// listDim is the Dim of the ascending distinct indices idx (with an output
+// order, or nil): a plain slice when they step evenly, so the fast paths of
+// boxes (whole chunks decoded in place, vectored reads) still apply.
+func listDim(idx, order []int) Dim {
+	switch {
+	case len(idx) == 0:
+		return Dim{Step: 1, Index: idx, Order: order}
+	case len(idx) == 1:
+		return Dim{Start: idx[0], Count: 1, Step: 1, Order: order}
+	}
+	step := idx[1] - idx[0]
+	for k := 2; k < len(idx); k++ {
+		if idx[k]-idx[k-1] != step {
+			return Dim{Start: idx[0], Count: len(idx), Step: 1, Index: idx, Order: order}
+		}
+	}
+	return Dim{Start: idx[0], Count: len(idx), Step: step, Order: order}
+}
+
+// Gather copies into dst the elements of src that index picks: dst's
+// element (j0, j1, ...) is src's element (i0, i1, ...) with id =
+// index[d][jd], or id = jd where index[d] is nil (then the dimension has
+// the same length in both). Every index must lie inside src.
+func Gather(dst, src View, index [][]int) { gatherScatter(dst, src, index, false) }
+
+// Scatter is Gather's inverse: src's element (j0, j1, ...) goes to dst's
+// element with id = index[d][jd] (or jd where index[d] is nil). Where
+// indices repeat, the element written last in C order of src wins.
+func Scatter(dst, src View, index [][]int) { gatherScatter(dst, src, index, true) }
+
+// gatherScatter moves elements between the listed view (src for a gather,
+// dst for a scatter) and the dense one.
+func gatherScatter(dst, src View, index [][]int, scatter bool) {
+	dense, listed := dst, src
+	if scatter {
+		dense, listed = src, dst
+	}
+	n := len(dense.Shape)
+	if NumElements(dense.Shape) == 0 {
+		return
+	}
+	item := dense.ItemSize
+	// offs[d][j] is the byte offset of the listed view's index j of
+	// dimension d: index[d] times the stride, or j times it.
+	offs := make([][]int, n)
+	for d := range n {
+		o := make([]int, dense.Shape[d])
+		for j := range o {
+			i := j
+			if index[d] != nil {
+				i = index[d][j]
+			}
+			o[j] = i * listed.Strides[d]
+		}
+		offs[d] = o
+	}
+	// The innermost dimension moves as one run when it is contiguous on
+	// both sides.
+	run := 0
+	if n > 0 && index[n-1] == nil && listed.Strides[n-1] == item && dense.Strides[n-1] == item {
+		run = dense.Shape[n-1] * item
+	}
+	if n == 0 {
+		moveItem(dst.Data, src.Data, dst.Offset, src.Offset, item)
+		return
+	}
+	pos := make([]int, n)
+	for {
+		lo, do := listed.Offset, dense.Offset
+		for d := range n - 1 {
+			lo += offs[d][pos[d]]
+			do += pos[d] * dense.Strides[d]
+		}
+		last := n - 1
+		if run > 0 {
+			if scatter {
+				copy(listed.Data[lo:lo+run], dense.Data[do:do+run])
+			} else {
+				copy(dense.Data[do:do+run], listed.Data[lo:lo+run])
+			}
+		} else {
+			ol, ds := offs[last], dense.Strides[last]
+			for j, o := range ol {
+				if scatter {
+					moveItem(listed.Data, dense.Data, lo+o, do+j*ds, item)
+				} else {
+					moveItem(dense.Data, listed.Data, do+j*ds, lo+o, item)
+				}
+			}
+		}
+		d := last - 1
+		for ; d >= 0; d-- {
+			pos[d]++
+			if pos[d] < dense.Shape[d] {
+				break
+			}
+			pos[d] = 0
+		}
+		if d < 0 {
+			return
+		}
+	}
+}
+
+// moveItem copies one element of item bytes from s[so:] to d[do:].
+func moveItem(d, s []byte, do, so, item int) {
+	switch item {
+	case 1:
+		d[do] = s[so]
+	case 2:
+		copy(d[do:do+2], s[so:so+2])
+	case 4:
+		copy(d[do:do+4], s[so:so+4])
+	case 8:
+		copy(d[do:do+8], s[so:so+8])
+	default:
+		copy(d[do:do+item], s[so:so+item])
+	}
+}
+
+// Gathers reports whether the part is not a plain strided box: it lists
+// indices in some dimension (an orthogonal selection) or points (a
+// coordinate selection), so its elements move with CopyOut and CopyIn.
+func (p ChunkPart) Gathers() bool { return p.Index != nil || p.Points != nil }
+
+// boxView is chunk sliced to the part's box dimensions; listed dimensions
+// stay whole.
+func (p ChunkPart) boxView(chunk View) View {
+	n := len(p.Count)
+	start, count, step := make([]int, n), make([]int, n), make([]int, n)
+	for d := range n {
+		if p.Index[d] != nil {
+			start[d], count[d], step[d] = 0, chunk.Shape[d], 1
+			continue
+		}
+		start[d], count[d], step[d] = p.SrcStart[d], p.Count[d], p.SrcStep[d]
+	}
+	return chunk.Slice(start, count, step)
+}
+
+// CopyOut copies the part's elements from chunk (a view of its decoded
+// chunk, with the chunk's shape) into dst (its place, p.DstView(out)):
+// Copy(dst, p.SrcView(chunk)) for a box, a gather for listed indices or
+// points.
+func (p ChunkPart) CopyOut(dst, chunk View) {
+	switch {
+	case p.Points != nil:
+		p.movePoints(dst, chunk, false)
+	case p.Index != nil:
+		Gather(dst, p.boxView(chunk), p.Index)
+	default:
+		Copy(dst, p.SrcView(chunk))
+	}
+}
+
+// CopyIn is CopyOut's inverse, for writes: it copies the part's elements
+// from src (its place in the data written, p.DstView(data)) into chunk.
+func (p ChunkPart) CopyIn(chunk, src View) {
+	switch {
+	case p.Points != nil:
+		p.movePoints(src, chunk, true)
+	case p.Index != nil:
+		Scatter(p.boxView(chunk), src, p.Index)
+	default:
+		Copy(p.SrcView(chunk), src)
+	}
+}
+
+// movePoints moves the part's points between chunk and out (the part's
+// place, shape Count: 1, ..., 1, number of points).
+func (p ChunkPart) movePoints(out, chunk View, toChunk bool) {
+	rank := len(p.Count)
+	if rank == 0 {
+		return
+	}
+	item := out.ItemSize
+	os := out.Strides[rank-1]
+	for j := range p.Count[rank-1] {
+		co := chunk.Offset
+		for d, c := range p.Points[j*rank : (j+1)*rank] {
+			co += c * chunk.Strides[d]
+		}
+		oo := out.Offset + j*os
+		if toChunk {
+			moveItem(chunk.Data, out.Data, co, oo, item)
+		} else {
+			moveItem(out.Data, chunk.Data, oo, co, item)
+		}
+	}
+}
+
+// Parts yields the parts of p that the chunks of shape chunkShape within
+// p's chunk serve (an inner grid: a shard's inner chunks), with
+// destinations relative to p's own place: for a box or listed part,
+// p.Selection().Chunks(chunkShape); for points, each run of consecutive
+// points in one inner chunk (points sorted by inner chunk, as
+// pipeline.ReadPoints sorts them, give one part per inner chunk).
+func (p ChunkPart) Parts(chunkShape []int) func(yield func(ChunkPart) bool) {
+	if p.Points == nil {
+		return p.Selection().Chunks(chunkShape)
+	}
+	return func(yield func(ChunkPart) bool) {
+		rank := len(p.Count)
+		if rank == 0 || len(chunkShape) != rank {
+			return
+		}
+		n := p.Count[rank-1]
+		for k := 0; k < n; {
+			first := p.Points[k*rank : (k+1)*rank]
+			m := 1
+			for k+m < n && sameChunk(first, p.Points[(k+m)*rank:(k+m+1)*rank], chunkShape) {
+				m++
+			}
+			if !yield(pointPart(p.Points[k*rank:(k+m)*rank], rank, m, k, chunkShape)) {
+				return
+			}
+			k += m
+		}
+	}
+}
+
+// NumParts returns how many parts Parts(chunkShape) yields.
+func (p ChunkPart) NumParts(chunkShape []int) int {
+	if p.Points == nil {
+		return p.Selection().NumChunks(chunkShape)
+	}
+	rank := len(p.Count)
+	if rank == 0 || len(chunkShape) != rank {
+		return 0
+	}
+	parts := 0
+	n := p.Count[rank-1]
+	for k := range n {
+		if k == 0 || !sameChunk(p.Points[(k-1)*rank:k*rank], p.Points[k*rank:(k+1)*rank], chunkShape) {
+			parts++
+		}
+	}
+	return parts
+}
+
+// sameChunk reports whether points a and b lie in one chunk of chunkShape.
+func sameChunk(a, b, chunkShape []int) bool {
+	for d, c := range chunkShape {
+		if a[d]/c != b[d]/c {
+			return false
+		}
+	}
+	return true
+}
+
+// pointPart is the part of the m points pts (m×rank coordinates, all in one
+// chunk of chunkShape) whose place starts at k along the last dimension.
+func pointPart(pts []int, rank, m, k int, chunkShape []int) ChunkPart {
+	buf := make([]int, 5*rank+m*rank)
+	p := ChunkPart{
+		Coords:   buf[0:rank:rank],
+		SrcStart: buf[rank : 2*rank : 2*rank],
+		SrcStep:  buf[2*rank : 3*rank : 3*rank],
+		Count:    buf[3*rank : 4*rank : 4*rank],
+		DstStart: buf[4*rank : 5*rank : 5*rank],
+		Points:   buf[5*rank:],
+	}
+	for d, c := range chunkShape {
+		p.Coords[d] = pts[d] / c
+		p.SrcStep[d] = 1
+		p.Count[d] = 1
+	}
+	p.Count[rank-1] = m
+	p.DstStart[rank-1] = k
+	for j := range m {
+		for d, c := range chunkShape {
+			p.Points[j*rank+d] = pts[j*rank+d] - p.Coords[d]*c
+		}
+	}
+	return p
+}
+
+// PointParts yields the parts of the points pts (n×rank coordinates in an
+// array with chunks of chunkShape; see Points), one per run of consecutive
+// points in one chunk: their places are runs of the last dimension of an
+// output of shape 1, ..., 1, n.
+func PointParts(pts Points, chunkShape []int) func(yield func(ChunkPart) bool) {
+	whole := ChunkPart{Count: make([]int, pts.Rank), Points: pts.Coords}
+	if pts.Rank > 0 {
+		whole.Count[pts.Rank-1] = pts.Len()
+	}
+	return whole.Parts(chunkShape)
+}
+
+// NumPointParts returns how many parts PointParts yields.
+func NumPointParts(pts Points, chunkShape []int) int {
+	whole := ChunkPart{Count: make([]int, pts.Rank), Points: pts.Coords}
+	if pts.Rank > 0 {
+		whole.Count[pts.Rank-1] = pts.Len()
+	}
+	return whole.NumParts(chunkShape)
+}
+
+// Points is a normalised coordinate selection (zarr-python's vindex): a
+// list of points of an array of rank Rank, point k at
+// Coords[k*Rank : (k+1)*Rank], every coordinate inside the array.
+type Points struct {
+	Rank   int
+	Coords []int
+}
+
+// Len returns the number of points.
+func (p Points) Len() int {
+	if p.Rank == 0 {
+		return 0
+	}
+	return len(p.Coords) / p.Rank
+}
+
+// At returns the coordinates of point k (shared, not to be modified).
+func (p Points) At(k int) []int { return p.Coords[k*p.Rank : (k+1)*p.Rank] }
+
+// NormalizePoints resolves a coordinate selection against an array shape:
+// index[d] lists the coordinates of dimension d of every point. Lists of
+// length 1 broadcast to the others' length, as NumPy broadcasts index
+// arrays; other lengths must agree. Negative coordinates count from the
+// end. A 0-d array has no points to select. Errors wrap ErrOutOfBounds
+// (a coordinate outside its dimension) or ErrInvalidSelection.
+func NormalizePoints(index [][]int, shape []int) (Points, error) {
+	rank := len(shape)
+	if rank == 0 {
+		return Points{}, fmt.Errorf("%w: a 0-d array has no coordinates to select", ErrInvalidSelection)
+	}
+	if len(index) != rank {
+		return Points{}, fmt.Errorf("%w: %d index arrays for an array of %d dimensions", ErrInvalidSelection, len(index), rank)
+	}
+	n := 1
+	for d, l := range index {
+		switch {
+		case len(l) == 1:
+		case n == 1:
+			n = len(l)
+		case len(l) != n:
+			return Points{}, fmt.Errorf("%w: index arrays of lengths %d and %d do not broadcast (dimension %d)", ErrInvalidSelection, n, len(l), d)
+		}
+	}
+	for _, l := range index {
+		if len(l) == 0 {
+			n = 0
+		}
+	}
+	pts := Points{Rank: rank, Coords: make([]int, n*rank)}
+	for d, l := range index {
+		for k := range n {
+			i := l[0]
+			if len(l) > 1 {
+				i = l[k]
+			}
+			if i < 0 {
+				i += shape[d]
+			}
+			if i < 0 || i >= shape[d] {
+				return Points{}, fmt.Errorf("%w: index %d of dimension %d (length %d), point %d", ErrOutOfBounds, l[min(k, len(l)-1)], d, shape[d], k)
+			}
+			pts.Coords[k*rank+d] = i
+		}
+	}
+	return pts, nil
+}
+
+// MaskPoints returns the points where mask, a boolean array of shape in C
+// order, is true, in C order. Errors wrap ErrInvalidSelection.
+func MaskPoints(mask []bool, shape []int) (Points, error) {
+	rank := len(shape)
+	if rank == 0 {
+		return Points{}, fmt.Errorf("%w: a 0-d array has no coordinates to select", ErrInvalidSelection)
+	}
+	if len(mask) != NumElements(shape) {
+		return Points{}, fmt.Errorf("%w: mask of %d elements for an array of shape %v", ErrInvalidSelection, len(mask), shape)
+	}
+	pts := Points{Rank: rank, Coords: []int{}}
+	pos := make([]int, rank)
+	for _, v := range mask {
+		if v {
+			pts.Coords = append(pts.Coords, pos...)
+		}
+		for d := rank - 1; d >= 0; d-- {
+			pos[d]++
+			if pos[d] < shape[d] {
+				break
+			}
+			pos[d] = 0
+		}
+	}
+	return pts, nil
+}
