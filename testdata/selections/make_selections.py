@@ -1,0 +1,708 @@
+#!/usr/bin/env python3
+"""Reference selections of the zarr-python 3.4 corpus (testdata/refdata).
+
+Run from the repository root in the reference chroot:
+
+    ../shared/tools/zarr-python testdata/selections/make_selections.py [REFDIR [OUTDIR]]
+
+REFDIR defaults to testdata/refdata, OUTDIR to testdata/selections. The script
+opens a spread of the corpus arrays with zarr-python and records, per array,
+orthogonal (oindex), coordinate (vindex), boolean-mask (vindex by a mask of the
+array's shape) and block (blocks) selections, their error cases, and write
+cases (oindex/vindex/mask/blocks writes on a copy, repeated indices included).
+It writes OUTDIR/cases.json (one case per line) and the expected values as
+.npy files in OUTDIR/expected/ (little-endian, C order). Everything is
+deterministic: random selections come from a generator seeded per array.
+
+Every read is also computed with NumPy on the array's full contents and must
+agree with zarr-python wherever zarr-python answers. Where zarr-python 3.4
+raises but NumPy's meaning is defined (negative slice steps: NegativeStepError;
+an Ellipsis after an index array; masks and blocks of a zero-length dimension;
+a block slice starting before the first block) the NumPy result is recorded,
+with "reference": "numpy" and the zarr-python exception in
+"zarr_python_error". Error cases are those where both raise. Writes record NumPy's result (repeated indices: the last
+write wins); "zarr_python_agrees" says whether zarr-python 3.4 wrote the same
+(it does not always: it orders the writes of one chunk with an unstable sort).
+
+See README.md beside this script for the format of cases.json.
+"""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import zlib
+
+import numpy as np
+import zarr
+
+# Arrays read (corpus case names): every dtype family, sharded, nested
+# sharding, edge chunks, missing chunks and shards, 1-D to 4-D, v2 F order.
+READ_ARRAYS = [
+    "v3_dtype_bool",
+    "v3_dtype_int8",
+    "v3_endian_big_int16",
+    "v3_shard_start",
+    "v3_fill_int64_min",
+    "v3_shard_3d_blosc",
+    "v3_shard_uncompressed_zero_chunks",
+    "v3_endian_big_uint32",
+    "v3_fill_uint64_max",
+    "v3_dtype_float16",
+    "v3_shard_end_edges",
+    "v3_shard_missing",
+    "v3_dtype_complex64",
+    "v3_endian_big_complex128",
+    "v3_shard_nested",
+    "v3_ndim1_many_chunks",
+    "v3_ndim3",
+    "v3_edge_chunk_larger_than_array",
+    "v3_shard_4d",
+    "v3_group/measurements/raw/samples",
+    "v3_edge_zero_length",
+    "v2_order_F_3d_blosc",
+]
+
+# Arrays written (on a copy).
+WRITE_ARRAYS = [
+    "v3_endian_big_int16",
+    "v3_shard_end_edges",
+    "v3_shard_nested",
+    "v3_shard_uncompressed_zero_chunks",
+    "v3_fill_bool_true",
+    "v3_endian_big_complex128",
+    "v3_ndim3",
+    "v2_order_F_3d_blosc",
+]
+
+# The Go sentinel (package nd) each zarr-python exception class maps to.
+GO_ERROR = {
+    "BoundsCheckError": "out_of_bounds",
+    "IndexError": "invalid_selection",
+    "ValueError": "invalid_selection",
+    "VindexInvalidSelectionError": "invalid_selection",
+    "ArrayIndexError": "invalid_selection",
+    "NegativeStepError": "invalid_selection",
+}
+
+
+# ---------------------------------------------------------------- specs
+
+
+def s_int(i):
+    return {"int": int(i)}
+
+
+def s_slice(start=None, stop=None, step=None):
+    return {"slice": [start, stop, step]}
+
+
+def s_ints(v):
+    return {"ints": [int(x) for x in v]}
+
+
+def s_mask(m):
+    return {"mask": "".join("1" if b else "0" for b in m)}
+
+
+S_ELLIPSIS = {"ellipsis": True}
+
+
+def to_py(item):
+    """A selection item spec as the Python index object it stands for."""
+    if "int" in item:
+        return item["int"]
+    if "slice" in item:
+        return slice(*item["slice"])
+    if "ints" in item:
+        return np.array(item["ints"], dtype=np.int64)
+    if "mask" in item:
+        return np.array([c == "1" for c in item["mask"]], dtype=bool)
+    if item.get("ellipsis"):
+        return Ellipsis
+    raise ValueError(item)
+
+
+def bits(mask):
+    return "".join("1" if b else "0" for b in np.ravel(mask))
+
+
+# ---------------------------------------------------------------- numpy oracles
+
+
+def expand(items, ndim):
+    """Items with the Ellipsis expanded and missing trailing dims filled."""
+    out = []
+    for k, it in enumerate(items):
+        if it is Ellipsis:
+            fill = ndim - (len(items) - 1)
+            out.extend([slice(None)] * max(fill, 0))
+        else:
+            out.append(it)
+    if len(out) > ndim:
+        raise IndexError("too many indices")
+    out.extend([slice(None)] * (ndim - len(out)))
+    return out
+
+
+def np_oindex(full, items):
+    """NumPy's np.ix_ meaning of an orthogonal selection."""
+    items = expand(items, full.ndim)
+    res = full
+    for d in reversed(range(full.ndim)):
+        it = items[d]
+        n = full.shape[d]
+        if isinstance(it, np.ndarray) and it.dtype == bool:
+            if it.shape != (n,):
+                raise IndexError("mask length")
+            res = np.compress(it, res, axis=d)
+        elif isinstance(it, np.ndarray):
+            if np.any(it >= n) or np.any(it < -n):
+                raise IndexError("out of bounds")
+            res = np.take(res, it, axis=d)
+        elif isinstance(it, slice):
+            res = res[(slice(None),) * d + (it,)]
+        else:
+            if not -n <= it < n:
+                raise IndexError("out of bounds")
+            res = np.take(res, it, axis=d)
+    return res
+
+
+def np_blocks(full, items, grid_chunks):
+    items = expand(items, full.ndim)
+    sel = []
+    for d, it in enumerate(items):
+        n, c = full.shape[d], grid_chunks[d]
+        g = -(-n // c)
+        if isinstance(it, slice):
+            if it.step not in (None, 1):
+                raise IndexError("step")
+            start, stop, _ = it.indices(g)
+            sel.append(slice(start * c, min(stop * c, n)))
+        elif isinstance(it, int):
+            b = it + g if it < 0 else it
+            if not 0 <= b < g:
+                raise IndexError("block out of bounds")
+            sel.append(slice(b * c, min((b + 1) * c, n)))
+        else:
+            raise IndexError("unsupported")
+    return full[tuple(sel)]
+
+
+def same(x, y):
+    x, y = np.asarray(x), np.asarray(y)
+    if x.shape != y.shape or x.dtype.newbyteorder("=") != y.dtype.newbyteorder("="):
+        return False
+    if x.dtype.kind in "fc":
+        return np.array_equal(x, y, equal_nan=True) and np.array_equal(
+            np.signbit(np.real(x)), np.signbit(np.real(y))
+        )
+    return np.array_equal(x, y)
+
+
+# ---------------------------------------------------------------- output
+
+
+class Out:
+    def __init__(self, outdir):
+        self.outdir = outdir
+        self.expdir = os.path.join(outdir, "expected")
+        if os.path.isdir(self.expdir):
+            shutil.rmtree(self.expdir)
+        os.makedirs(self.expdir)
+        self.cases = []
+        self.bytes = 0
+
+    def save(self, name, arr):
+        arr = np.ascontiguousarray(arr)
+        if arr.dtype.byteorder == ">":
+            arr = arr.astype(arr.dtype.newbyteorder("<"))
+        path = os.path.join(self.expdir, name)
+        np.save(path, arr, allow_pickle=False)
+        self.bytes += os.path.getsize(path)
+        return "expected/" + name
+
+
+def fname(array, tag):
+    return array.replace("/", "__") + "." + tag + ".npy"
+
+
+# ---------------------------------------------------------------- generators
+
+
+class Gen:
+    def __init__(self, name, a, full):
+        self.name = name
+        self.a = a
+        self.full = full
+        self.shape = list(a.shape)
+        self.ndim = len(a.shape)
+        self.chunks = list(a.chunks)  # read chunks (inner chunks when sharded)
+        # blocks select along the metadata's chunk grid: shards when sharded
+        cg = getattr(a.metadata, "chunk_grid", None)
+        self.grid = list(cg.chunk_shape) if cg is not None else list(a.chunks)
+        self.rng = np.random.default_rng(zlib.crc32(name.encode()))
+
+    # random helpers
+    def ints(self, d, k):
+        """k indices of dim d in any order, with a repeat and negatives."""
+        n = self.shape[d]
+        if n == 0:
+            return []
+        v = self.rng.integers(-n, n, size=k)
+        if k >= 3:
+            v[-1] = v[0]  # a repeat
+            v[1] = -1 - self.rng.integers(0, n)  # a negative
+        return [int(x) for x in v]
+
+    def mask(self, d, p=0.4):
+        n = self.shape[d]
+        m = self.rng.random(n) < p
+        if n and not m.any():
+            m[self.rng.integers(0, n)] = True
+        return m
+
+    def edge_ints(self, d):
+        n, c = self.shape[d], self.chunks[d]
+        v = [n - 1, c - 1, c, 0, -1, min(2 * c, n - 1), -(n % c or c)]
+        return [x for x in v if -n <= x < n]
+
+    def oindex_cases(self):
+        nd_, sh = self.ndim, self.shape
+        cs = []
+        if nd_ == 0 or 0 in sh:
+            cs.append(("empty ints", [s_ints([]) for _ in sh]))
+            cs.append(("slices", [s_slice(None, None, 2) for _ in sh]))
+            cs.append(("masks", [s_mask([False] * n) for n in sh]))
+            cs.append(("negative step", [s_slice(None, None, -1) for _ in sh]))
+            cs.append(("error: int out of bounds", [s_int(0)] + [s_slice() for _ in sh[1:]]))
+            cs.append(("error: ints out of bounds", [s_ints([0])] + [s_slice() for _ in sh[1:]]))
+            cs.append(("error: mask too long", [s_mask([True] * (sh[0] + 1))] + [s_slice() for _ in sh[1:]]))
+            return cs
+        cs.append(("ints every dim", [s_ints(self.ints(d, 6)) for d in range(nd_)]))
+        cs.append(("ints every dim, longer", [s_ints(self.ints(d, 11 if nd_ < 3 else 5)) for d in range(nd_)]))
+        cs.append(("chunk-edge ints", [s_ints(self.edge_ints(d)) for d in range(nd_)]))
+        cs.append(("mask dim 0, steps", [s_mask(self.mask(0))] + [s_slice(1, None, 2) for _ in range(nd_ - 1)]))
+        cs.append(("masks every dim", [s_mask(self.mask(d)) for d in range(nd_)]))
+        for d in range(nd_):
+            items = [s_ints(self.ints(e, 4)) for e in range(nd_)]
+            items[d] = s_int(-1 - int(self.rng.integers(0, sh[d])) if d % 2 else int(self.rng.integers(0, sh[d])))
+            cs.append((f"int at dim {d}, ints elsewhere", items))
+            items = [s_slice(None, None, 3) for _ in range(nd_)]
+            items[d] = s_mask(self.mask(d, 0.6))
+            cs.append((f"mask at dim {d}, steps elsewhere", items))
+        cs.append(("step slices", [s_slice(1, sh[d] - 1, 3) for d in range(nd_)]))
+        cs.append(("negative step ::-1", [s_slice(None, None, -1)] + [s_ints(self.ints(d, 3)) for d in range(1, nd_)]))
+        cs.append(("negative steps with bounds", [s_slice(sh[d] - 2, 1, -2 - d % 2) for d in range(nd_)]))
+        cs.append(("negative step from start", [s_slice(min(5, sh[0] - 1), None, -2)] + [s_slice(None, 3, -1) for _ in range(1, nd_)]))
+        cs.append(("empty ints dim 0", [s_ints([])] + [s_ints(self.ints(d, 3)) for d in range(1, nd_)]))
+        cs.append(("all-false mask last dim", [s_slice(None, None, 2) for _ in range(nd_ - 1)] + [s_mask([False] * sh[-1])]))
+        cs.append(("an int every dim", [s_int(int(self.rng.integers(-sh[d], sh[d]))) for d in range(nd_)]))
+        cs.append(("ellipsis then ints", [S_ELLIPSIS, s_ints(self.ints(nd_ - 1, 5))]))
+        cs.append(("ints then ellipsis", [s_ints(self.ints(0, 5)), S_ELLIPSIS]))
+        cs.append(("one index array [-1]", [s_ints([-1]) for _ in range(nd_)]))
+        cs.append(("dim 0 only", [s_ints(self.ints(0, 5))]))
+        cs.append(("slice past the end", [s_slice(sh[0] - 2, sh[0] + 10)] + [s_ints(self.ints(d, 2)) for d in range(1, nd_)]))
+        # errors
+        n0, nl = sh[0], sh[-1]
+        cs.append(("error: ints out of bounds", [s_ints([0, n0, 1])] + [s_slice() for _ in range(nd_ - 1)]))
+        cs.append(("error: negative ints out of bounds", [s_slice() for _ in range(nd_ - 1)] + [s_ints([-nl - 1])]))
+        cs.append(("error: int out of bounds", [s_int(n0)] + [s_slice() for _ in range(nd_ - 1)]))
+        cs.append(("error: negative int out of bounds", [s_int(-n0 - 1)] + [s_slice() for _ in range(nd_ - 1)]))
+        cs.append(("error: mask too short", [s_mask(self.mask(0)[:-1])] + [s_slice() for _ in range(nd_ - 1)]))
+        cs.append(("error: mask too long", [s_slice() for _ in range(nd_ - 1)] + [s_mask(list(self.mask(nd_ - 1)) + [True])]))
+        cs.append(("error: too many items", [s_int(0) for _ in range(nd_ + 1)]))
+        return cs
+
+    def vindex_cases(self):
+        nd_, sh = self.ndim, self.shape
+        cs = []
+        empty = [[] for _ in range(nd_)]
+        if nd_ == 0 or 0 in sh:
+            cs.append(("empty arrays", empty))
+            cs.append(("error: out of bounds", [[0] for _ in range(nd_)]))
+            return cs
+        cs.append(("points", [self.ints(d, 10) for d in range(nd_)]))
+        cs.append(("many points", [self.ints(d, 40) for d in range(nd_)]))
+        if nd_ >= 2:
+            c = [self.ints(d, 8) for d in range(nd_)]
+            c[0] = c[0][:1]
+            cs.append(("broadcast dim 0 of length 1", c))
+            c = [self.ints(d, 7) for d in range(nd_)]
+            c[-1] = [-1]
+            cs.append(("broadcast last dim of length 1", c))
+        cs.append(("one point", [[int(self.rng.integers(-sh[d], sh[d]))] for d in range(nd_)]))
+        cs.append(("empty arrays", empty))
+        if nd_ >= 2:
+            c = [[] for _ in range(nd_)]
+            c[0] = [0]
+            cs.append(("broadcast length 1 with length 0", c))
+        # chunk corners: 0, c-1, c, n-1 in each dim, zipped (not a product)
+        corners = []
+        for d in range(nd_):
+            n, ch = sh[d], self.chunks[d]
+            v = [0, ch - 1, ch, n - 1, -1, n // 2]
+            v = [x for x in v if -n <= x < n]
+            corners.append(v)
+        k = max(len(v) for v in corners)
+        cs.append(("chunk corners", [[v[i % len(v)] for i in range(k)] for v in corners]))
+        # errors
+        if nd_ >= 2:
+            cs.append(("error: lengths differ", [self.ints(d, 3 if d == 0 else 2) for d in range(nd_)]))
+        c = [self.ints(d, 3) for d in range(nd_)]
+        c[0][1] = sh[0]
+        cs.append(("error: out of bounds", c))
+        c = [self.ints(d, 3) for d in range(nd_)]
+        c[-1][2] = -sh[-1] - 1
+        cs.append(("error: negative out of bounds", c))
+        if nd_ >= 2:
+            cs.append(("error: fewer arrays than dims", [self.ints(d, 3) for d in range(nd_ - 1)]))
+        cs.append(("error: more arrays than dims", [self.ints(d % nd_, 3) for d in range(nd_ + 1)]))
+        return cs
+
+    def vmask_cases(self):
+        sh = self.shape
+        size = int(np.prod(sh))
+        cs = []
+        p = min(0.3, 60.0 / max(size, 1))
+        m = self.rng.random(sh) < p
+        cs.append(("sparse mask", m, sh))
+        m = self.rng.random(sh) < 0.5
+        if size > 2000:
+            m &= np.arange(size).reshape(sh) < 800
+        cs.append(("half mask (first elements)", m, sh))
+        cs.append(("all-false mask", np.zeros(sh, bool), sh))
+        if size <= 1200:
+            cs.append(("all-true mask", np.ones(sh, bool), sh))
+        if self.ndim >= 1 and sh[0] > 0:
+            ws = [sh[0] - 1] + sh[1:]
+            cs.append(("error: mask of another shape", self.rng.random(ws) < 0.3, ws))
+        return cs
+
+    def blocks_cases(self):
+        nd_, sh = self.ndim, self.shape
+        g = [-(-n // c) for n, c in zip(sh, self.grid)]
+        cs = []
+        if nd_ == 0:
+            return cs
+        if 0 in sh:
+            cs.append(("all", [s_slice() for _ in sh]))
+            cs.append(("error: block out of bounds", [s_int(0) for _ in sh]))
+            return cs
+        cs.append(("first block", [s_int(0) for _ in range(nd_)]))
+        cs.append(("last block (edge)", [s_int(-1) for _ in range(nd_)]))
+        cs.append(("middle block", [s_int(gd // 2) for gd in g]))
+        cs.append(("block ranges", [s_slice(min(1, gd - 1), min(3, gd)) for gd in g]))
+        cs.append(("range to past the end", [s_slice(gd - 1, gd + 5) for gd in g]))
+        cs.append(("negative range", [s_slice(-2, None) for gd in g]))
+        cs.append(("empty block range", [s_slice(1, 1)] + [s_int(0) for _ in range(nd_ - 1)]))
+        cs.append(("dim 0 only", [s_int(g[0] - 1)]))
+        cs.append(("ellipsis then int", [S_ELLIPSIS, s_int(-1)]))
+        cs.append(("error: block out of bounds", [s_int(g[0])] + [s_slice() for _ in range(nd_ - 1)]))
+        cs.append(("error: negative block out of bounds", [s_slice() for _ in range(nd_ - 1)] + [s_int(-g[-1] - 1)]))
+        cs.append(("error: step 2", [s_slice(None, None, 2)] + [s_slice() for _ in range(nd_ - 1)]))
+        cs.append(("error: negative step", [s_slice() for _ in range(nd_ - 1)] + [s_slice(None, None, -1)]))
+        cs.append(("start before the first block", [s_slice(-g[0] - 5, 1)] + [s_slice() for _ in range(nd_ - 1)]))
+        cs.append(("error: index array", [s_ints([0])] + [s_slice() for _ in range(nd_ - 1)]))
+        cs.append(("error: too many items", [s_int(0) for _ in range(nd_ + 1)]))
+        return cs
+
+
+def run(f):
+    try:
+        return np.asarray(f()), None
+    except Exception as e:  # noqa: BLE001 - every zarr-python exception is data here
+        return None, type(e).__name__
+
+
+def record_read(out, g, mode, desc, spec, zf, nf):
+    """Runs zarr-python (zf) and NumPy (nf), checks they agree, records a case."""
+    k = sum(1 for c in out.cases if c["array"] == g.name and c["mode"] == mode)
+    cid = f"{g.name}/{mode}/{k:02d}"
+    case = {"id": cid, "array": g.name, "path": g.path, "mode": mode, "desc": desc}
+    case.update(spec)
+    zr, zerr = run(zf)
+    nr, nerr = run(nf)
+    if zerr is None:
+        if nerr is None and not same(zr, nr):
+            sys.exit(f"{cid}: zarr-python and numpy differ")
+        if nerr is not None:
+            print(f"note: {cid}: numpy raised {nerr}, zarr-python did not", file=sys.stderr)
+        res, ref = zr, "zarr-python"
+    elif nerr is None:
+        # zarr-python 3.4 raises where NumPy's meaning is defined: negative
+        # steps (NegativeStepError), an Ellipsis after an index array
+        # (ValueError), masks or blocks of a zero-length dimension, block
+        # slices starting before the first block (not clamped)
+        print(f"note: {cid} ({desc}): zarr-python raised {zerr}, numpy did not", file=sys.stderr)
+        res, ref = nr, "numpy"
+        case["zarr_python_error"] = zerr
+    else:
+        if not desc.startswith("error:"):
+            print(f"note: {cid} ({desc}): zarr-python raised {zerr}", file=sys.stderr)
+        case["error"] = zerr
+        case["go_error"] = GO_ERROR.get(zerr, "invalid_selection")
+        out.cases.append(case)
+        return
+    if desc.startswith("error:"):
+        print(f"note: {cid} ({desc}): no error from {ref}", file=sys.stderr)
+    case["reference"] = ref
+    case["shape"] = list(res.shape)
+    case["expected"] = out.save(fname(g.name, f"{mode}.{k:02d}"), res)
+    out.cases.append(case)
+
+
+def read_cases(out, name, c):
+    a = zarr.open_array(os.path.join(out.refdir, c["path"]), mode="r")
+    full = a[:]
+    want = np.load(os.path.join(out.refdir, c["expected"]))
+    if not same(full, want):
+        sys.exit(f"{name}: zarr-python read differs from the corpus .npy")
+    g = Gen(name, a, full)
+    g.path = c["path"]
+    for desc, items in g.oindex_cases():
+        py = tuple(to_py(i) for i in items)
+        record_read(out, g, "oindex", desc, {"selection": items},
+                    lambda: a.oindex[py], lambda: np_oindex(full, list(py)))
+    for desc, coords in g.vindex_cases():
+        py = tuple(np.array(v, dtype=np.int64) for v in coords)
+
+        def nf(py=py):
+            if len(py) != full.ndim:
+                raise IndexError("arity")
+            return full[py]
+        record_read(out, g, "vindex", desc, {"coords": coords},
+                    lambda: a.vindex[py], nf)
+    for desc, m, mshape in g.vmask_cases():
+        m = np.asarray(m, dtype=bool).reshape(mshape)
+        record_read(out, g, "vmask", desc, {"mask": bits(m), "mask_shape": list(mshape)},
+                    lambda: a.vindex[m], lambda: full[m])
+    for desc, items in g.blocks_cases():
+        py = tuple(to_py(i) for i in items)
+        record_read(out, g, "blocks", desc, {"selection": items, "block_grid": g.grid},
+                    lambda: a.blocks[py], lambda: np_blocks(full, list(py), g.grid))
+
+
+# ---------------------------------------------------------------- writes
+
+
+def rand_values(rng, dtype, shape):
+    dt = np.dtype(dtype).newbyteorder("<") if np.dtype(dtype).byteorder == ">" else np.dtype(dtype)
+    if dt.kind == "b":
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dt)
+    if dt.kind == "f":
+        return (rng.standard_normal(shape) * 100).astype(dt)
+    if dt.kind == "c":
+        return (rng.standard_normal(shape) * 100 + 1j * rng.standard_normal(shape) * 100).astype(dt)
+    raise ValueError(dt)
+
+
+def np_write(full, w):
+    """Applies one write spec to a NumPy array (last write wins)."""
+    vals = w["_values"]
+    if w["mode"] == "oindex":
+        py = expand([to_py(i) for i in w["selection"]], full.ndim)
+        idx = []
+        for d, it in enumerate(py):
+            n = full.shape[d]
+            if isinstance(it, slice):
+                idx.append(np.arange(n)[it])
+            elif isinstance(it, np.ndarray) and it.dtype == bool:
+                idx.append(np.nonzero(it)[0])
+            else:
+                idx.append(np.atleast_1d(np.asarray(it) % n if n else it))
+        v = vals.reshape([len(i) for i in idx])
+        # element by element in C order of the selection: the last write wins
+        for pos in np.ndindex(*v.shape):
+            full[tuple(idx[d][pos[d]] for d in range(full.ndim))] = v[pos]
+    elif w["mode"] == "vindex":
+        coords = np.broadcast_arrays(*[np.array(c, dtype=np.int64) for c in w["coords"]])
+        for k in range(coords[0].shape[0]):
+            full[tuple(int(c[k]) for c in coords)] = vals[k]
+    elif w["mode"] == "vmask":
+        m = np.array([c == "1" for c in w["mask"]]).reshape(full.shape)
+        full[m] = vals
+    elif w["mode"] == "blocks":
+        full[w["_npsel"]] = vals
+
+
+def np_assign(full, w):
+    """Applies one write spec with NumPy's own indexing assignment."""
+    vals = w["_values"]
+    if w["mode"] == "oindex":
+        py = expand([to_py(i) for i in w["selection"]], full.ndim)
+        idx = []
+        for d, it in enumerate(py):
+            if isinstance(it, (int, np.integer)):
+                idx.append(np.array([it]))
+            elif isinstance(it, slice):
+                idx.append(np.arange(full.shape[d])[it])
+            else:
+                idx.append(it if it.dtype != bool else np.nonzero(it)[0])
+        full[np.ix_(*idx)] = vals.reshape([len(i) for i in idx])
+    elif w["mode"] == "vindex":
+        full[tuple(np.array(c, dtype=np.int64) for c in w["coords"])] = vals
+    else:
+        np_write(full, w)
+
+
+def zarr_write(a, w):
+    vals = w["_values"]
+    if w["mode"] == "oindex":
+        a.oindex[tuple(to_py(i) for i in w["selection"])] = vals
+    elif w["mode"] == "vindex":
+        a.vindex[tuple(np.array(c, dtype=np.int64) for c in w["coords"])] = vals
+    elif w["mode"] == "vmask":
+        a.vindex[np.array([c == "1" for c in w["mask"]]).reshape(a.shape)] = vals
+    elif w["mode"] == "blocks":
+        a.blocks[tuple(to_py(i) for i in w["selection"])] = vals
+
+
+def write_cases(out, name, c):
+    src = os.path.join(out.refdir, c["path"])
+    a0 = zarr.open_array(src, mode="r")
+    full0 = a0[:]
+    g = Gen(name + "#write", a0, full0)
+    sh, nd_ = g.shape, g.ndim
+    dt = full0.dtype
+    grid = g.grid
+
+    def ow(items):
+        res = np_oindex(full0, [to_py(i) for i in items])
+        return {"mode": "oindex", "selection": items, "_shape": res.shape}
+
+    def vw(coords):
+        n = np.broadcast_shapes(*[(len(v),) for v in coords])
+        return {"mode": "vindex", "coords": coords, "_shape": n}
+
+    def mw(m):
+        return {"mode": "vmask", "mask": bits(m), "_shape": (int(m.sum()),)}
+
+    def bw(items):
+        py = [to_py(i) for i in items]
+        res = np_blocks(full0, py, grid)
+        sel = []
+        for d, it in enumerate(expand(py, nd_)):
+            n, ch = sh[d], grid[d]
+            gd = -(-n // ch)
+            if isinstance(it, slice):
+                s0, s1, _ = it.indices(gd)
+                sel.append(slice(s0 * ch, min(s1 * ch, n)))
+            else:
+                b = it + gd if it < 0 else it
+                sel.append(slice(b * ch, min((b + 1) * ch, n)))
+        return {"mode": "blocks", "selection": items, "block_grid": grid, "_shape": res.shape, "_npsel": tuple(sel)}
+
+    def rep(d, k):
+        """k ≤ 8 indices of dim d with repeats (the same element twice, also
+        through a negative alias)."""
+        n = sh[d]
+        v = [int(x) for x in g.rng.integers(0, n, size=k)]
+        v[1] = v[0]
+        v[-1] = v[0] - n  # negative alias of v[0]
+        return v
+
+    specs = []
+    specs.append(("oindex, repeated ints", [ow([s_ints(rep(0, 6))] + [s_slice(None, None, 2) for _ in range(nd_ - 1)])]))
+    specs.append(("oindex, ints and mask", [ow([s_ints(rep(d, 5)) for d in range(nd_ - 1)] + [s_mask(g.mask(nd_ - 1))])]))
+    specs.append(("oindex, negative step", [ow([s_slice(None, None, -1)] + [s_slice(sh[d] - 1, 0, -3) for d in range(1, nd_)])]))
+    pts = [[int(x) for x in g.rng.integers(0, sh[d], size=8)] for d in range(nd_)]
+    for d in range(nd_):
+        pts[d][3] = pts[d][0]
+        pts[d][6] = pts[d][0] - sh[d]
+    specs.append(("vindex, repeated points", [vw(pts)]))
+    b = [[int(x) for x in g.rng.integers(-sh[d], sh[d], size=6)] for d in range(nd_)]
+    b[0] = b[0][:1]
+    specs.append(("vindex, broadcast", [vw(b)]))
+    specs.append(("mask write", [mw(g.rng.random(sh) < 0.3)]))
+    specs.append(("block write", [bw([s_int(-1)] + [s_slice(0, 1) for _ in range(nd_ - 1)])]))
+    specs.append(("sequence: oindex, vindex, mask, blocks", [
+        ow([s_ints(g.ints(d, 4)) for d in range(nd_)]),
+        vw([g.ints(d, 6) for d in range(nd_)]),
+        mw(g.rng.random(sh) < 0.2),
+        bw([s_int(0) for _ in range(nd_)]),
+    ]))
+    many = min(300, max(60, int(np.prod(sh)) // 2))
+    specs.append(("vindex, heavy repeats", [vw([[int(x) for x in g.rng.integers(-sh[d], sh[d], size=many)] for d in range(nd_)])]))
+    specs.append(("oindex, heavy repeats", [ow([s_ints([int(x) for x in g.rng.integers(-sh[d], sh[d], size=min(2 * sh[d], 40 if nd_ < 3 else 12))]) for d in range(nd_)])]))
+
+    for k, (desc, writes) in enumerate(specs):
+        cid = f"{name}/write/{k:02d}"
+        for j, w in enumerate(writes):
+            w["_values"] = rand_values(g.rng, dt, w["_shape"])
+            w["values"] = out.save(fname(name, f"write.{k:02d}.values{j}"), w["_values"])
+        want = full0.copy()
+        for w in writes:
+            np_write(want, w)
+        check = full0.copy()  # NumPy's own assignment must agree (last wins)
+        for w in writes:
+            np_assign(check, w)
+        if not same(check, want):
+            sys.exit(f"{cid}: element-by-element writes differ from NumPy's assignment")
+        tmp = tempfile.mkdtemp(prefix="selw")
+        try:
+            dst = os.path.join(tmp, "a.zarr")
+            shutil.copytree(src, dst)
+            a = zarr.open_array(dst, mode="r+")
+            zerr = None
+            try:
+                for w in writes:
+                    zarr_write(a, w)
+                zres = a[:]
+            except Exception as e:  # noqa: BLE001
+                zerr = type(e).__name__
+        finally:
+            shutil.rmtree(tmp)
+        case = {"id": cid, "array": name, "path": c["path"], "mode": "write", "desc": desc,
+                "writes": [{k2: v for k2, v in w.items() if not k2.startswith("_")} for w in writes],
+                "shape": list(want.shape), "reference": "numpy"}
+        if zerr is not None:
+            case["zarr_python_error"] = zerr
+        else:
+            case["zarr_python_agrees"] = bool(same(zres, want))
+            if not case["zarr_python_agrees"]:
+                case["zarr_python_result"] = out.save(fname(name, f"write.{k:02d}.zarr_python"), zres)
+        case["expected"] = out.save(fname(name, f"write.{k:02d}"), want)
+        out.cases.append(case)
+
+
+# ---------------------------------------------------------------- main
+
+
+def main():
+    refdir = sys.argv[1] if len(sys.argv) > 1 else "testdata/refdata"
+    outdir = sys.argv[2] if len(sys.argv) > 2 else "testdata/selections"
+    manifest = json.load(open(os.path.join(refdir, "manifest.json")))
+    by_name = {c["name"]: c for c in manifest["cases"]}
+    out = Out(outdir)
+    out.refdir = refdir
+    for name in READ_ARRAYS:
+        read_cases(out, name, by_name[name])
+    for name in WRITE_ARRAYS:
+        write_cases(out, name, by_name[name])
+    counts = {}
+    for c in out.cases:
+        key = c["mode"] + (" error" if "error" in c else "")
+        counts[key] = counts.get(key, 0) + 1
+    doc = {
+        "generator": "testdata/selections/make_selections.py",
+        "written_by": {"zarr-python": zarr.__version__, "numpy": np.__version__,
+                       "python": sys.version.split()[0]},
+        "refdir": "testdata/refdata",
+        "counts": counts,
+    }
+    head = json.dumps(doc, indent=1)[:-2]
+    lines = ",\n".join(json.dumps(c, separators=(",", ":")) for c in out.cases)
+    with open(os.path.join(outdir, "cases.json"), "w") as f:
+        f.write(head + ',\n "cases": [\n' + lines + "\n ]\n}\n")
+    print(f"{len(out.cases)} cases {counts}; {len(os.listdir(out.expdir))} .npy files, {out.bytes} bytes",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
