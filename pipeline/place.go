@@ -118,7 +118,7 @@ func (w *worker) place(u *unit) error {
 //     decodes straight into it;
 //   - a chunk stored as it decodes is copied from its encoded bytes;
 //   - otherwise it decodes into the worker's scratch and is moved with a
-//     strided copy.
+//     strided copy (a gather for listed indices or points).
 func (w *worker) decodeInto(chain *codecs.Chain, shape []int, enc []byte, p nd.ChunkPart, dst nd.View) error {
 	item := dst.ItemSize
 	if p.IsWhole(shape) {
@@ -129,14 +129,14 @@ func (w *worker) decodeInto(chain *codecs.Chain, shape []int, enc []byte, p nd.C
 	}
 	n := chain.Repr().NumBytes()
 	if chain.Identity() && len(enc) == n {
-		nd.Copy(dst, p.SrcView(nd.Contiguous(enc, shape, item)))
+		p.CopyOut(dst, nd.Contiguous(enc, shape, item))
 		return nil
 	}
 	scratch := w.scratchFor(n)
 	if err := chain.Decode(scratch, enc); err != nil {
 		return err
 	}
-	nd.Copy(dst, p.SrcView(nd.Contiguous(scratch, shape, item)))
+	p.CopyOut(dst, nd.Contiguous(scratch, shape, item))
 	return nil
 }
 
@@ -153,7 +153,7 @@ func (w *worker) placeKept(u *unit) error {
 		}
 	}
 	cache.AddElem(u.kept, u.cacheKey, v, u.dst.ItemSize)
-	nd.Copy(u.dst, u.part.SrcView(nd.Contiguous(v, u.shape, u.dst.ItemSize)))
+	u.part.CopyOut(u.dst, nd.Contiguous(v, u.shape, u.dst.ItemSize))
 	return nil
 }
 
@@ -177,7 +177,7 @@ func (w *worker) placeNested(l *sharding.Layout, b []byte, p nd.ChunkPart, dst n
 	if err != nil {
 		return err
 	}
-	for q := range p.Selection().Chunks(l.ChunkShape()) {
+	for q := range p.Parts(l.ChunkShape()) {
 		out := q.DstView(dst)
 		off, n, ok := ix.Entry(l.Linear(q.Coords))
 		if !ok {

@@ -106,7 +106,7 @@ func (p *Plan) ReadUnits(ctx context.Context, r store.Reader) iter.Seq2[ReadUnit
 				continue
 			}
 			ref := shardRef{l: p.g.Shard, key: w.Key}
-			if !f.planShard(ctx, ref, w.Coords, nil, w.Part.Selection(), w.Part.DstStart, yield) {
+			if !f.planShard(ctx, ref, w.Coords, nil, w.Part, w.Part.DstStart, yield) {
 				return
 			}
 		}
@@ -116,7 +116,7 @@ func (p *Plan) ReadUnits(ctx context.Context, r store.Reader) iter.Seq2[ReadUnit
 // planShard yields the read units of sel within the shard ref, whose
 // output box starts at dst0; path is the inner chunk path down to ref. It
 // reports whether iteration goes on.
-func (f *fetcher) planShard(ctx context.Context, ref shardRef, chunk []int, path [][]int, sel nd.Selection, dst0 []int, yield func(ReadUnit, error) bool) bool {
+func (f *fetcher) planShard(ctx context.Context, ref shardRef, chunk []int, path [][]int, sel nd.ChunkPart, dst0 []int, yield func(ReadUnit, error) bool) bool {
 	l := ref.l
 	var ix *sharding.Index
 	if g := f.e.g; g.IndexCache != nil {
@@ -128,7 +128,7 @@ func (f *fetcher) planShard(ctx context.Context, ref shardRef, chunk []int, path
 			return yield(ReadUnit{}, err)
 		}
 	}
-	for q := range sel.Chunks(l.ChunkShape()) {
+	for q := range sel.Parts(l.ChunkShape()) {
 		abs := q
 		abs.DstStart = make([]int, len(q.DstStart))
 		for d := range abs.DstStart {
@@ -140,7 +140,7 @@ func (f *fetcher) planShard(ctx context.Context, ref shardRef, chunk []int, path
 			if off, n, ok := ix.Entry(l.Linear(q.Coords)); ok {
 				if l.Nested() != nil {
 					sub := shardRef{l: l.Nested(), key: ref.key, base: ref.base + off, size: n}
-					if !f.planShard(ctx, sub, chunk, inner, q.Selection(), abs.DstStart, yield) {
+					if !f.planShard(ctx, sub, chunk, inner, q, abs.DstStart, yield) {
 						return false
 					}
 					continue

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"sync"
 	"sync/atomic"
 
@@ -38,12 +39,19 @@ func Read(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, out []
 // ReadView is Read into any strided view of shape sel.FullShape() with the
 // array's item size: part of a larger buffer, a transposed layout. Views
 // of distinct concurrent reads must not overlap.
+//
+// A selection that reorders (index arrays out of order or with repeats)
+// reads its compact form, each touched element once, into a temporary
+// buffer of that size and gathers the output from it.
 func ReadView(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, out nd.View, opt Options) error {
 	if err := checkView(g, sel, out); err != nil {
 		return err
 	}
 	if nd.NumElements(out.Shape) == 0 {
 		return ctx.Err()
+	}
+	if sel.Reorders() {
+		return readReordered(ctx, r, g, sel, out, opt)
 	}
 	e := newEngine(r, g, out, opt)
 	return e.run(ctx, sel)
@@ -105,9 +113,14 @@ func newEngine(r store.Reader, g *Grid, out nd.View, opt Options) *engine {
 	return e
 }
 
-// run executes the read of sel: producer → fetchers → decode workers.
+// run executes the read of sel (which does not reorder).
 func (e *engine) run(ctx context.Context, sel nd.Selection) error {
-	n := sel.NumChunks(e.g.ChunkShape)
+	return e.runParts(ctx, sel.Chunks(e.g.ChunkShape), sel.NumChunks(e.g.ChunkShape))
+}
+
+// runParts executes the read of the n chunk parts parts (of the array's
+// grid; their places are in e.out): producer → fetchers → decode workers.
+func (e *engine) runParts(ctx context.Context, parts iter.Seq[nd.ChunkPart], n int) error {
 	if n == 0 {
 		return ctx.Err()
 	}
@@ -120,13 +133,13 @@ func (e *engine) run(ctx context.Context, sel nd.Selection) error {
 		fetchers = min(n, e.opt.DecodeConcurrency)
 	}
 	eg, ctx := errgroup.WithContext(ctx)
-	parts := make(chan nd.ChunkPart)
+	queue := make(chan nd.ChunkPart)
 	e.ready = make(chan unit, e.opt.DecodeConcurrency)
 	eg.Go(func() error {
-		defer close(parts)
-		for w := range NewPlan(e.g, sel).WriteUnits() {
+		defer close(queue)
+		for p := range parts {
 			select {
-			case parts <- w.Part:
+			case queue <- p:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
@@ -140,7 +153,7 @@ func (e *engine) run(ctx context.Context, sel nd.Selection) error {
 			defer running.Done()
 			f := newFetcher(e)
 			defer f.close()
-			for p := range parts {
+			for p := range queue {
 				var err error
 				if e.g.Shard != nil {
 					err = f.readShard(ctx, p)
@@ -379,7 +392,7 @@ func (f *fetcher) readCached(ctx context.Context, key string, p nd.ChunkPart) er
 	case len(v) != e.chunkBytes:
 		return fmt.Errorf("chunk %q: cached value of %d bytes, chunks have %d", key, len(v), e.chunkBytes)
 	}
-	nd.Copy(dst, p.SrcView(nd.Contiguous(v, e.g.ChunkShape, item)))
+	p.CopyOut(dst, nd.Contiguous(v, e.g.ChunkShape, item))
 	return nil
 }
 
@@ -440,6 +453,13 @@ func shardCost(l *sharding.Layout, p nd.ChunkPart, inPlace bool, co store.Coales
 	index := int64(l.IndexSize())
 	shardElems := int64(nd.NumElements(l.Shard().Shape))
 	share := index + int64(l.MaxEncodedSize())*int64(p.NumElements())/max(shardElems, 1)
+	if p.Gathers() {
+		// Listed indices or points: the inner chunks touched are fetched
+		// whole, however few elements they give.
+		perChunk := int64(l.Inner().MaxEncodedSize()) + max(co.MaxGap, store.DefaultMaxGap)
+		touched := int64(p.NumParts(l.ChunkShape()))
+		return min(index+int64(l.MaxEncodedSize()), index+touched*perChunk)
+	}
 	if !inPlace {
 		return share
 	}

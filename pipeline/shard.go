@@ -45,7 +45,7 @@ func (f *fetcher) readShard(ctx context.Context, p nd.ChunkPart) error {
 	h := &hold{cost: cost}
 	h.refs.Store(1) // the fetcher's own, dropped when it has sent every unit
 	defer e.unref(h)
-	if err := f.shard(ctx, h, shardRef{l: l, key: key}, p.Selection(), p.DstView(e.out), true); err != nil {
+	if err := f.shard(ctx, h, shardRef{l: l, key: key}, p, p.DstView(e.out), true); err != nil {
 		return fmt.Errorf("shard %q: %w", key, err)
 	}
 	return nil
@@ -65,10 +65,11 @@ func (f *fetcher) innerVec(l *sharding.Layout) bool {
 	return vecread.Worth(run, l.InnerBytes())
 }
 
-// shard reads sel, a selection within the shard ref, into dst. top is set
+// shard reads sel, a part of the shard ref (its box, listed indices or
+// points within the shard; its destination is dst), into dst. top is set
 // for a shard that is a whole stored value (its inner chunks may live in
 // the chunk cache).
-func (f *fetcher) shard(ctx context.Context, h *hold, ref shardRef, sel nd.Selection, dst nd.View, top bool) error {
+func (f *fetcher) shard(ctx context.Context, h *hold, ref shardRef, sel nd.ChunkPart, dst nd.View, top bool) error {
 	e := f.e
 	l := ref.l
 	var hits []bool
@@ -87,8 +88,8 @@ func (f *fetcher) shard(ctx context.Context, h *hold, ref shardRef, sel nd.Selec
 	// store (one read, into one pooled buffer). A store with vectored
 	// reads instead reads the index, then the uncompressed inner chunks
 	// sel covers whole straight into dst.
-	if (ix == nil || e.caps.Local) && !(f.innerVec(l) && sel.Forward()) &&
-		sel.NumChunks(l.ChunkShape()) == l.NumChunks() && hits == nil {
+	if (ix == nil || e.caps.Local) && !(f.innerVec(l) && !sel.Gathers() && sel.Selection().Forward()) &&
+		sel.NumParts(l.ChunkShape()) == l.NumChunks() && hits == nil {
 		return f.readWhole(ctx, h, ref, sel, dst)
 	}
 	if ix == nil {
@@ -107,18 +108,18 @@ func (f *fetcher) shard(ctx context.Context, h *hold, ref shardRef, sel nd.Selec
 // cachedInner places from the chunk cache the inner chunks of sel it
 // holds, and returns which (by C-order index; nil when none) and whether
 // every inner chunk sel needs was a hit.
-func (f *fetcher) cachedInner(key string, l *sharding.Layout, sel nd.Selection, dst nd.View) ([]bool, bool) {
+func (f *fetcher) cachedInner(key string, l *sharding.Layout, sel nd.ChunkPart, dst nd.View) ([]bool, bool) {
 	e := f.e
 	var hit []bool
 	all := true
-	for p := range sel.Chunks(l.ChunkShape()) {
+	for p := range sel.Parts(l.ChunkShape()) {
 		lin := l.Linear(p.Coords)
 		v, ok := e.g.Cache.Get(cache.Key(e.g.StoreID, key, 0, lin))
 		if !ok || len(v) != l.InnerBytes() {
 			all = false
 			continue
 		}
-		nd.Copy(p.DstView(dst), p.SrcView(nd.Contiguous(v, l.ChunkShape(), l.ItemSize())))
+		p.CopyOut(p.DstView(dst), nd.Contiguous(v, l.ChunkShape(), l.ItemSize()))
 		if hit == nil {
 			hit = make([]bool, l.NumChunks())
 		}
@@ -178,7 +179,7 @@ func (f *fetcher) loadIndex(ctx context.Context, ref shardRef) (*sharding.Index,
 
 // readWhole reads all of ref with one request and hands sel's inner
 // chunks to the decode workers from memory.
-func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, sel nd.Selection, dst nd.View) error {
+func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, sel nd.ChunkPart, dst nd.View) error {
 	e := f.e
 	l := ref.l
 	br := store.Full()
@@ -268,10 +269,10 @@ func readLocal(ctx context.Context, caps store.Capabilities, key string, maxSize
 
 // sendMem hands the inner chunks sel needs of the in-memory shard b
 // (index ix) to the decode workers.
-func (f *fetcher) sendMem(ctx context.Context, h *hold, ref shardRef, ix *sharding.Index, b []byte, sel nd.Selection, dst nd.View) error {
+func (f *fetcher) sendMem(ctx context.Context, h *hold, ref shardRef, ix *sharding.Index, b []byte, sel nd.ChunkPart, dst nd.View) error {
 	l := ref.l
 	kept := f.cachesInner(ref)
-	for p := range sel.Chunks(l.ChunkShape()) {
+	for p := range sel.Parts(l.ChunkShape()) {
 		lin := l.Linear(p.Coords)
 		off, n, ok := ix.Entry(lin)
 		out := p.DstView(dst)
@@ -338,14 +339,14 @@ const maxRuns = 1024
 // lists the inner chunks sel touches, fetches their bytes with one batched
 // call and hands them to the decode workers. hits marks inner chunks
 // already placed from the chunk cache.
-func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *sharding.Index, sel nd.Selection, dst nd.View, hits []bool) error {
+func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *sharding.Index, sel nd.ChunkPart, dst nd.View, hits []bool) error {
 	e := f.e
 	l := ref.l
 	var jobs []job
 	var spans []store.Span
 	vec := f.innerVec(l)
 	cacheInner := f.cachesInner(ref)
-	for p := range sel.Chunks(l.ChunkShape()) {
+	for p := range sel.Parts(l.ChunkShape()) {
 		lin := l.Linear(p.Coords)
 		if hits != nil && hits[lin] {
 			continue // placed from the chunk cache
@@ -367,7 +368,7 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 		case whole:
 			spans = append(spans, store.Span{Offset: off, Length: n})
 		case l.Nested() != nil:
-			if p.Selection().NumChunks(l.Nested().ChunkShape()) == l.Nested().NumChunks() {
+			if p.NumParts(l.Nested().ChunkShape()) == l.Nested().NumChunks() {
 				spans = append(spans, store.Span{Offset: off, Length: n})
 				break
 			}
@@ -384,7 +385,7 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 				o, k, _ := br.Bounded()
 				spans = append(spans, store.Span{Offset: o - ref.base, Length: k})
 			}
-		case l.Identity() && !cacheInner: // with a chunk cache, read whole chunks to cache them
+		case l.Identity() && !cacheInner && !p.Gathers(): // with a chunk cache, read whole chunks to cache them
 			if n != int64(l.InnerBytes()) {
 				return fmt.Errorf("%w: inner chunk %v has %d bytes, uncompressed chunks have %d",
 					sharding.ErrCorruptIndex, p.Coords, n, l.InnerBytes())
@@ -429,7 +430,7 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 					e.g.IndexCache.Add(e.g.StoreID, sub.key, sub.base, sub.size, nix)
 				}
 			}
-			if err := f.readInner(ctx, h, sub, nix, j.part.Selection(), out, nil); err != nil {
+			if err := f.readInner(ctx, h, sub, nix, j.part, out, nil); err != nil {
 				return err
 			}
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -43,9 +44,11 @@ type ReadWriter interface {
 // chunk never lose each other's data; so are writes by other processes
 // when the store locks keys (store.KeyLocker: the filesystem store, for
 // processes on one machine).
+//
+// A selection that reorders (index arrays out of order or with repeats)
+// writes each element once: where an index repeats, the value written
+// last in C order of data wins, as in NumPy.
 func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []byte, opt Options) error {
-	caps := store.CapabilitiesOf(s) // asked once per write
-	opt = opt.withCaps(caps)
 	fullShape := sel.FullShape()
 	item := g.itemSize()
 	if want := nd.NumElements(fullShape) * item; len(data) != want {
@@ -54,7 +57,23 @@ func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []
 	if len(data) == 0 {
 		return ctx.Err()
 	}
-	w := &writeRun{s: s, g: g, src: nd.Contiguous(data, fullShape, item), opt: opt, locker: caps.Locker, cond: caps.Conditional}
+	src := nd.Contiguous(data, fullShape, item)
+	if sel.Reorders() {
+		compact := sel.Compact()
+		buf := bufpool.Get(compact.NumElements() * item)
+		defer bufpool.Put(buf)
+		dst := nd.Contiguous((*buf)[:compact.NumElements()*item], compact.FullShape(), item)
+		nd.Gather(dst, src, sel.LastOrders())
+		sel, src = compact, dst
+	}
+	return writeUnits(ctx, s, g, NewPlan(g, sel).WriteUnits(), src, opt)
+}
+
+// writeUnits writes the write units units, whose places are in src.
+func writeUnits(ctx context.Context, s ReadWriter, g *Grid, units iter.Seq[WriteUnit], src nd.View, opt Options) error {
+	caps := store.CapabilitiesOf(s) // asked once per write
+	opt = opt.withCaps(caps)
+	w := &writeRun{s: s, g: g, src: src, opt: opt, locker: caps.Locker, cond: caps.Conditional}
 	w.inflight = semaphore.NewWeighted(opt.MaxBytesInFlight)
 	eg, gctx := errgroup.WithContext(ctx)
 	if g.Shard != nil {
@@ -68,7 +87,7 @@ func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []
 	}
 	writers := max(1, opt.DecodeConcurrency+opt.IOConcurrency)
 	eg.SetLimit(writers)
-	for u := range NewPlan(g, sel).WriteUnits() {
+	for u := range units {
 		cost := min(w.unitCost(u), opt.MaxBytesInFlight)
 		if err := w.inflight.Acquire(gctx, cost); err != nil {
 			break
@@ -229,7 +248,7 @@ func (w *writeRun) writeChunk(ctx context.Context, io *unitIO, p nd.ChunkPart, w
 			}
 		}
 	}
-	nd.Copy(p.SrcView(chunkView), p.DstView(w.src))
+	p.CopyIn(chunkView, p.DstView(w.src))
 	empty := !w.opt.WriteEmptyChunks && nd.IsFilled(chunk, g.fill())
 	if empty && io.cond == nil {
 		return io.put(ctx, nil, true)
@@ -321,7 +340,7 @@ func (w *writeRun) writeShard(ctx context.Context, io *unitIO, p nd.ChunkPart, w
 	// The inner chunks p touches, by C-order index.
 	touched := make(map[int]nd.ChunkPart)
 	shardSrc := p.DstView(w.src)
-	for q := range p.Selection().Chunks(l.ChunkShape()) {
+	for q := range p.Parts(l.ChunkShape()) {
 		touched[l.Linear(q.Coords)] = q
 	}
 	outBuf := bufpool.Get(l.MaxEncodedSize())

@@ -540,7 +540,7 @@ func (l *Layout) UpdateInner(scratch, stored []byte, p nd.ChunkPart, src nd.View
 	default:
 		nd.Fill(chunkView, l.fill)
 	}
-	nd.Copy(p.SrcView(chunkView), src)
+	p.CopyIn(chunkView, src)
 	if nd.IsFilled(scratch, l.fill) {
 		return nil, nil
 	}

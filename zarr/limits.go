@@ -87,7 +87,7 @@ func (o *options) checkChunkBytes(p string, unit int) error {
 func (a *Array) selectionBytes(sel nd.Selection) (int, error) {
 	n := uint64(a.meta.DataType.Size())
 	for _, d := range sel {
-		hi, lo := bits.Mul64(n, uint64(max(d.Count, 0)))
+		hi, lo := bits.Mul64(n, uint64(max(d.Len(), 0)))
 		if hi != 0 || lo > math.MaxInt {
 			return 0, fmt.Errorf("%q: %w: selection %v is more than %d bytes", a.path, ErrTooLarge, sel, math.MaxInt)
 		}

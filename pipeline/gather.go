@@ -1,0 +1,199 @@
+package pipeline
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/gozarr/gozarr/internal/bufpool"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store"
+)
+
+// This file holds the gathers: selections that are not boxes. An
+// orthogonal selection (index arrays, masks) is a Selection whose listed
+// dimensions the chunk grid splits like any other (nd.Selection.Chunks);
+// a coordinate selection (points) is sorted by the chunk hierarchy, so
+// that every chunk, shard and inner chunk it touches holds one run of
+// consecutive points. Either way every touched (inner) chunk is fetched
+// and decoded once, by the one engine, and the values are put back in the
+// order asked at the end. Cost and memory grow with the chunks touched and
+// the indices given, never with the chunk grid.
+
+// readReordered reads a selection that reorders: its compact form into a
+// temporary buffer, then the output gathered from it.
+func readReordered(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, out nd.View, opt Options) error {
+	compact := sel.Compact()
+	item := g.itemSize()
+	n := compact.NumElements() * item
+	buf := bufpool.Get(n)
+	defer bufpool.Put(buf)
+	tmp := nd.Contiguous((*buf)[:n], compact.FullShape(), item)
+	if err := newEngine(r, g, tmp, opt).run(ctx, compact); err != nil {
+		return err
+	}
+	nd.Gather(out, tmp, sel.Orders())
+	return nil
+}
+
+// pointsShape is the shape the engine places n points in: 1, ..., 1, n.
+func pointsShape(rank, n int) []int {
+	s := make([]int, rank)
+	for d := range s {
+		s[d] = 1
+	}
+	s[rank-1] = n
+	return s
+}
+
+// ReadPoints reads the elements at the points pts (a coordinate selection,
+// zarr-python's vindex: normalised against g's shape by nd.NormalizePoints
+// or nd.MaskPoints) into out, in the order of pts; out holds pts.Len()
+// elements. Points are sorted by chunk, shard and inner chunk and
+// deduplicated, so each touched inner chunk is fetched and decoded once
+// however many points it serves; the values then go back in the order
+// asked.
+func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out []byte, opt Options) error {
+	item := g.itemSize()
+	if err := checkPoints(g, pts); err != nil {
+		return err
+	}
+	if want := pts.Len() * item; len(out) != want {
+		return fmt.Errorf("pipeline: output holds %d bytes, %d points need %d", len(out), pts.Len(), want)
+	}
+	if pts.Len() == 0 {
+		return ctx.Err()
+	}
+	sorted, order := sortPoints(g, pts, false)
+	view := nd.Contiguous(out, pointsShape(pts.Rank, pts.Len()), item)
+	if order == nil {
+		return newEngine(r, g, view, opt).runParts(ctx, nd.PointParts(sorted, g.ChunkShape), nd.NumPointParts(sorted, g.ChunkShape))
+	}
+	n := sorted.Len() * item
+	buf := bufpool.Get(n)
+	defer bufpool.Put(buf)
+	tmp := nd.Contiguous((*buf)[:n], pointsShape(pts.Rank, sorted.Len()), item)
+	if err := newEngine(r, g, tmp, opt).runParts(ctx, nd.PointParts(sorted, g.ChunkShape), nd.NumPointParts(sorted, g.ChunkShape)); err != nil {
+		return err
+	}
+	nd.Gather(nd.Contiguous(out, []int{pts.Len()}, item), nd.Contiguous(tmp.Data, []int{sorted.Len()}, item), [][]int{order})
+	return nil
+}
+
+// WritePoints stores data (one element per point, in the order of pts)
+// at the points pts. Where a point repeats, its last value wins, as in
+// NumPy. Chunks (shards) are written as Write writes them: each touched
+// one once, read-modify-write unless the points cover it.
+func WritePoints(ctx context.Context, s ReadWriter, g *Grid, pts nd.Points, data []byte, opt Options) error {
+	item := g.itemSize()
+	if err := checkPoints(g, pts); err != nil {
+		return err
+	}
+	if want := pts.Len() * item; len(data) != want {
+		return fmt.Errorf("pipeline: data holds %d bytes, %d points need %d", len(data), pts.Len(), want)
+	}
+	if pts.Len() == 0 {
+		return ctx.Err()
+	}
+	sorted, order := sortPoints(g, pts, true)
+	src := nd.Contiguous(data, pointsShape(pts.Rank, pts.Len()), item)
+	if order != nil {
+		n := sorted.Len() * item
+		buf := bufpool.Get(n)
+		defer bufpool.Put(buf)
+		src = nd.Contiguous((*buf)[:n], pointsShape(pts.Rank, sorted.Len()), item)
+		nd.Gather(nd.Contiguous(src.Data, []int{sorted.Len()}, item), nd.Contiguous(data, []int{pts.Len()}, item), [][]int{order})
+	}
+	units := func(yield func(WriteUnit) bool) {
+		for p := range nd.PointParts(sorted, g.ChunkShape) {
+			if !yield(WriteUnit{Key: g.Key(p.Coords), Coords: p.Coords, Part: p, Whole: p.CoversChunk(g.ChunkShape, g.Shape)}) {
+				return
+			}
+		}
+	}
+	return writeUnits(ctx, s, g, units, src, opt)
+}
+
+// checkPoints reports points that do not fit g.
+func checkPoints(g *Grid, pts nd.Points) error {
+	if pts.Rank != len(g.Shape) || pts.Rank == 0 || len(pts.Coords)%pts.Rank != 0 {
+		return fmt.Errorf("%w: points of rank %d for an array of rank %d", nd.ErrInvalidSelection, pts.Rank, len(g.Shape))
+	}
+	for k := range pts.Len() {
+		for d, c := range pts.At(k) {
+			if c < 0 || c >= g.Shape[d] {
+				return fmt.Errorf("%w: point %d has coordinate %d in dimension %d of length %d", nd.ErrOutOfBounds, k, c, d, g.Shape[d])
+			}
+		}
+	}
+	return nil
+}
+
+// levels returns the chunk shapes of g's hierarchy, outermost first: the
+// grid's chunks (shards), then the inner chunks of every level of nesting.
+func (g *Grid) levels() [][]int {
+	lv := [][]int{g.ChunkShape}
+	for l := g.Shard; l != nil; l = l.Nested() {
+		lv = append(lv, l.ChunkShape())
+	}
+	return lv
+}
+
+// sortPoints returns the distinct points of pts sorted by the chunk
+// hierarchy of g (grid chunk, then inner chunk at every level, then C
+// order within the innermost chunk), and order, the position in the
+// sorted points of each point asked (nil when pts already is sorted and
+// distinct). For a write (last set), the position of each sorted point in
+// pts is returned instead: its last occurrence, whose value wins.
+func sortPoints(g *Grid, pts nd.Points, last bool) (nd.Points, []int) {
+	rank, n := pts.Rank, pts.Len()
+	lv := g.levels()
+	// A point's key: its chunk coordinates at every level, then itself.
+	width := (len(lv) + 1) * rank
+	keys := make([]int, n*width)
+	for k := range n {
+		p := pts.At(k)
+		key := keys[k*width : (k+1)*width]
+		for i, shape := range lv {
+			for d, c := range shape {
+				key[i*rank+d] = p[d] / c
+			}
+		}
+		copy(key[len(lv)*rank:], p)
+	}
+	keyOf := func(k int) []int { return keys[k*width : (k+1)*width] }
+	inOrder := true
+	for k := 1; k < n && inOrder; k++ {
+		inOrder = slices.Compare(keyOf(k-1), keyOf(k)) < 0
+	}
+	if inOrder {
+		return pts, nil
+	}
+	perm := make([]int, n)
+	for k := range perm {
+		perm[k] = k
+	}
+	slices.SortStableFunc(perm, func(a, b int) int {
+		if c := slices.Compare(keyOf(a), keyOf(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	sorted := nd.Points{Rank: rank, Coords: make([]int, 0, n*rank)}
+	order := make([]int, n) // read: point asked → sorted position
+	var from []int          // write: sorted position → last point asked
+	for i, k := range perm {
+		if i == 0 || slices.Compare(keyOf(perm[i-1]), keyOf(k)) != 0 {
+			sorted.Coords = append(sorted.Coords, pts.At(k)...)
+			from = append(from, k)
+		} else {
+			from[len(from)-1] = k // equal keys sort by position: the later wins
+		}
+		order[k] = sorted.Len() - 1
+	}
+	if last {
+		return sorted, from
+	}
+	return sorted, order
+}

@@ -1,0 +1,177 @@
+package zarr
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/pipeline"
+	"github.com/gozarr/gozarr/store"
+)
+
+// This file holds the selections beyond boxes that are not items of a
+// subscript: coordinate selections (points, a boolean mask of the whole
+// array) and block selections. Orthogonal selections (index arrays and
+// masks per dimension: nd.Indices, nd.Mask) are items, and go through
+// ReadBytes, ReadBytesInto, WriteBytes, Read, ReadInto and Write like
+// slices do.
+
+// Points normalises a coordinate selection against the array's shape:
+// coords[d] lists the coordinates of dimension d of every point (lists of
+// length 1 broadcast; negative coordinates count from the end), as
+// zarr-python's vindex and NumPy's a[i, j, k] with index arrays.
+func (a *Array) Points(coords [][]int) (nd.Points, error) {
+	return nd.NormalizePoints(coords, a.meta.Shape)
+}
+
+// ReadPoints reads the elements at a coordinate selection (see Points)
+// into a new buffer and returns it with its shape, [number of points].
+// Each chunk (inner chunk of a shard) the points touch is fetched and
+// decoded once, however many points it serves and in whatever order they
+// are asked.
+func (a *Array) ReadPoints(ctx context.Context, coords [][]int) ([]byte, []int, error) {
+	pts, err := a.Points(coords)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a.readPoints(ctx, pts)
+}
+
+// ReadMask reads the elements where mask (a boolean array of the array's
+// shape, C order) is true, in C order, into a new buffer and returns it
+// with its shape, [number of true elements].
+func (a *Array) ReadMask(ctx context.Context, mask []bool) ([]byte, []int, error) {
+	pts, err := nd.MaskPoints(mask, a.meta.Shape)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a.readPoints(ctx, pts)
+}
+
+// ReadPointsInto reads the elements at the normalised points pts into
+// out, which holds exactly pts.Len() elements.
+func (a *Array) ReadPointsInto(ctx context.Context, out []byte, pts nd.Points) error {
+	if err := pipeline.ReadPoints(ctx, a.st, a.grid, pts, out, a.opts.pipe); err != nil {
+		return fmt.Errorf("read %q: %w", a.path, err)
+	}
+	return nil
+}
+
+// readPoints reads pts into a new buffer, bounded as ReadBytes is.
+func (a *Array) readPoints(ctx context.Context, pts nd.Points) ([]byte, []int, error) {
+	n, err := a.allocBytes(nd.Selection{{Count: pts.Len(), Step: 1}})
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]byte, n)
+	if err := a.ReadPointsInto(ctx, out, pts); err != nil {
+		return nil, nil, err
+	}
+	return out, []int{pts.Len()}, nil
+}
+
+// WritePoints writes data (one element per point, memory representation)
+// at a coordinate selection (see Points). Where a point repeats, its last
+// value wins, as in NumPy.
+func (a *Array) WritePoints(ctx context.Context, data []byte, coords [][]int) error {
+	pts, err := a.Points(coords)
+	if err != nil {
+		return err
+	}
+	return a.WritePointsSelection(ctx, data, pts)
+}
+
+// WriteMask writes data (one element per true element of mask, in C
+// order) where mask, a boolean array of the array's shape, is true.
+func (a *Array) WriteMask(ctx context.Context, data []byte, mask []bool) error {
+	pts, err := nd.MaskPoints(mask, a.meta.Shape)
+	if err != nil {
+		return err
+	}
+	return a.WritePointsSelection(ctx, data, pts)
+}
+
+// WritePointsSelection writes data at the normalised points pts.
+func (a *Array) WritePointsSelection(ctx context.Context, data []byte, pts nd.Points) error {
+	rw, ok := a.st.(pipeline.ReadWriter)
+	if !ok {
+		return fmt.Errorf("write %q: %w", a.path, store.ErrReadOnly)
+	}
+	if a.grid.IndexCache != nil && a.grid.Shard != nil {
+		defer func() {
+			for p := range nd.PointParts(pts, a.meta.ChunkShape) {
+				a.grid.IndexCache.Invalidate(a.grid.StoreID, a.grid.Key(p.Coords))
+			}
+		}()
+	}
+	if err := pipeline.WritePoints(ctx, rw, a.grid, pts, data, a.opts.pipe); err != nil {
+		return fmt.Errorf("write %q: %w", a.path, err)
+	}
+	return nil
+}
+
+// BlockItems turns a block selection (zarr-python's blocks) into the
+// element selection it stands for: items index the chunk grid (of the
+// array's chunks, or shards for a sharded array: its write units), as
+// integers (negative from the end) and slices with step 1, and the result
+// selects the elements of those chunks, edge chunks clipped to the array.
+// Read it with ReadBytes, write it with WriteBytes.
+func (a *Array) BlockItems(items ...nd.Item) ([]nd.Item, error) {
+	grid := a.meta.Shape
+	chunk := a.meta.ChunkShape
+	gshape := make([]int, len(grid))
+	for d := range grid {
+		gshape[d] = (grid[d] + chunk[d] - 1) / chunk[d]
+	}
+	sel, err := nd.Normalize(items, gshape)
+	if err != nil {
+		return nil, fmt.Errorf("block selection: %w", err)
+	}
+	out := make([]nd.Item, len(sel))
+	for d, dim := range sel {
+		if dim.Index != nil || dim.Order != nil || (dim.Count > 1 && dim.Step != 1) {
+			return nil, fmt.Errorf("block selection: %w: dimension %d: only integers and slices with step 1 select blocks", nd.ErrInvalidSelection, d)
+		}
+		lo := dim.Start * chunk[d]
+		hi := min(grid[d], (dim.Start+dim.Count)*chunk[d])
+		if dim.Count == 0 {
+			lo, hi = 0, 0
+		}
+		out[d] = nd.Range(lo, hi)
+	}
+	return out, nil
+}
+
+// ReadPoints reads the elements of a at a coordinate selection (see
+// Array.Points) into a new slice, in the order asked.
+func ReadPoints[T Element](ctx context.Context, a *Array, coords [][]int) ([]T, error) {
+	pts, err := a.Points(coords)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := asBytes[T](a, nil); err != nil {
+		return nil, err
+	}
+	if _, err := a.allocBytes(nd.Selection{{Count: pts.Len(), Step: 1}}); err != nil {
+		return nil, err
+	}
+	out := make([]T, pts.Len())
+	b, err := asBytes(a, out)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.ReadPointsInto(ctx, b, pts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// WritePoints writes data (one value per point) into a at a coordinate
+// selection (see Array.Points); where a point repeats, its last value wins.
+func WritePoints[T Element](ctx context.Context, a *Array, data []T, coords [][]int) error {
+	b, err := asBytes(a, data)
+	if err != nil {
+		return err
+	}
+	return a.WritePoints(ctx, b, coords)
+}
