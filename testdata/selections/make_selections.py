@@ -216,7 +216,7 @@ class Out:
         self.bytes = 0
 
     def save(self, name, arr):
-        arr = np.ascontiguousarray(arr)
+        arr = np.array(arr, order="C", copy=True)  # keeps 0-d results 0-d
         if arr.dtype.byteorder == ">":
             arr = arr.astype(arr.dtype.newbyteorder("<"))
         path = os.path.join(self.expdir, name)
