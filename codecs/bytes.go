@@ -97,6 +97,9 @@ func (b *Bytes) ValidateRepr(repr ChunkRepr) error {
 	if !repr.DType.Valid() {
 		return fmt.Errorf("%w: bytes: invalid data type", ErrInvalidConfig)
 	}
+	if repr.DType.VarLen() {
+		return fmt.Errorf("%w: bytes: %s is variable-length (its codec is %s)", ErrInvalidConfig, repr.DType, repr.DType.VarCodec())
+	}
 	// Endianness matters only where elements have bytes to swap: raw
 	// bits and booleans of any width have none (zarr-python 3 writes raw
 	// arrays with a bare {"name": "bytes"}).

@@ -54,6 +54,10 @@ func (k Kind) String() string {
 		return "timedelta"
 	case BFloat:
 		return "bfloat"
+	case VarString:
+		return "vlen-string"
+	case VarBytes:
+		return "vlen-bytes"
 	}
 	return "invalid"
 }
@@ -101,6 +105,9 @@ func Parse(name string) (DataType, error) {
 	if name == "bfloat16" {
 		return TypeBFloat16, nil
 	}
+	if d, ok := parseVarName(name); ok {
+		return d, nil
+	}
 	for _, d := range []DataType{TypeBool, TypeInt8, TypeInt16, TypeInt32, TypeInt64,
 		TypeUint8, TypeUint16, TypeUint32, TypeUint64, TypeFloat16, TypeFloat32, TypeFloat64,
 		TypeComplex64, TypeComplex128} {
@@ -122,10 +129,7 @@ func Parse(name string) (DataType, error) {
 // unsupportedNames are data types other writers use that gozarr does not
 // read, with what they are, for precise errors.
 var unsupportedNames = map[string]string{
-	"string":                "zarr-python's variable-length UTF-8 strings",
-	"variable_length_bytes": "zarr-python's variable-length bytes",
-	"bytes":                 "variable-length bytes",
-	"struct":                "a structured (record) type",
+	"struct": "a structured (record) type",
 }
 
 // Name returns the Zarr v3 name: "bool", "int16", "complex64", "r8", ...
@@ -172,7 +176,7 @@ func (d DataType) SwapUnit() int {
 	switch d.kind {
 	case Complex:
 		return d.size / 2
-	case Bool, Raw, Bytes:
+	case Bool, Raw, Bytes, VarString, VarBytes:
 		return 1
 	case String:
 		return 4
@@ -200,6 +204,8 @@ func (d DataType) NumpyDescr() string {
 		return "<m8[" + d.timeSuffix() + "]"
 	case BFloat:
 		return "<V2"
+	case VarString, VarBytes:
+		return "|O"
 	}
 	code := map[Kind]string{Int: "i", Uint: "u", Float: "f", Complex: "c"}[d.kind]
 	if d.size == 1 {

@@ -146,7 +146,7 @@ func (d DataType) extName() string {
 	case BFloat:
 		return "bfloat16"
 	}
-	return ""
+	return d.varName()
 }
 
 // describe returns a name with the type's parameters, for messages.

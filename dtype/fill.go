@@ -40,6 +40,10 @@ const maxFillJSON = 1 << 16
 // Errors wrap ErrInvalidFill. ParseFill never panics and is safe for
 // concurrent use.
 func ParseFill(d DataType, raw json.RawMessage) ([]byte, error) {
+	if d.VarLen() {
+		b, _, err := parseVarFill(d, raw, false)
+		return b, err
+	}
 	v, err := decodeFillJSON(d, raw)
 	if err != nil {
 		return nil, err
@@ -64,6 +68,9 @@ func ParseFill(d DataType, raw json.RawMessage) ([]byte, error) {
 // and bools may be written as integral numbers such as 0.0 (bool 0 or 1);
 // raw/void types (|V, |S) take a base64 string. Errors wrap ErrInvalidFill.
 func ParseFillV2(d DataType, raw json.RawMessage) (elem []byte, ok bool, err error) {
+	if d.VarLen() {
+		return parseVarFill(d, raw, true)
+	}
 	v, err := decodeFillJSON(d, raw)
 	if err != nil {
 		return nil, false, err
@@ -356,6 +363,9 @@ func FormatFillV2(d DataType, elem []byte) (json.RawMessage, error) {
 func formatFill(d DataType, elem []byte, v2 bool) (json.RawMessage, error) {
 	if !d.Valid() {
 		return nil, fmt.Errorf("%w: invalid data type", ErrInvalidFill)
+	}
+	if d.VarLen() {
+		return formatVarFill(d, elem)
 	}
 	if len(elem) != d.Size() {
 		return nil, fmt.Errorf("%w: %d bytes for %s, want %d", ErrInvalidFill, len(elem), d.Name(), d.Size())

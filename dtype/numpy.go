@@ -27,7 +27,7 @@ func ParseNumpy(descr string) (DataType, bool, error) {
 	if len(descr) > 32 {
 		return bad("too long")
 	}
-	if d, err := Parse(descr); err == nil && d.kind != Raw {
+	if d, err := Parse(descr); err == nil && d.kind != Raw && !d.VarLen() {
 		return d, false, nil
 	}
 	s := descr

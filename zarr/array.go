@@ -48,6 +48,7 @@ type options struct {
 	chunkCache cache.Cache
 	// Size limits (limits.go); 0 means the default.
 	maxMeta, maxChunk, maxRead int64
+	maxVLen                    int64 // WithMaxVLenChunkBytes (strings.go)
 	// Metadata lookup (consolidated.go): the only format to look for (0:
 	// v3, then v2), whether to ignore and whether to verify consolidated
 	// metadata.

@@ -102,8 +102,11 @@ func NewArrayMetadata(shape []int, dt dtype.DataType, chunkShape []int, opts ...
 	}
 	if b.fill == nil {
 		b.fill = make([]byte, dt.Size())
+		if dt.VarLen() { // the fill value's content: "" (zarr-python's default)
+			b.fill = []byte{}
+		}
 	}
-	bytesCodec, err := codecs.NewBytes(b.endian)
+	bytesCodec, err := arrayToBytes(dt, b.endian)
 	if err != nil {
 		return nil, err
 	}

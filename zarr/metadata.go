@@ -498,7 +498,7 @@ func (m *ArrayMetadata) Validate() error {
 	if hi, lo := bits.Mul64(total, uint64(m.DataType.Size())); hi != 0 || lo > math.MaxInt64 {
 		return metaErr("shape", "%v of %s is more than 2^63 bytes", m.Shape, m.DataType)
 	}
-	if len(m.FillValue) != m.DataType.Size() {
+	if len(m.FillValue) != m.DataType.Size() && !m.DataType.VarLen() {
 		return metaErr("fill_value", "%d bytes, want %d for %s", len(m.FillValue), m.DataType.Size(), m.DataType)
 	}
 	if err := m.ChunkKeyEncoding.Validate(); err != nil {
@@ -550,6 +550,9 @@ func (m *ArrayMetadata) GridShape() []int {
 // ChunkRepr returns the decoded representation of one chunk of the chunk
 // grid: chunk shape, data type and fill value, for resolving the codec chain.
 func (m *ArrayMetadata) ChunkRepr() codecs.ChunkRepr {
+	if m.DataType.VarLen() { // the fill value's handle
+		return codecs.ChunkRepr{Shape: append([]int(nil), m.ChunkShape...), DType: m.DataType, Fill: make([]byte, dtype.HandleSize)}
+	}
 	return codecs.ChunkRepr{Shape: append([]int(nil), m.ChunkShape...), DType: m.DataType,
 		Fill: append([]byte(nil), m.FillValue...)}
 }

@@ -456,7 +456,7 @@ func TestParseArrayMetadataErrors(t *testing.T) {
 		{"chunk grid unknown config", edit(t, "chunk_grid", `{"name": "regular", "configuration": {"chunk_shape": [5, 5], "x": 1}}`), ErrInvalidMetadata},
 		{"unknown chunk grid", edit(t, "chunk_grid", `{"name": "rectilinear", "configuration": {"chunk_shapes": [[5], [5]]}}`), ErrUnsupported},
 		{"unknown chunk grid must_understand false", edit(t, "chunk_grid", `{"name": "rectilinear", "must_understand": false}`), ErrUnsupported},
-		{"unknown data type", edit(t, "data_type", `"string"`), ErrUnsupported},
+		{"unknown data type", edit(t, "data_type", `"struct"`), ErrUnsupported},
 		{"unknown data type object", edit(t, "data_type", `{"name": "datetime", "configuration": {"unit": "ns"}}`), ErrUnsupported},
 		{"data type number", edit(t, "data_type", `16`), ErrInvalidMetadata},
 		{"data type bad configuration", edit(t, "data_type", `{"name": "int16", "configuration": {"x": 1}}`), ErrInvalidMetadata},

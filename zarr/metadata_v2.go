@@ -99,7 +99,11 @@ func ParseArrayMetadataV2(zarray, zattrs []byte) (*ArrayMetadataV2, error) {
 	if err := json.Unmarshal(top["dtype"], &m.DType); err != nil {
 		return nil, fmt.Errorf("%w: dtype: only simple dtype strings are supported (structured dtypes are not)", ErrUnsupported)
 	}
-	if m.DataType, m.BigEndian, err = dtype.ParseNumpy(m.DType); err != nil {
+	if isObjectDType(m.DType) {
+		if m.DataType, err = objectTypeV2(top["filters"]); err != nil {
+			return nil, err
+		}
+	} else if m.DataType, m.BigEndian, err = dtype.ParseNumpy(m.DType); err != nil {
 		return nil, fmt.Errorf("%w: dtype: %w", ErrUnsupported, err)
 	}
 	if raw, ok := top["fill_value"]; ok {
@@ -162,7 +166,7 @@ func (m *ArrayMetadataV2) Validate() error {
 	if m.DimensionSeparator != "." && m.DimensionSeparator != "/" {
 		return metaErr("dimension_separator", "%q, want \".\" or \"/\"", m.DimensionSeparator)
 	}
-	if m.FillValue != nil && len(m.FillValue) != m.DataType.Size() {
+	if m.FillValue != nil && len(m.FillValue) != m.DataType.Size() && !m.DataType.VarLen() {
 		return metaErr("fill_value", "%d bytes, want %d", len(m.FillValue), m.DataType.Size())
 	}
 	if m.Compressor != nil && m.Compressor.ID == "" {
@@ -285,7 +289,9 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 		return nil, err
 	}
 	fill := m.FillValue
-	if fill == nil {
+	if m.DataType.VarLen() {
+		fill = varFillV3(fill)
+	} else if fill == nil {
 		fill = make([]byte, m.DataType.Size())
 	}
 	fillJSON, err := dtype.FormatFill(m.DataType, fill)
@@ -330,9 +336,13 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 		}
 		bytesSpec.Configuration, _ = json.Marshal(map[string]string{"endian": endian})
 	}
+	filters := m.Filters
+	if m.DataType.VarLen() {
+		bytesSpec, filters = v2VarCodecs(m)
+	}
 	v3.Codecs = append(v3.Codecs, bytesSpec)
 	typesize := m.DataType.Size()
-	for i, f := range m.Filters {
+	for i, f := range filters {
 		spec, err := v2CodecSpec(f)
 		if err != nil {
 			return nil, metaErr(fmt.Sprintf("filters[%d]", i), "%v", err)

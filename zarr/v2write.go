@@ -50,6 +50,10 @@ func prepareV2(m *ArrayMetadataV2) error {
 		if m.BigEndian && m.DataType.SwapUnit() > 1 {
 			m.DType = ">" + strings.TrimLeft(m.DType, "<|")
 		}
+	} else if isObjectDType(m.DType) {
+		if !m.DataType.VarLen() {
+			return metaErr("dtype", "%q needs DataType dtype.TypeVarString or TypeVarBytes", m.DType)
+		}
 	} else {
 		d, big, err := dtype.ParseNumpy(m.DType)
 		if err != nil {
@@ -59,6 +63,9 @@ func prepareV2(m *ArrayMetadataV2) error {
 	}
 	if m.Order == "" {
 		m.Order = "C"
+	}
+	if err := prepareVarV2(m); err != nil {
+		return err
 	}
 	if m.DimensionSeparator == "" {
 		m.DimensionSeparator = "."

@@ -1,0 +1,95 @@
+package codecs
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+)
+
+// unsafeBytes views s as bytes, which must never be written.
+func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// ResolveStrings sets out[i] to the value of the i-th handle of handles
+// (8 bytes each, little-endian; len(out) of them) and releases the arena's
+// segments. A decoded chunk most of whose elements are in out is shared
+// by the strings (no copy: memory is the output's and the chunk's 4 bytes
+// of length per element); the elements of a chunk mostly left out are
+// copied, so the chunk itself is dropped. Call it once, when the read is
+// over.
+func (a *VLenArena) ResolveStrings(handles []byte, out []string) error {
+	var fill string
+	if len(a.fill) > 0 {
+		fill = string(a.fill)
+	}
+	return a.resolve(handles, len(out), func(i int, v []byte, shared bool) {
+		switch {
+		case len(v) == 0:
+			out[i] = ""
+		case shared:
+			out[i] = unsafe.String(unsafe.SliceData(v), len(v))
+		default:
+			out[i] = string(v)
+		}
+	}, func(i int) { out[i] = fill })
+}
+
+// ResolveBytes is ResolveStrings for byte strings: each out[i] has its
+// own capacity (appending to one never writes another's bytes), but
+// elements selected more than once share their memory. Empty elements are
+// empty, non-nil slices.
+func (a *VLenArena) ResolveBytes(handles []byte, out [][]byte) error {
+	return a.resolve(handles, len(out), func(i int, v []byte, shared bool) {
+		if shared {
+			out[i] = v[:len(v):len(v)]
+			return
+		}
+		out[i] = append(make([]byte, 0, len(v)), v...)
+	}, func(i int) { out[i] = append(make([]byte, 0, len(a.fill)), a.fill...) })
+}
+
+// resolve calls set for every non-fill handle with its value and whether
+// the value may be kept (it lives in a segment shared with the result, or
+// is the caller's own), and fill for handle 0.
+func (a *VLenArena) resolve(handles []byte, n int, set func(i int, v []byte, shared bool), fill func(i int)) error {
+	if len(handles) != 8*n {
+		return fmt.Errorf("codecs: resolve %d bytes of handles into %d values", len(handles), n)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	// How many handles name each segment, to share a chunk most of which
+	// is used and to drop the others once their last value is copied.
+	left := make([]int, len(a.segs))
+	for i := 0; i < len(handles); i += 8 {
+		if seg := binary.LittleEndian.Uint64(handles[i:]) >> 32; seg < uint64(len(left)) {
+			left[seg]++
+		}
+	}
+	share := make([]bool, len(a.segs))
+	for s, k := range left {
+		seg := &a.segs[s]
+		switch {
+		case seg.raw != nil:
+			share[s] = 2*k >= int(binary.LittleEndian.Uint32(seg.raw))
+		case seg.strs != nil, seg.blobs != nil:
+			share[s] = true
+		}
+	}
+	for i := range n {
+		h := binary.LittleEndian.Uint64(handles[8*i:])
+		if h == 0 {
+			fill(i)
+			continue
+		}
+		v, err := a.valueLocked(h)
+		if err != nil {
+			return fmt.Errorf("element %d: %w", i, err)
+		}
+		s := h >> 32
+		set(i, v, share[s])
+		if left[s]--; left[s] == 0 {
+			a.segs[s] = vlenSeg{} // the last value of it: let the GC have the chunk
+		}
+	}
+	clear(a.segs[1:])
+	return nil
+}

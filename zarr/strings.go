@@ -1,0 +1,307 @@
+package zarr
+
+// The string API: typed access to the variable-length data types ("string"
+// and "variable_length_bytes", v2 "|O" with vlen-utf8 or vlen-bytes), and
+// to the fixed-width ones as Go strings.
+//
+// Variable-length elements go through the one engine (pipeline.Read,
+// pipeline.Write) like numbers: every operation builds a copy of the
+// array's codec chain bound to a codecs.VLenArena of its own, whose vlen
+// codec decodes each chunk into 8-byte handles (the chunk's bytes stay in
+// the arena) and encodes handles back; the engine places handles like any
+// fixed-size element, under the same in-flight cap; at the end the handles
+// are resolved into strings. The chunk cache (WithCache) is not used for
+// these arrays: handles mean something only to their operation.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/pipeline"
+	"github.com/gozarr/gozarr/sharding"
+	"github.com/gozarr/gozarr/store"
+)
+
+// ReadStrings reads the selected elements of a string array into a new
+// slice and returns it with the selection's shape: a variable-length
+// "string" array (v2 "|O" with vlen-utf8), or a fixed-width
+// fixed_length_utf32 ("<U") or null_terminated_bytes ("|S") array, whose
+// elements lose their zero padding. Other types are ErrTypeMismatch. No
+// items select the whole array. Chunks not stored read as the fill value.
+//
+// Memory: the handles (8 bytes per element) are allocated up front,
+// bounded as for ReadBytes (ErrTooLarge); the strings share the decoded
+// chunks most of whose elements they hold (4 bytes per element beside the
+// text), and copy the few they take of the others.
+func ReadStrings(ctx context.Context, a *Array, items ...nd.Item) ([]string, []int, error) {
+	sel, err := a.Selection(items...)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := ReadStringsSelection(ctx, a, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, sel.Shape(), nil
+}
+
+// ReadStringsSelection is ReadStrings with an already normalised
+// selection.
+func ReadStringsSelection(ctx context.Context, a *Array, sel nd.Selection) ([]string, error) {
+	switch d := a.meta.DataType; d.Kind() {
+	case dtype.String, dtype.Bytes:
+		b, err := readFixed(ctx, a, sel)
+		if err != nil {
+			return nil, err
+		}
+		out, err := dtype.Strings(d, b)
+		if err != nil {
+			return nil, fmt.Errorf("read %q: %w", a.path, err)
+		}
+		return out, nil
+	}
+	handles, arena, err := readHandles(ctx, a, sel, dtype.TypeVarString)
+	if err != nil {
+		return nil, err
+	}
+	defer arena.Close()
+	out := make([]string, len(handles)/dtype.HandleSize)
+	if err := arena.ResolveStrings(handles, out); err != nil {
+		return nil, fmt.Errorf("read %q: %w", a.path, err)
+	}
+	return out, nil
+}
+
+// ReadByteStrings reads the selected elements of a variable-length bytes
+// array ("variable_length_bytes", v2 "|O" with vlen-bytes) into a new
+// slice, as ReadStrings does strings. Each element has its own capacity;
+// an element selected twice shares its memory.
+func ReadByteStrings(ctx context.Context, a *Array, items ...nd.Item) ([][]byte, []int, error) {
+	sel, err := a.Selection(items...)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := ReadByteStringsSelection(ctx, a, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, sel.Shape(), nil
+}
+
+// ReadByteStringsSelection is ReadByteStrings with an already normalised
+// selection.
+func ReadByteStringsSelection(ctx context.Context, a *Array, sel nd.Selection) ([][]byte, error) {
+	handles, arena, err := readHandles(ctx, a, sel, dtype.TypeVarBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer arena.Close()
+	out := make([][]byte, len(handles)/dtype.HandleSize)
+	if err := arena.ResolveBytes(handles, out); err != nil {
+		return nil, fmt.Errorf("read %q: %w", a.path, err)
+	}
+	return out, nil
+}
+
+// WriteStrings writes data (C order, the selection's shape) into the
+// selected elements of a string array: variable-length, or fixed-width
+// (each string must fit: dtype.PutStrings's errors otherwise). Strings
+// must be valid UTF-8 (ErrInvalidValue). data is not copied and must not
+// change during the call.
+func WriteStrings(ctx context.Context, a *Array, data []string, items ...nd.Item) error {
+	sel, err := a.Selection(items...)
+	if err != nil {
+		return err
+	}
+	switch d := a.meta.DataType; d.Kind() {
+	case dtype.String, dtype.Bytes:
+		b, err := dtype.PutStrings(d, data)
+		if err != nil {
+			return fmt.Errorf("write %q: %w", a.path, err)
+		}
+		return a.WriteSelection(ctx, sel, b)
+	}
+	if err := checkVarType(a, dtype.TypeVarString, "WriteStrings"); err != nil {
+		return err
+	}
+	for i, s := range data {
+		if !utf8.ValidString(s) {
+			return fmt.Errorf("write %q: %w: element %d is not valid UTF-8", a.path, ErrInvalidValue, i)
+		}
+	}
+	return writeHandles(ctx, a, sel, len(data), func(arena *codecs.VLenArena, h []byte) { arena.PutStrings(h, data) })
+}
+
+// WriteByteStrings writes data into the selected elements of a
+// variable-length bytes array, as WriteStrings does strings.
+func WriteByteStrings(ctx context.Context, a *Array, data [][]byte, items ...nd.Item) error {
+	sel, err := a.Selection(items...)
+	if err != nil {
+		return err
+	}
+	if err := checkVarType(a, dtype.TypeVarBytes, "WriteByteStrings"); err != nil {
+		return err
+	}
+	return writeHandles(ctx, a, sel, len(data), func(arena *codecs.VLenArena, h []byte) { arena.PutBytes(h, data) })
+}
+
+// ErrInvalidValue reports a value that the array's data type cannot hold
+// (a string that is not UTF-8).
+var ErrInvalidValue = errors.New("invalid value for the data type")
+
+// checkVarType reports an array whose type is not want.
+func checkVarType(a *Array, want dtype.DataType, call string) error {
+	if d := a.meta.DataType; d != want {
+		return fmt.Errorf("%w: %s on array %q of %s (it takes %s)", ErrTypeMismatch, call, a.path, d, want)
+	}
+	return nil
+}
+
+// readFixed reads sel of a fixed-width array as bytes.
+func readFixed(ctx context.Context, a *Array, sel nd.Selection) ([]byte, error) {
+	n, err := a.allocBytes(sel)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, n)
+	if err := a.ReadSelection(ctx, sel, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// readHandles reads sel of a variable-length array of type want through
+// the engine, returning the handles and their (open) arena.
+func readHandles(ctx context.Context, a *Array, sel nd.Selection, want dtype.DataType) ([]byte, *codecs.VLenArena, error) {
+	call := "ReadStrings"
+	if want == dtype.TypeVarBytes {
+		call = "ReadByteStrings"
+	}
+	if err := checkVarType(a, want, call); err != nil {
+		return nil, nil, err
+	}
+	n, err := a.allocBytes(sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, arena, err := a.vlenGrid()
+	if err != nil {
+		return nil, nil, err
+	}
+	handles := make([]byte, n)
+	if err := pipeline.Read(ctx, a.st, g, sel, handles, a.opts.pipe); err != nil {
+		arena.Close()
+		return nil, nil, fmt.Errorf("read %q: %w", a.path, err)
+	}
+	return handles, arena, nil
+}
+
+// writeHandles writes n values into sel: put turns them into handles of
+// the operation's arena, which the engine writes.
+func writeHandles(ctx context.Context, a *Array, sel nd.Selection, n int, put func(*codecs.VLenArena, []byte)) error {
+	rw, ok := a.st.(pipeline.ReadWriter)
+	if !ok {
+		return fmt.Errorf("write %q: %w", a.path, store.ErrReadOnly)
+	}
+	if want := sel.NumElements(); n != want {
+		return fmt.Errorf("write %q: %d values for a selection of %d elements", a.path, n, want)
+	}
+	size, err := a.selectionBytes(sel)
+	if err != nil {
+		return fmt.Errorf("write %w", err)
+	}
+	g, arena, err := a.vlenGrid()
+	if err != nil {
+		return err
+	}
+	defer arena.Close()
+	handles := make([]byte, size)
+	put(arena, handles)
+	if a.grid.IndexCache != nil && a.grid.Shard != nil {
+		defer a.invalidateShards(sel)
+	}
+	if err := pipeline.Write(ctx, rw, g, sel, handles, a.opts.pipe); err != nil {
+		return fmt.Errorf("write %q: %w", a.path, err)
+	}
+	return nil
+}
+
+// vlenGrid returns a copy of the array's grid whose chain is bound to a
+// new arena (the caller closes it), without the chunk cache.
+func (a *Array) vlenGrid() (*pipeline.Grid, *codecs.VLenArena, error) {
+	arena := codecs.NewVLenArena(a.meta.FillValue, a.opts.maxVLen)
+	specs, err := bindVLen(a.meta.Codecs, arena)
+	if err == nil {
+		var g pipeline.Grid
+		g, err = a.boundGrid(specs)
+		if err == nil {
+			return &g, arena, nil
+		}
+	}
+	arena.Close()
+	return nil, nil, fmt.Errorf("%q: %w", a.path, err)
+}
+
+// boundGrid is the array's grid with the chain of specs.
+func (a *Array) boundGrid(specs []codecs.Spec) (pipeline.Grid, error) {
+	chain, err := codecs.NewChain(specs, a.meta.ChunkRepr())
+	if err != nil {
+		return pipeline.Grid{}, err
+	}
+	g := *a.grid
+	g.Chain, g.Cache = chain, nil
+	if g.Shard != nil {
+		if g.Shard, err = sharding.LayoutOf(chain); err != nil {
+			return pipeline.Grid{}, err
+		}
+	}
+	return g, nil
+}
+
+// bindVLen returns specs with every vlen codec (sharding_indexed's inner
+// ones too) bound to arena.
+func bindVLen(specs []codecs.Spec, arena *codecs.VLenArena) ([]codecs.Spec, error) {
+	out := make([]codecs.Spec, len(specs))
+	for i, s := range specs {
+		switch s.Name {
+		case "vlen-utf8", "vlen-bytes":
+			s = arena.Spec(s.Name)
+		case sharding.Name:
+			var cfg map[string]json.RawMessage
+			if err := json.Unmarshal(s.Configuration, &cfg); err != nil {
+				return nil, fmt.Errorf("%w: sharding_indexed: %v", codecs.ErrInvalidConfig, err)
+			}
+			var inner []codecs.Spec
+			if err := json.Unmarshal(cfg["codecs"], &inner); err != nil {
+				return nil, fmt.Errorf("%w: sharding_indexed codecs: %v", codecs.ErrInvalidConfig, err)
+			}
+			bound, err := bindVLen(inner, arena)
+			if err != nil {
+				return nil, err
+			}
+			if cfg["codecs"], err = json.Marshal(bound); err != nil {
+				return nil, err
+			}
+			if s.Configuration, err = json.Marshal(cfg); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// WithMaxVLenChunkBytes bounds the content of one chunk (inner chunk, for
+// a sharded array) of a variable-length array: the bytes of its elements,
+// beside the count and the 4-byte lengths. A chunk claiming more is
+// ErrCorrupt, found before it is decompressed past the bound. The bound is
+// also the chunk's share of the in-flight cap (pipeline.Options'
+// MaxBytesInFlight), so a larger one reads fewer chunks at once. Default
+// codecs.DefaultVLenChunkBytes (64 MiB).
+func WithMaxVLenChunkBytes(n int64) Option { return func(o *options) { o.maxVLen = n } }

@@ -1,0 +1,86 @@
+package zarr
+
+// Metadata of the variable-length data types ("string",
+// "variable_length_bytes"; v2 "|O" with an object codec): the hooks
+// metadata.go, metadata_v2.go and v2write.go call.
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/dtype"
+)
+
+// isObjectDType reports whether a v2 dtype is NumPy's object dtype.
+func isObjectDType(descr string) bool {
+	return descr == "|O" || descr == "O" || descr == "<O" || descr == ">O"
+}
+
+// objectTypeV2 returns the variable-length type of a v2 object ("|O")
+// array from its filters as written: the first filter is its object codec,
+// vlen-utf8 or vlen-bytes. Others (json2, pickle, msgpack2, vlen-array)
+// are ErrUnsupported, as is an object array without one.
+func objectTypeV2(raw json.RawMessage) (dtype.DataType, error) {
+	var items []struct {
+		ID string `json:"id"`
+	}
+	if isNull(raw) || json.Unmarshal(raw, &items) != nil || len(items) == 0 {
+		return dtype.DataType{}, fmt.Errorf("%w: dtype \"|O\" (object elements) without an object codec (vlen-utf8 or vlen-bytes) as first filter", ErrUnsupported)
+	}
+	d, ok := dtype.VarLenOf(items[0].ID)
+	if !ok {
+		return dtype.DataType{}, fmt.Errorf("%w: dtype \"|O\" with object codec %q (gozarr reads vlen-utf8 and vlen-bytes)", ErrUnsupported, items[0].ID)
+	}
+	return d, nil
+}
+
+// varFillV3 returns the fill content ToV3 gives a v2 variable-length array:
+// its fill value, or empty when null (zarr-python reads those as "").
+func varFillV3(fill []byte) []byte {
+	if fill == nil {
+		return []byte{}
+	}
+	return fill
+}
+
+// v2VarCodecs is ToV3's array->bytes codec of a variable-length array in
+// place of "bytes", and the v2 filters left after its object codec.
+func v2VarCodecs(m *ArrayMetadataV2) (codecs.Spec, []Numcodec) {
+	return codecs.Spec{Name: m.DataType.VarCodec()}, m.Filters[1:]
+}
+
+// prepareVarV2 completes v2 metadata of a variable-length type for
+// writing: the object codec as first filter when it is not there yet.
+func prepareVarV2(m *ArrayMetadataV2) error {
+	if !m.DataType.VarLen() {
+		return nil
+	}
+	id := m.DataType.VarCodec()
+	if len(m.Filters) > 0 && m.Filters[0].ID == id {
+		return nil
+	}
+	for _, f := range m.Filters {
+		if _, ok := dtype.VarLenOf(f.ID); ok {
+			return metaErr("filters", "object codec %s not first", f.ID)
+		}
+	}
+	c, err := NewNumcodec(id, nil)
+	if err != nil {
+		return err
+	}
+	m.Filters = append([]Numcodec{c}, m.Filters...)
+	if m.FillValue == nil {
+		m.FillValue = []byte{}
+	}
+	return nil
+}
+
+// arrayToBytes is NewArrayMetadata's array->bytes codec: the vlen codec
+// of a variable-length type, else bytes with endian e.
+func arrayToBytes(d dtype.DataType, e codecs.Endian) (codecs.Codec, error) {
+	if d.VarLen() {
+		return codecs.NewVLen(d)
+	}
+	return codecs.NewBytes(e)
+}
