@@ -24,6 +24,9 @@ import (
 // testdata/selections/make_selections.py (see its README.md).
 var selDir = filepath.Join(filepath.Dir(refdata.Dir()), "selections")
 
+// selSentinels are the nd errors the go_error names of cases.json stand for.
+var selSentinels = map[string]error{"out_of_bounds": nd.ErrOutOfBounds, "invalid_selection": nd.ErrInvalidSelection}
+
 // selItem is one selection item of cases.json: exactly one field is set.
 type selItem struct {
 	Int      *int    `json:"int"`
@@ -58,6 +61,7 @@ type selCase struct {
 	ZarrPythonError             string    `json:"zarr_python_error"`
 	Writes                      []selWrite
 	ZarrPythonAgrees            *bool `json:"zarr_python_agrees"`
+	Unchanged                   bool  `json:"unchanged"` // a refused write: the array stays as it was
 }
 
 func loadSelCases(t *testing.T) []selCase {
@@ -205,7 +209,6 @@ func TestSelectionReference(t *testing.T) {
 		opened[path] = a
 		return a
 	}
-	sentinels := map[string]error{"out_of_bounds": nd.ErrOutOfBounds, "invalid_selection": nd.ErrInvalidSelection}
 	for _, c := range cases {
 		kind := c.Mode
 		if c.Error != "" {
@@ -213,7 +216,7 @@ func TestSelectionReference(t *testing.T) {
 		}
 		total[kind]++
 		t.Run(c.ID, func(t *testing.T) {
-			if c.Mode == "write" {
+			if c.Mode == "write" { // on a copy
 				selCheckWrite(ctx, t, c)
 				passed[kind]++
 				return
@@ -221,7 +224,7 @@ func TestSelectionReference(t *testing.T) {
 			a := open(t, c.Path)
 			got, shape, err := selRead(ctx, t, a, c)
 			if c.Error != "" {
-				want := sentinels[c.GoError]
+				want := selSentinels[c.GoError]
 				if want == nil {
 					t.Fatalf("%s: unknown go_error %q", c.Desc, c.GoError)
 				}
@@ -274,7 +277,18 @@ func selCheckWrite(ctx context.Context, t *testing.T, c selCase) {
 		t.Fatal(err)
 	}
 	for i, w := range c.Writes {
-		if err := selApply(ctx, t, a, w); err != nil {
+		err := selApply(ctx, t, a, w)
+		if c.Error != "" && i == len(c.Writes)-1 {
+			want := selSentinels[c.GoError]
+			if err == nil {
+				t.Fatalf("%s: zarr-python raises %s, got no error", c.Desc, c.Error)
+			}
+			if want == nil || !errors.Is(err, want) {
+				t.Fatalf("%s: zarr-python raises %s, want errors.Is(err, %v); got %v", c.Desc, c.Error, want, err)
+			}
+			continue
+		}
+		if err != nil {
 			t.Fatalf("%s: write %d (%s): %v", c.Desc, i, w.Mode, err)
 		}
 	}
@@ -287,7 +301,12 @@ func selCheckWrite(ctx context.Context, t *testing.T, c selCase) {
 	if err != nil {
 		t.Fatalf("read back: %v", err)
 	}
-	want := selNpy(t, c.Expected)
+	var want *npy.Array
+	if c.Unchanged { // a refused write leaves the array as it was
+		want = refdata.Lookup(t, c.Array).ExpectedArray(t)
+	} else {
+		want = selNpy(t, c.Expected)
+	}
 	if !slices.Equal(shape, want.Shape) {
 		t.Fatalf("shape %v, want %v", shape, want.Shape)
 	}

@@ -558,7 +558,7 @@ def zarr_write(a, w):
     elif w["mode"] == "vindex":
         a.vindex[tuple(np.array(c, dtype=np.int64) for c in w["coords"])] = vals
     elif w["mode"] == "vmask":
-        a.vindex[np.array([c == "1" for c in w["mask"]]).reshape(a.shape)] = vals
+        a.vindex[np.array([c == "1" for c in w["mask"]]).reshape(w.get("mask_shape", a.shape))] = vals
     elif w["mode"] == "blocks":
         a.blocks[tuple(to_py(i) for i in w["selection"])] = vals
 
@@ -669,6 +669,57 @@ def write_cases(out, name, c):
                 case["zarr_python_result"] = out.save(fname(name, f"write.{k:02d}.zarr_python"), zres)
         case["expected"] = out.save(fname(name, f"write.{k:02d}"), want)
         out.cases.append(case)
+
+    # writes zarr-python refuses: the array must be left as it was
+    def loose_shape(items):
+        shp = []
+        for d, it in enumerate(expand([to_py(i) for i in items], nd_)):
+            if isinstance(it, slice):
+                shp.append(len(range(sh[d])[it]))
+            elif isinstance(it, np.ndarray):
+                shp.append(int(it.sum()) if it.dtype == bool else len(it))
+        return tuple(shp)
+
+    n0 = sh[0]
+    errs = [
+        ("error: oindex ints out of bounds", {"mode": "oindex", "selection": [s_ints([0, n0, 1])] + [s_slice() for _ in range(nd_ - 1)]}),
+        ("error: oindex mask too short", {"mode": "oindex", "selection": [s_mask(g.mask(0)[:-1])] + [s_slice() for _ in range(nd_ - 1)]}),
+        ("error: vindex out of bounds", {"mode": "vindex", "coords": [[0, 1, -sh[d] - 1 if d else sh[d]] for d in range(nd_)]}),
+        ("error: vindex lengths differ", {"mode": "vindex", "coords": [[0, 1, 2][: 3 - (d > 0)] for d in range(nd_)]}),
+        ("error: mask of another shape", {"mode": "vmask", "mask_shape": [n0 - 1] + sh[1:]}),
+        ("error: block out of bounds", {"mode": "blocks", "selection": [s_int(-(-n0 // grid[0]))] + [s_slice() for _ in range(nd_ - 1)], "block_grid": grid}),
+    ]
+    for k, (desc, w) in enumerate(errs, start=len(specs)):
+        cid = f"{name}/write/{k:02d}"
+        if w["mode"] in ("oindex", "blocks"):
+            shp = loose_shape(w["selection"]) if w["mode"] == "oindex" else tuple(grid[:1]) + tuple(sh[1:])
+        elif w["mode"] == "vindex":
+            shp = (max(len(v) for v in w["coords"]),)
+        else:
+            m = g.rng.random(w["mask_shape"]) < 0.3
+            w["mask"] = bits(m)
+            shp = (int(m.sum()),)
+        w["_values"] = rand_values(g.rng, dt, shp)
+        w["values"] = out.save(fname(name, f"write.{k:02d}.values0"), w["_values"])
+        tmp = tempfile.mkdtemp(prefix="selw")
+        try:
+            dst = os.path.join(tmp, "a.zarr")
+            shutil.copytree(src, dst)
+            a = zarr.open_array(dst, mode="r+")
+            zerr = None
+            try:
+                zarr_write(a, w)
+            except Exception as e:  # noqa: BLE001
+                zerr = type(e).__name__
+            unchanged = same(a[:], full0)
+        finally:
+            shutil.rmtree(tmp)
+        if zerr is None or not unchanged:
+            sys.exit(f"{cid} ({desc}): zarr-python error {zerr}, array unchanged: {unchanged}")
+        out.cases.append({"id": cid, "array": name, "path": c["path"], "mode": "write", "desc": desc,
+                          "writes": [{k2: v for k2, v in w.items() if not k2.startswith("_")}],
+                          "error": zerr, "go_error": GO_ERROR.get(zerr, "invalid_selection"),
+                          "unchanged": True})
 
 
 # ---------------------------------------------------------------- main
