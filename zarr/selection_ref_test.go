@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -137,13 +138,14 @@ func selNpy(t *testing.T, name string) *npy.Array {
 	return arr
 }
 
-// selRead runs a read case against a.
-func selRead(ctx context.Context, t *testing.T, a *zarr.Array, c selCase) ([]byte, []int, error) {
+// selRead runs a read case against a; items are its selection (oindex,
+// blocks).
+func selRead(ctx context.Context, t *testing.T, a *zarr.Array, c selCase, items []nd.Item) ([]byte, []int, error) {
 	switch c.Mode {
 	case "oindex":
-		return a.ReadBytes(ctx, selItems(t, c.Selection)...)
+		return a.ReadBytes(ctx, items...)
 	case "blocks":
-		items, err := a.BlockItems(selItems(t, c.Selection)...)
+		items, err := a.BlockItems(items...)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -222,30 +224,21 @@ func TestSelectionReference(t *testing.T) {
 				return
 			}
 			a := open(t, c.Path)
-			got, shape, err := selRead(ctx, t, a, c)
-			if c.Error != "" {
-				want := selSentinels[c.GoError]
-				if want == nil {
-					t.Fatalf("%s: unknown go_error %q", c.Desc, c.GoError)
-				}
-				if err == nil {
-					t.Fatalf("%s: zarr-python raises %s, got shape %v and no error", c.Desc, c.Error, shape)
-				}
-				if !errors.Is(err, want) {
-					t.Fatalf("%s: zarr-python raises %s, want errors.Is(err, %v); got %v", c.Desc, c.Error, want, err)
-				}
-				passed[kind]++
-				return
+			var items []nd.Item
+			if c.Mode == "oindex" || c.Mode == "blocks" {
+				items = selItems(t, c.Selection)
 			}
-			if err != nil {
-				t.Fatalf("%s (%s): %v", c.Desc, c.Reference, err)
-			}
-			want := selNpy(t, c.Expected)
-			if !slices.Equal(shape, c.Shape) || !slices.Equal(want.Shape, c.Shape) {
-				t.Fatalf("%s: shape %v, want %v (npy %v)", c.Desc, shape, c.Shape, want.Shape)
-			}
-			if i, ok := sameValues(a.Metadata().DataType, got, want.Data); !ok {
-				t.Fatalf("%s (%s): differs at element %d", c.Desc, c.Reference, i)
+			got, shape, err := selRead(ctx, t, a, c, items)
+			selCheckRead(t, a, c, "", got, shape, err)
+			if items != nil {
+				// the same selection in NumPy spelling, through ParseSelection
+				text := selText(c.Selection)
+				parsed, perr := nd.ParseSelection(text)
+				if perr != nil {
+					t.Fatalf("%s: ParseSelection(%q): %v", c.Desc, text, perr)
+				}
+				got, shape, err := selRead(ctx, t, a, c, parsed)
+				selCheckRead(t, a, c, fmt.Sprintf(" (parsed %q)", text), got, shape, err)
 			}
 			passed[kind]++
 		})
@@ -258,6 +251,77 @@ func TestSelectionReference(t *testing.T) {
 		n += total[k]
 	}
 	t.Logf("reference selections: %d of %d cases pass:%s", sum, n, b.String())
+}
+
+// selCheckRead compares the outcome of a read case with what is expected:
+// its values, or an error of the sentinel its zarr-python exception maps
+// to. how says how the selection was given, for the message.
+func selCheckRead(t *testing.T, a *zarr.Array, c selCase, how string, got []byte, shape []int, err error) {
+	t.Helper()
+	if c.Error != "" {
+		want := selSentinels[c.GoError]
+		if want == nil {
+			t.Fatalf("%s: unknown go_error %q", c.Desc, c.GoError)
+		}
+		if err == nil {
+			t.Fatalf("%s%s: zarr-python raises %s, got shape %v and no error", c.Desc, how, c.Error, shape)
+		}
+		if !errors.Is(err, want) {
+			t.Fatalf("%s%s: zarr-python raises %s, want errors.Is(err, %v); got %v", c.Desc, how, c.Error, want, err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%s%s (%s): %v", c.Desc, how, c.Reference, err)
+	}
+	want := selNpy(t, c.Expected)
+	if !slices.Equal(shape, c.Shape) || !slices.Equal(want.Shape, c.Shape) {
+		t.Fatalf("%s%s: shape %v, want %v (npy %v)", c.Desc, how, shape, c.Shape, want.Shape)
+	}
+	if i, ok := sameValues(a.Metadata().DataType, got, want.Data); !ok {
+		t.Fatalf("%s%s (%s): differs at element %d", c.Desc, how, c.Reference, i)
+	}
+}
+
+// selText spells selection items in NumPy syntax, bracketed as a whole
+// ("[[3, 1], ::-1, 2]"), the way zarrcat takes them.
+func selText(in []selItem) string {
+	parts := make([]string, len(in))
+	num := func(p *int) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.Itoa(*p)
+	}
+	for k, it := range in {
+		switch {
+		case it.Int != nil:
+			parts[k] = strconv.Itoa(*it.Int)
+		case it.Ints != nil:
+			s := make([]string, len(*it.Ints))
+			for i, v := range *it.Ints {
+				s[i] = strconv.Itoa(v)
+			}
+			parts[k] = "[" + strings.Join(s, ", ") + "]"
+		case it.Mask != nil:
+			s := make([]string, len(*it.Mask))
+			for i := range *it.Mask {
+				s[i] = "False"
+				if (*it.Mask)[i] == '1' {
+					s[i] = "True"
+				}
+			}
+			parts[k] = "[" + strings.Join(s, ", ") + "]"
+		case it.Ellipsis:
+			parts[k] = "..."
+		default:
+			parts[k] = num(it.Slice[0]) + ":" + num(it.Slice[1])
+			if it.Slice[2] != nil {
+				parts[k] += ":" + num(it.Slice[2])
+			}
+		}
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // selCheckWrite copies the case's array into a temporary directory,
