@@ -2,6 +2,7 @@ package nd
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -476,4 +477,29 @@ func MaskPoints(mask []bool, shape []int) (Points, error) {
 		}
 	}
 	return pts, nil
+}
+
+// Sub returns the dimension that selects the output elements [lo, hi) of
+// d, in order (0 ≤ lo ≤ hi ≤ d.Len()): a slab of a selection, as a reader
+// streaming the output in pieces asks for. A dropped dimension stays
+// dropped.
+func (d Dim) Sub(lo, hi int) Dim {
+	if d.Index == nil && d.Order == nil {
+		s := Dim{Start: d.Start + lo*d.Step, Count: hi - lo, Step: d.Step, Drop: d.Drop}
+		switch {
+		case s.Count == 0:
+			s.Start, s.Step = 0, 1
+		case s.Count == 1 && s.Step < 0:
+			s.Step = -1
+		case s.Count == 1:
+			s.Step = 1
+		}
+		return s
+	}
+	list := make([]int, hi-lo)
+	for k := range list {
+		list[k] = d.At(lo + k)
+	}
+	s, _ := indexDim(list, math.MaxInt) // in range: taken from d
+	return s
 }

@@ -313,3 +313,27 @@ func ExampleParseSelection() {
 	fmt.Println(sel, sel.Shape())
 	// Output: [1, 4::-2, 0:4] [3 4]
 }
+
+func TestDimSub(t *testing.T) {
+	shape := []int{20}
+	for _, it := range []Item{Slice(18, 2, -3), Range(3, 15), Indices(5, 1, 1, 19, 0), Indices(2, 4, 6, 8), Mask([]bool{true, false, true, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true})} {
+		sel, err := Normalize([]Item{it}, shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := sel[0]
+		for lo := 0; lo <= d.Len(); lo++ {
+			for hi := lo; hi <= d.Len(); hi++ {
+				s := d.Sub(lo, hi)
+				if s.Len() != hi-lo {
+					t.Fatalf("%v.Sub(%d, %d) has %d elements", it, lo, hi, s.Len())
+				}
+				for k := range hi - lo {
+					if s.At(k) != d.At(lo+k) {
+						t.Fatalf("%v.Sub(%d, %d) element %d = %d, want %d", it, lo, hi, k, s.At(k), d.At(lo+k))
+					}
+				}
+			}
+		}
+	}
+}
