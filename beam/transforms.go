@@ -1,0 +1,437 @@
+package zarrbeam
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// DefaultMaxBlockBytes is the block size Read aims at when ReadOptions
+// leaves it zero: 64 MiB.
+const DefaultMaxBlockBytes int64 = 64 << 20
+
+// DefaultMaxMem is the memory bound per block of Rechunk when
+// RechunkOptions leaves it zero: 256 MiB.
+const DefaultMaxMem int64 = 256 << 20
+
+func init() {
+	register.DoFn3x1[context.Context, []byte, func(Block), error](&planFn{})
+	register.DoFn3x1[context.Context, Block, func(string, Block), error](&readFn{})
+	register.DoFn4x1[context.Context, string, Block, func(string), error](&writeFn{})
+	register.DoFn4x1[context.Context, string, Block, func(string, Block), error](&splitFn{})
+	register.DoFn4x1[context.Context, string, func(*Block) bool, func(string), error](&mergeFn{})
+	register.DoFn4x1[context.Context, []byte, func(*string) bool, func(int), error](&finalizeFn{})
+	register.Emitter1[Block]()
+	register.Emitter2[string, Block]()
+	register.Emitter1[string]()
+	register.Emitter1[int]()
+	register.Iter1[Block]()
+	register.Iter1[string]()
+}
+
+// faultHook, when set (by tests), runs before each write of a write unit
+// (stage "write") and after it (stage "written"); an error it returns fails
+// the DoFn, as a worker lost there would.
+var faultHook func(stage, key string) error
+
+func fault(stage, key string) error {
+	if faultHook == nil {
+		return nil
+	}
+	return faultHook(stage, key)
+}
+
+// ReadOptions are the options of Read.
+type ReadOptions struct {
+	// Selection is the box to read, in NumPy syntax with step-1 slices
+	// ("0:4096, :"); "" reads the whole array.
+	Selection string
+	// MaxBlockBytes bounds each block's size: blocks are whole shards of
+	// a sharded array where one fits (else whole inner chunks), whole
+	// chunks of an unsharded one, consolidated up to the bound. 0 means
+	// DefaultMaxBlockBytes.
+	MaxBlockBytes int64
+	// BlockShape, if set, is the block shape instead (blocks are aligned
+	// to multiples of it from the array's origin).
+	BlockShape []int
+}
+
+// Read reads the array src (or the box opts.Selection of it) as a
+// PCollection of KV<string, Block>: blocks aligned to its chunk grid, keyed
+// by FormatKey of their start. The split is made on a worker (the plan
+// step opens the array), and the blocks are reshuffled so readers spread
+// over workers.
+func Read(s beam.Scope, src Ref, opts ReadOptions) beam.PCollection {
+	s = s.Scope("zarrbeam.Read")
+	boxes := beam.ParDo(s, &planFn{Src: src, Selection: opts.Selection, MaxBytes: opts.MaxBlockBytes, Shape: opts.BlockShape}, beam.Impulse(s))
+	return beam.ParDo(s, &readFn{Src: src}, beam.Reshuffle(s, boxes))
+}
+
+// planFn emits the boxes (blocks without data) of a read: of Shape, or
+// of the array's units consolidated up to MaxBytes, or of the rechunk
+// plan of Src into Dst within MaxMem when Dst is set.
+type planFn struct {
+	Src       Ref
+	Selection string
+	MaxBytes  int64
+	Shape     []int
+	Dst       Ref
+	MaxMem    int64
+}
+
+func (f *planFn) ProcessElement(ctx context.Context, _ []byte, emit func(Block)) error {
+	a, err := f.Src.Open(ctx)
+	if err != nil {
+		return err
+	}
+	start, shape, err := regionOf(a, f.Selection)
+	if err != nil {
+		return fmt.Errorf("zarrbeam: read %s: %w", f.Src, err)
+	}
+	tile := f.Shape
+	switch {
+	case f.Dst.URL != "":
+		b, err := f.Dst.Open(ctx)
+		if err != nil {
+			return err
+		}
+		p, err := planRechunk(a, b, f.MaxMem)
+		if err != nil {
+			return fmt.Errorf("zarrbeam: rechunk %s to %s: %w", f.Src, f.Dst, err)
+		}
+		tile = p.Read
+	case tile == nil:
+		limit := f.MaxBytes
+		if limit <= 0 {
+			limit = DefaultMaxBlockBytes
+		}
+		if tile, err = readShape(a, a.Shape(), limit); err != nil {
+			return fmt.Errorf("zarrbeam: read %s: %w", f.Src, err)
+		}
+	}
+	if len(tile) != len(start) || slices.Min(append([]int{1}, tile...)) < 1 {
+		return fmt.Errorf("%w: read %s: block shape %v for an array of rank %d", ErrInvalid, f.Src, tile, len(start))
+	}
+	for s, c := range tiles(start, shape, tile) {
+		emit(Block{Start: s, Shape: c})
+	}
+	return nil
+}
+
+// readFn reads the box of each block it is given.
+type readFn struct {
+	Src Ref
+	a   *zarr.Array
+}
+
+func (f *readFn) Setup(ctx context.Context) (err error) {
+	f.a, err = f.Src.Open(ctx)
+	return err
+}
+
+func (f *readFn) ProcessElement(ctx context.Context, b Block, emit func(string, Block)) error {
+	data, _, err := f.a.ReadBytes(ctx, items(b.Start, b.Shape)...)
+	if err != nil {
+		return fmt.Errorf("zarrbeam: read %s box %v+%v: %w", f.Src, b.Start, b.Shape, err)
+	}
+	emit(FormatKey(b.Start), Block{Start: b.Start, Shape: b.Shape, Data: data})
+	return nil
+}
+
+// WriteOptions are the options of Write.
+type WriteOptions struct {
+	// Merge lets blocks cover write units (chunks, or shards) in part:
+	// blocks are cut into pieces, one per write unit, grouped by unit (a
+	// shuffle) and each unit written once by one writer, read first where
+	// the pieces do not cover it. Without Merge such a block fails the
+	// pipeline with zarr.ErrMisaligned, and aligned blocks are written where
+	// they are, with no shuffle.
+	Merge bool
+}
+
+// Write writes blocks (KV<string, Block>, the blocks' data in the array's
+// memory representation) into the existing array dst, one writer per
+// write unit, and returns the PCollection of the store keys written (for
+// Finalize). Blocks must not overlap. Every write replaces whole units and
+// may run again (a retried bundle) with the same result.
+func Write(s beam.Scope, dst Ref, blocks beam.PCollection, opts WriteOptions) beam.PCollection {
+	s = s.Scope("zarrbeam.Write")
+	if !opts.Merge {
+		return beam.ParDo(s, &writeFn{Dst: dst}, blocks)
+	}
+	return merge(s, &splitFn{Dst: dst}, blocks)
+}
+
+func merge(s beam.Scope, split *splitFn, blocks beam.PCollection) beam.PCollection {
+	pieces := beam.ParDo(s, split, blocks)
+	return beam.ParDo(s, &mergeFn{Dst: split.Dst, Src: split.Src, MaxMem: split.MaxMem}, beam.GroupByKey(s, pieces))
+}
+
+// writeFn writes blocks that cover whole write units.
+type writeFn struct {
+	Dst Ref
+	a   *zarr.Array
+}
+
+func (f *writeFn) Setup(ctx context.Context) (err error) {
+	f.a, err = f.Dst.Open(ctx)
+	return err
+}
+
+func (f *writeFn) ProcessElement(ctx context.Context, _ string, b Block, emit func(string)) error {
+	return writeBlock(ctx, f.a, f.Dst, b, emit)
+}
+
+// writeBlock writes b, which must cover whole write units of a (else
+// zarr.ErrMisaligned), one task per unit, and emits each unit's key.
+func writeBlock(ctx context.Context, a *zarr.Array, r Ref, b Block, emit func(string)) error {
+	item := a.Metadata().DataType.Size()
+	if err := checkBlock(a, b); err != nil {
+		return fmt.Errorf("zarrbeam: write %s: %w", r, err)
+	}
+	plan, err := a.NewWritePlan(items(b.Start, b.Shape))
+	if err != nil {
+		return fmt.Errorf("zarrbeam: write %s block %s of shape %v: %w (blocks must cover whole chunks or shards: align them, or write with WriteOptions{Merge: true})",
+			r, FormatKey(b.Start), b.Shape, err)
+	}
+	for _, t := range plan.Tasks() {
+		if err := fault("write", t.Key()); err != nil {
+			return err
+		}
+		start := make([]int, len(t.Start))
+		copy(start, t.Start)
+		if err := t.Run(ctx, sub(b, start, t.Shape, item).Data); err != nil {
+			return fmt.Errorf("zarrbeam: write %s unit %q: %w", r, t.Key(), err)
+		}
+		if err := fault("written", t.Key()); err != nil {
+			return err
+		}
+		emit(t.Key())
+	}
+	return nil
+}
+
+// checkBlock checks that b is a box inside a with the data it needs.
+func checkBlock(a *zarr.Array, b Block) error {
+	shape := a.Shape()
+	if len(b.Start) != len(shape) || len(b.Shape) != len(shape) {
+		return fmt.Errorf("%w: block of start %v and shape %v for an array of shape %v", ErrInvalid, b.Start, b.Shape, shape)
+	}
+	for d := range shape {
+		if b.Start[d] < 0 || b.Shape[d] < 0 || b.Start[d]+b.Shape[d] > shape[d] {
+			return fmt.Errorf("%w: block of start %v and shape %v outside an array of shape %v", ErrInvalid, b.Start, b.Shape, shape)
+		}
+	}
+	if want := bytesOf(b.Shape, a.Metadata().DataType.Size()); int64(len(b.Data)) != want {
+		return fmt.Errorf("%w: block %s of shape %v holds %d bytes, not %d", ErrInvalid, FormatKey(b.Start), b.Shape, len(b.Data), want)
+	}
+	return nil
+}
+
+// groupSpec resolves the shape of the boxes pieces are grouped by: the
+// destination's write unit, or the rechunk plan's write block when Src is
+// set.
+type groupSpec struct {
+	Dst, Src Ref
+	MaxMem   int64
+}
+
+func (g groupSpec) open(ctx context.Context) (*zarr.Array, []int, error) {
+	a, err := g.Dst.Open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if g.Src.URL == "" {
+		w, _ := units(a)
+		return a, w, nil
+	}
+	src, err := g.Src.Open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := planRechunk(src, a, g.MaxMem)
+	if err != nil {
+		return nil, nil, fmt.Errorf("zarrbeam: rechunk %s to %s: %w", g.Src, g.Dst, err)
+	}
+	return a, p.Write, nil
+}
+
+// splitFn cuts blocks into pieces, one per group box they meet, keyed by
+// the group box's start.
+type splitFn struct {
+	Dst, Src Ref
+	MaxMem   int64
+	a        *zarr.Array
+	group    []int
+}
+
+func (f *splitFn) Setup(ctx context.Context) (err error) {
+	f.a, f.group, err = groupSpec{f.Dst, f.Src, f.MaxMem}.open(ctx)
+	return err
+}
+
+func (f *splitFn) ProcessElement(ctx context.Context, _ string, b Block, emit func(string, Block)) error {
+	if err := checkBlock(f.a, b); err != nil {
+		return fmt.Errorf("zarrbeam: write %s: %w", f.Dst, err)
+	}
+	item := f.a.Metadata().DataType.Size()
+	for s, c := range tiles(b.Start, b.Shape, f.group) {
+		key := make([]int, len(s))
+		for d := range key {
+			key[d] = s[d] - s[d]%f.group[d]
+		}
+		emit(FormatKey(key), sub(b, s, c, item))
+	}
+	return nil
+}
+
+// mergeFn writes each group box once from its pieces.
+type mergeFn struct {
+	Dst, Src Ref
+	MaxMem   int64
+	a        *zarr.Array
+	group    []int
+}
+
+func (f *mergeFn) Setup(ctx context.Context) (err error) {
+	f.a, f.group, err = groupSpec{f.Dst, f.Src, f.MaxMem}.open(ctx)
+	return err
+}
+
+func (f *mergeFn) ProcessElement(ctx context.Context, key string, pieces func(*Block) bool, emit func(string)) error {
+	start, err := ParseKey(key)
+	if err != nil || len(start) != len(f.group) {
+		return fmt.Errorf("%w: write %s: group key %q", ErrInvalid, f.Dst, key)
+	}
+	shape := f.a.Shape()
+	box := Block{Start: start, Shape: make([]int, len(start))}
+	for d := range start {
+		box.Shape[d] = max(0, min(f.group[d], shape[d]-start[d]))
+	}
+	item := f.a.Metadata().DataType.Size()
+	box.Data = make([]byte, bytesOf(box.Shape, item))
+	var boxes []Block
+	covered := 0
+	var p Block
+	for pieces(&p) {
+		if err := checkBlock(f.a, p); err != nil {
+			return fmt.Errorf("zarrbeam: write %s: %w", f.Dst, err)
+		}
+		covered += copyBox(box, p, item)
+		boxes = append(boxes, Block{Start: p.Start, Shape: p.Shape})
+	}
+	if covered < nd.NumElements(box.Shape) {
+		// Pieces cover the box in part: the rest keeps what is stored.
+		old := Block{Start: box.Start, Shape: box.Shape, Data: make([]byte, len(box.Data))}
+		if err := f.a.ReadBytesInto(ctx, old.Data, items(box.Start, box.Shape)...); err != nil {
+			return fmt.Errorf("zarrbeam: write %s: read box %s to merge into: %w", f.Dst, key, err)
+		}
+		for _, c := range boxes {
+			copyClipped(old, box, c, item)
+		}
+		box = old
+	}
+	return writeBlock(ctx, f.a, f.Dst, box, emit)
+}
+
+// RechunkOptions are the options of Rechunk.
+type RechunkOptions struct {
+	// MaxMem bounds the bytes of each read block and each write block (a
+	// worker holds about twice that per bundle it runs: a block and its
+	// pieces, or a write block and the pieces it is merged from). It
+	// must hold one write unit (shard) of the destination. 0 means
+	// DefaultMaxMem.
+	MaxMem int64
+}
+
+// Rechunk copies the array src into dst, an existing array of the same
+// shape and data type with other chunks, shards or codecs, with the
+// rechunker's algorithm (see RechunkPlan): read blocks of consolidated
+// source units, cut into pieces per write block, grouped by write block
+// (the shuffle is the intermediate array) and written, one writer per
+// write block. It returns the PCollection of the store keys written.
+func Rechunk(s beam.Scope, src, dst Ref, opts RechunkOptions) beam.PCollection {
+	s = s.Scope("zarrbeam.Rechunk")
+	mem := opts.MaxMem
+	if mem <= 0 {
+		mem = DefaultMaxMem
+	}
+	boxes := beam.ParDo(s, &planFn{Src: src, Dst: dst, MaxMem: mem}, beam.Impulse(s))
+	blocks := beam.ParDo(s, &readFn{Src: src}, beam.Reshuffle(s, boxes))
+	return merge(s, &splitFn{Dst: dst, Src: src, MaxMem: mem}, blocks)
+}
+
+// FinalizeOptions are the options of Finalize.
+type FinalizeOptions struct {
+	// Consolidate writes the consolidated metadata of the group at
+	// Group (node path in dst's store, "" for its root) after the
+	// array's metadata.
+	Consolidate bool
+	Group       string
+}
+
+// Finalize completes the writes whose keys are written (Write's or
+// Rechunk's output): once all of them are done it writes dst's metadata
+// again (idempotent: a reader that opens the array after the job sees a
+// complete one) and, if asked, the consolidated metadata of a group. Its
+// output holds one int, the number of write units written.
+func Finalize(s beam.Scope, dst Ref, written beam.PCollection, opts FinalizeOptions) beam.PCollection {
+	s = s.Scope("zarrbeam.Finalize")
+	return beam.ParDo(s, &finalizeFn{Dst: dst, Consolidate: opts.Consolidate, Group: opts.Group},
+		beam.Impulse(s), beam.SideInput{Input: written})
+}
+
+type finalizeFn struct {
+	Dst         Ref
+	Consolidate bool
+	Group       string
+}
+
+func (f *finalizeFn) ProcessElement(ctx context.Context, _ []byte, written func(*string) bool, emit func(int)) error {
+	n := 0
+	var k string
+	for written(&k) {
+		n++
+	}
+	st, err := OpenStore(ctx, f.Dst.URL)
+	if err != nil {
+		return err
+	}
+	w, ok := st.(store.Store)
+	if !ok {
+		return fmt.Errorf("zarrbeam: finalize %s: %w", f.Dst, store.ErrReadOnly)
+	}
+	a, err := zarr.OpenArray(ctx, st, f.Dst.Path)
+	if err != nil {
+		return fmt.Errorf("zarrbeam: finalize %s: %w", f.Dst, err)
+	}
+	if a.ZarrFormat() == 3 {
+		doc, err := a.Metadata().Marshal()
+		if err != nil {
+			return err
+		}
+		if err := w.Set(ctx, nodeKey(f.Dst.Path, zarr.MetadataKey), doc); err != nil {
+			return fmt.Errorf("zarrbeam: finalize %s: %w", f.Dst, err)
+		}
+	}
+	if f.Consolidate {
+		if _, err := zarr.Consolidate(ctx, w, f.Group); err != nil {
+			return fmt.Errorf("zarrbeam: finalize %s: consolidate group %q: %w", f.Dst, f.Group, err)
+		}
+	}
+	emit(n)
+	return nil
+}
+
+func nodeKey(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "/" + name
+}
