@@ -1,11 +1,16 @@
 """Read arrays written by gozarr with zarr-python 3 and compare them with
 the expected .npy files beside them (written by `GOZARR_WRITE_DIR=DIR go
 test ./zarr -run TestWriteForPeers`). Any NaN matches any NaN; everything
-else must match bit for bit. Prints one line per array and a summary, and
+else must match bit for bit. Variable-length string and bytes arrays come
+with NAME.vlen.json instead ({"shape", "dtype": "string"|"bytes",
+"values": strings, or base64 of bytes, in C order}), written by
+TestWriteVLenForPeers; their values must be equal. Prints one line per array and a summary, and
 exits non-zero on any mismatch.
 
     zarr-python testdata/interop/check_zarr_python.py DIR
 """
+import base64
+import json
 import pathlib
 import sys
 
@@ -25,9 +30,32 @@ def same(got, want):
     return g.tobytes() == w.tobytes()
 
 
+def same_vlen(got, want):
+    """Compare an object array of str or bytes with a NAME.vlen.json."""
+    if list(got.shape) != want["shape"]:
+        return False
+    vals = want["values"]
+    if want["dtype"] == "bytes":
+        vals = [base64.b64decode(v) for v in vals]
+    flat = got.ravel().tolist()
+    return len(flat) == len(vals) and all(type(g) is type(w) and g == w for g, w in zip(flat, vals))
+
+
 def main(root):
     root = pathlib.Path(root)
     passed = failed = 0
+    for js in sorted(root.glob("*.vlen.json")):
+        stem = js.name[: -len(".vlen.json")]
+        try:
+            got = np.asarray(zarr.open_array(str(root / (stem + ".zarr")), mode="r")[...], dtype=object)
+            ok = same_vlen(got, json.loads(js.read_text(encoding="utf-8")))
+        except Exception as e:  # report and go on
+            print(f"FAIL {stem}: {type(e).__name__}: {e}")
+            failed += 1
+            continue
+        print(("ok   " if ok else "FAIL ") + stem)
+        passed += ok
+        failed += not ok
     for npy in sorted(root.glob("*.npy")):
         path = npy.with_suffix(".zarr")
         want = np.load(npy)
