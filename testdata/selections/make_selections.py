@@ -170,11 +170,11 @@ def np_oindex(full, items):
     return res
 
 
-def np_blocks(full, items, grid_chunks):
-    items = expand(items, full.ndim)
+def block_slices(shape, items, grid_chunks):
+    """The element slices a block selection stands for (Python clamping)."""
     sel = []
-    for d, it in enumerate(items):
-        n, c = full.shape[d], grid_chunks[d]
+    for d, it in enumerate(expand(items, len(shape))):
+        n, c = shape[d], grid_chunks[d]
         g = -(-n // c)
         if isinstance(it, slice):
             if it.step not in (None, 1):
@@ -188,7 +188,11 @@ def np_blocks(full, items, grid_chunks):
             sel.append(slice(b * c, min((b + 1) * c, n)))
         else:
             raise IndexError("unsupported")
-    return full[tuple(sel)]
+    return tuple(sel)
+
+
+def np_blocks(full, items, grid_chunks):
+    return full[block_slices(full.shape, items, grid_chunks)]
 
 
 def same(x, y):
@@ -502,24 +506,29 @@ def rand_values(rng, dtype, shape):
     raise ValueError(dt)
 
 
+def oindex_lists(shape, items):
+    """Per dimension, the indices an orthogonal write selection lists (an
+    integer as a list of one, negatives as they are)."""
+    idx = []
+    for d, it in enumerate(expand([to_py(i) for i in items], len(shape))):
+        if isinstance(it, slice):
+            idx.append(np.arange(shape[d])[it])
+        elif isinstance(it, np.ndarray) and it.dtype == bool:
+            idx.append(np.nonzero(it)[0])
+        else:
+            idx.append(np.atleast_1d(np.asarray(it, dtype=np.int64)))
+    return idx
+
+
 def np_write(full, w):
-    """Applies one write spec to a NumPy array (last write wins)."""
+    """Applies one write spec to a NumPy array element by element, in the
+    order of the selection: the last write wins."""
     vals = w["_values"]
     if w["mode"] == "oindex":
-        py = expand([to_py(i) for i in w["selection"]], full.ndim)
-        idx = []
-        for d, it in enumerate(py):
-            n = full.shape[d]
-            if isinstance(it, slice):
-                idx.append(np.arange(n)[it])
-            elif isinstance(it, np.ndarray) and it.dtype == bool:
-                idx.append(np.nonzero(it)[0])
-            else:
-                idx.append(np.atleast_1d(np.asarray(it) % n if n else it))
+        idx = oindex_lists(full.shape, w["selection"])
         v = vals.reshape([len(i) for i in idx])
-        # element by element in C order of the selection: the last write wins
         for pos in np.ndindex(*v.shape):
-            full[tuple(idx[d][pos[d]] for d in range(full.ndim))] = v[pos]
+            full[tuple(int(idx[d][pos[d]]) for d in range(full.ndim))] = v[pos]
     elif w["mode"] == "vindex":
         coords = np.broadcast_arrays(*[np.array(c, dtype=np.int64) for c in w["coords"]])
         for k in range(coords[0].shape[0]):
@@ -535,15 +544,7 @@ def np_assign(full, w):
     """Applies one write spec with NumPy's own indexing assignment."""
     vals = w["_values"]
     if w["mode"] == "oindex":
-        py = expand([to_py(i) for i in w["selection"]], full.ndim)
-        idx = []
-        for d, it in enumerate(py):
-            if isinstance(it, (int, np.integer)):
-                idx.append(np.array([it]))
-            elif isinstance(it, slice):
-                idx.append(np.arange(full.shape[d])[it])
-            else:
-                idx.append(it if it.dtype != bool else np.nonzero(it)[0])
+        idx = oindex_lists(full.shape, w["selection"])
         full[np.ix_(*idx)] = vals.reshape([len(i) for i in idx])
     elif w["mode"] == "vindex":
         full[tuple(np.array(c, dtype=np.int64) for c in w["coords"])] = vals
@@ -561,6 +562,26 @@ def zarr_write(a, w):
         a.vindex[np.array([c == "1" for c in w["mask"]]).reshape(w.get("mask_shape", a.shape))] = vals
     elif w["mode"] == "blocks":
         a.blocks[tuple(to_py(i) for i in w["selection"])] = vals
+
+
+def on_copy(src, writes):
+    """Applies writes with zarr-python to a copy of the array at src; returns
+    the array's contents after them (or after the one refused) and the class
+    name of the exception that refused a write, if any."""
+    tmp = tempfile.mkdtemp(prefix="selw")
+    try:
+        dst = os.path.join(tmp, "a.zarr")
+        shutil.copytree(src, dst)
+        a = zarr.open_array(dst, mode="r+")
+        zerr = None
+        try:
+            for w in writes:
+                zarr_write(a, w)
+        except Exception as e:  # noqa: BLE001 - every zarr-python exception is data here
+            zerr = type(e).__name__
+        return zarr.open_array(dst, mode="r")[:], zerr
+    finally:
+        shutil.rmtree(tmp)
 
 
 def write_cases(out, name, c):
@@ -584,19 +605,9 @@ def write_cases(out, name, c):
         return {"mode": "vmask", "mask": bits(m), "_shape": (int(m.sum()),)}
 
     def bw(items):
-        py = [to_py(i) for i in items]
-        res = np_blocks(full0, py, grid)
-        sel = []
-        for d, it in enumerate(expand(py, nd_)):
-            n, ch = sh[d], grid[d]
-            gd = -(-n // ch)
-            if isinstance(it, slice):
-                s0, s1, _ = it.indices(gd)
-                sel.append(slice(s0 * ch, min(s1 * ch, n)))
-            else:
-                b = it + gd if it < 0 else it
-                sel.append(slice(b * ch, min((b + 1) * ch, n)))
-        return {"mode": "blocks", "selection": items, "block_grid": grid, "_shape": res.shape, "_npsel": tuple(sel)}
+        sel = block_slices(sh, [to_py(i) for i in items], grid)
+        return {"mode": "blocks", "selection": items, "block_grid": grid,
+                "_shape": full0[sel].shape, "_npsel": sel}
 
     def rep(d, k):
         """k ≤ 8 indices of dim d with repeats (the same element twice, also
@@ -644,20 +655,7 @@ def write_cases(out, name, c):
             np_assign(check, w)
         if not same(check, want):
             sys.exit(f"{cid}: element-by-element writes differ from NumPy's assignment")
-        tmp = tempfile.mkdtemp(prefix="selw")
-        try:
-            dst = os.path.join(tmp, "a.zarr")
-            shutil.copytree(src, dst)
-            a = zarr.open_array(dst, mode="r+")
-            zerr = None
-            try:
-                for w in writes:
-                    zarr_write(a, w)
-                zres = a[:]
-            except Exception as e:  # noqa: BLE001
-                zerr = type(e).__name__
-        finally:
-            shutil.rmtree(tmp)
+        zres, zerr = on_copy(src, writes)
         case = {"id": cid, "array": name, "path": c["path"], "mode": "write", "desc": desc,
                 "writes": [{k2: v for k2, v in w.items() if not k2.startswith("_")} for w in writes],
                 "shape": list(want.shape), "reference": "numpy"}
@@ -701,19 +699,8 @@ def write_cases(out, name, c):
             shp = (int(m.sum()),)
         w["_values"] = rand_values(g.rng, dt, shp)
         w["values"] = out.save(fname(name, f"write.{k:02d}.values0"), w["_values"])
-        tmp = tempfile.mkdtemp(prefix="selw")
-        try:
-            dst = os.path.join(tmp, "a.zarr")
-            shutil.copytree(src, dst)
-            a = zarr.open_array(dst, mode="r+")
-            zerr = None
-            try:
-                zarr_write(a, w)
-            except Exception as e:  # noqa: BLE001
-                zerr = type(e).__name__
-            unchanged = same(a[:], full0)
-        finally:
-            shutil.rmtree(tmp)
+        zres, zerr = on_copy(src, [w])
+        unchanged = same(zres, full0)
         if zerr is None or not unchanged:
             sys.exit(f"{cid} ({desc}): zarr-python error {zerr}, array unchanged: {unchanged}")
         out.cases.append({"id": cid, "array": name, "path": c["path"], "mode": "write", "desc": desc,
