@@ -48,6 +48,9 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if a.Metadata().DataType.VarLen() { // strings.go
+		return getVarLen(ctx, a, sel, format, flags, stdout, stderr, budget)
+	}
 	var prog *progress
 	if out := flags["o"]; out != "" && out != "-" {
 		prog = newProgress(stderr, flags, "get") // not over values on the terminal

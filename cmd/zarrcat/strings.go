@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// vlenItemBytes is what a block of a variable-length selection is cut by
+// per element: the handle, the string header and a short string.
+const vlenItemBytes = 64
+
+// getVarLen is get for variable-length string and bytes arrays: values
+// read block by block through zarr.ReadStringsSelection (or the bytes
+// one) and printed quoted (strings "...", bytes b"..."), JSON strings in
+// JSON; a .npy holds NumPy fixed-width "<U" (or "|S") of the longest
+// value, found by a first pass over the selection. raw has no meaning
+// for them.
+func getVarLen(ctx context.Context, a *zarr.Array, sel nd.Selection, format string, flags map[string]string, stdout, stderr io.Writer, budget int64) error {
+	if format == "raw" {
+		return fmt.Errorf("%w: --format raw: %s elements have no fixed-size form (use npy, text, csv or json)", errUsage, a.Metadata().DataType)
+	}
+	dt := a.Metadata().DataType
+	blocks := func(use func([]string) error) error {
+		for sub := range splitSelection(sel, vlenItemBytes, readUnits(a), blockBytes(budget)) {
+			var vals []string
+			var err error
+			if dt == dtype.TypeVarBytes {
+				var bs [][]byte
+				bs, err = zarr.ReadByteStringsSelection(ctx, a, sub)
+				vals = make([]string, len(bs))
+				for i, b := range bs {
+					vals[i] = string(b)
+				}
+			} else {
+				vals, err = zarr.ReadStringsSelection(ctx, a, sub)
+			}
+			if err == nil {
+				err = use(vals)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return ctx.Err()
+	}
+	fixed := dt // the NumPy type of the .npy: the longest value's width
+	if format == "npy" {
+		width := 1
+		if err := blocks(func(vals []string) error {
+			for _, v := range vals {
+				n := len(v)
+				if dt == dtype.TypeVarString {
+					n = utf8.RuneCountInString(v)
+				}
+				width = max(width, n)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		var err error
+		if dt == dtype.TypeVarBytes {
+			fixed, err = dtype.FixedBytes(width)
+		} else {
+			fixed, err = dtype.FixedUTF32(width)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: a value of %d characters is too long for a .npy (use text, csv or json)", zarr.ErrTooLarge, width)
+		}
+	}
+	var prog *progress
+	if out := flags["o"]; out != "" && out != "-" {
+		prog = newProgress(stderr, flags, "get")
+		prog.setTotal(int64(sel.NumElements()) * dtype.HandleSize)
+	}
+	err := writeOutput(flags["o"], stdout, func(w io.Writer) error {
+		enc := newEncoder(w, format, fixed, sel.Shape())
+		if err := enc.begin(); err != nil {
+			return err
+		}
+		err := blocks(func(vals []string) error {
+			prog.add(int64(len(vals)) * dtype.HandleSize)
+			if format == "npy" {
+				b, err := dtype.PutStrings(fixed, vals)
+				if err != nil {
+					return err
+				}
+				return enc.values(b)
+			}
+			return enc.strings(vals, dt == dtype.TypeVarBytes)
+		})
+		if err != nil {
+			return err
+		}
+		return enc.end()
+	})
+	prog.finish(err)
+	return err
+}
+
+// strings writes the next values of a variable-length array in text,
+// csv or json, as values does fixed-size elements.
+func (e *encoder) strings(vals []string, isBytes bool) error {
+	for _, v := range vals {
+		if e.i > 0 {
+			e.buf = e.separator(e.buf)
+		}
+		e.buf = appendVarValue(e.buf, v, isBytes, e.form == "json")
+		e.i++
+		if len(e.buf) > 1<<15 {
+			if _, err := e.w.Write(e.buf); err != nil {
+				return err
+			}
+			e.buf = e.buf[:0]
+		}
+	}
+	_, err := e.w.Write(e.buf)
+	e.buf = e.buf[:0]
+	return err
+}
+
+// appendVarValue formats one variable-length value: a string quoted the
+// Go way, bytes as b"..." (ASCII, other bytes escaped), and in JSON a JSON
+// string of either.
+func appendVarValue(dst []byte, v string, isBytes, asJSON bool) []byte {
+	if isBytes {
+		v = "b" + strconv.QuoteToASCII(v)
+	} else if !asJSON {
+		return strconv.AppendQuote(dst, v)
+	}
+	if !asJSON {
+		return append(dst, v...)
+	}
+	b, _ := json.Marshal(v) // a string always marshals
+	return append(dst, b...)
+}
