@@ -66,6 +66,12 @@ func Mask(mask []bool) Item {
 	return Item{kind: kindMask, mask: append(make([]bool, 0, len(mask)), mask...)}
 }
 
+// SliceStep reports the step a slice item was given explicitly (ok false
+// for an item that is no slice or has no step).
+func (it Item) SliceStep() (step int, ok bool) {
+	return it.step, it.kind == kindSlice && it.hasStep
+}
+
 // IsOrthogonal reports whether the item is an index array or a mask.
 func (it Item) IsOrthogonal() bool { return it.kind == kindIndices || it.kind == kindMask }
 

@@ -123,6 +123,14 @@ func (a *Array) BlockItems(items ...nd.Item) ([]nd.Item, error) {
 	for d := range grid {
 		gshape[d] = (grid[d] + chunk[d] - 1) / chunk[d]
 	}
+	for i, it := range items {
+		// As zarr-python: whatever they would select, index arrays, masks
+		// and steps other than 1 are no block selection.
+		step, stepped := it.SliceStep()
+		if it.IsOrthogonal() || stepped && step != 1 {
+			return nil, fmt.Errorf("block selection: %w: item %d (%s): only integers and slices with step 1 select blocks", nd.ErrInvalidSelection, i, it)
+		}
+	}
 	sel, err := nd.Normalize(items, gshape)
 	if err != nil {
 		return nil, fmt.Errorf("block selection: %w", err)
