@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/gozarr/gozarr/internal/bufpool"
 	"github.com/gozarr/gozarr/nd"
@@ -33,8 +34,48 @@ func readReordered(ctx context.Context, r store.Reader, g *Grid, sel nd.Selectio
 	if err := newEngine(r, g, tmp, opt).run(ctx, compact); err != nil {
 		return err
 	}
-	nd.Gather(out, tmp, sel.Orders())
+	gatherParallel(out, tmp, sel.Orders(), opt.WithDefaults().DecodeConcurrency)
 	return nil
+}
+
+// gatherMinBytes is the output size below which a gather runs on one
+// goroutine.
+const gatherMinBytes = 4 << 20
+
+// gatherParallel is nd.Gather(dst, src, index) on up to workers
+// goroutines, each gathering a slab of dst's first dimension.
+func gatherParallel(dst, src nd.View, index [][]int, workers int) {
+	n := 0
+	if len(dst.Shape) > 0 {
+		n = dst.Shape[0]
+	}
+	bytes := nd.NumElements(dst.Shape) * dst.ItemSize
+	workers = min(workers, n, bytes/gatherMinBytes)
+	if workers <= 1 {
+		nd.Gather(dst, src, index)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		wg.Go(func() {
+			d := dst
+			d.Shape = slices.Clone(dst.Shape)
+			d.Shape[0] = hi - lo
+			d.Offset += lo * dst.Strides[0]
+			idx := slices.Clone(index)
+			s := src
+			if idx[0] != nil {
+				idx[0] = idx[0][lo:hi]
+			} else {
+				s.Shape = slices.Clone(src.Shape)
+				s.Shape[0] = hi - lo
+				s.Offset += lo * src.Strides[0]
+			}
+			nd.Gather(d, s, idx)
+		})
+	}
+	wg.Wait()
 }
 
 // pointsShape is the shape the engine places n points in: 1, ..., 1, n.
@@ -77,7 +118,7 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 	if err := newEngine(r, g, tmp, opt).runParts(ctx, nd.PointParts(sorted, g.ChunkShape), nd.NumPointParts(sorted, g.ChunkShape)); err != nil {
 		return err
 	}
-	nd.Gather(nd.Contiguous(out, []int{pts.Len()}, item), nd.Contiguous(tmp.Data, []int{sorted.Len()}, item), [][]int{order})
+	gatherParallel(nd.Contiguous(out, []int{pts.Len()}, item), nd.Contiguous(tmp.Data, []int{sorted.Len()}, item), [][]int{order}, opt.WithDefaults().DecodeConcurrency)
 	return nil
 }
 
