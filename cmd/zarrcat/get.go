@@ -16,6 +16,7 @@ import (
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/pipeline"
+	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -61,6 +62,11 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err := enc.begin(); err != nil {
 			return err
 		}
+		if r, ok := w.(interface{ reserve(int64) error }); ok && (format == "npy" || format == "raw") {
+			if err := r.reserve(int64(sel.NumElements()) * int64(a.Metadata().DataType.Size())); err != nil {
+				return err
+			}
+		}
 		err := stream(ctx, a, sel, blockBytes(budget), func(b streamBlock) error {
 			prog.add(int64(len(b.Data)))
 			return enc.values(b.Data)
@@ -91,48 +97,57 @@ func budgetFlag(flags map[string]string) (int64, error) {
 }
 
 // openSelection opens the array pos[0] names (with --max-chunk-bytes, and
-// reads holding at most a quarter of budget in flight) and resolves the
+// reads holding at most an eighth of budget in flight) and resolves the
 // selection pos[1] (the whole array when absent).
 func openSelection(ctx context.Context, pos []string, flags map[string]string, budget int64) (*zarr.Array, nd.Selection, error) {
+	a, sel, _, err := openSelectionWith(ctx, pos, flags, func(bool) pipeline.Options {
+		return pipeline.Options{MaxBytesInFlight: blockBytes(budget)}
+	})
+	return a, sel, err
+}
+
+// openSelectionWith is openSelection with the pipeline options opt returns
+// for the array's store (local: store.IsLocal); it also reports that.
+func openSelectionWith(ctx context.Context, pos []string, flags map[string]string, opt func(local bool) pipeline.Options) (*zarr.Array, nd.Selection, bool, error) {
 	maxChunk := int64(defaultMaxChunkBytes)
 	if v, ok := flags["max-chunk-bytes"]; ok {
 		var err error
 		if maxChunk, err = parseBytes(v); err != nil {
-			return nil, nil, fmt.Errorf("%w: --max-chunk-bytes: %v", errUsage, err)
+			return nil, nil, false, fmt.Errorf("%w: --max-chunk-bytes: %v", errUsage, err)
 		}
 	}
 	var items []nd.Item
 	if len(pos) == 2 {
 		var err error
 		if items, err = nd.ParseSelection(pos[1]); err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 	}
 	st, nodePath, err := openTarget(ctx, pos[0])
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	a, err := zarr.OpenArray(ctx, st, nodePath, zarr.WithMaxChunkBytes(maxChunk),
-		zarr.WithPipeline(pipeline.Options{MaxBytesInFlight: blockBytes(budget)}))
+	local := store.IsLocal(st)
+	a, err := zarr.OpenArray(ctx, st, nodePath, zarr.WithMaxChunkBytes(maxChunk), zarr.WithPipeline(opt(local)))
 	if errors.Is(err, zarr.ErrChunkTooLarge) {
-		return nil, nil, fmt.Errorf("%w; for zarrcat, raise it with --max-chunk-bytes (default 512MiB), e.g. --max-chunk-bytes=4GiB", err)
+		return nil, nil, false, fmt.Errorf("%w; for zarrcat, raise it with --max-chunk-bytes (default 512MiB), e.g. --max-chunk-bytes=4GiB", err)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	sel, err := a.Selection(items...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	n := uint64(a.Metadata().DataType.Size())
 	for _, d := range sel {
 		hi, lo := bits.Mul64(n, uint64(d.Count))
 		if hi != 0 || lo > math.MaxInt64 {
-			return nil, nil, fmt.Errorf("%w: selection %v of %s is more than 2^63 bytes", zarr.ErrTooLarge, sel, pos[0])
+			return nil, nil, false, fmt.Errorf("%w: selection %v of %s is more than 2^63 bytes", zarr.ErrTooLarge, sel, pos[0])
 		}
 		n = lo
 	}
-	return a, sel, nil
+	return a, sel, local, nil
 }
 
 // parseBytes parses a positive byte count: digits, optionally followed by

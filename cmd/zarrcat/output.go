@@ -24,9 +24,10 @@ var errBrokenPipe = errors.New("broken pipe")
 // /dev/null with a regular file when run as root.
 type output struct {
 	*bufio.Writer
-	f    *os.File // nil for stdout
-	tmp  string   // temporary file to rename onto path; "" when written in place
-	path string
+	f       *os.File // nil for stdout
+	tmp     string   // temporary file to rename onto path; "" when written in place
+	path    string
+	regular bool // f is a regular file
 }
 
 // createOutput opens path for writing; "" or "-" is stdout.
@@ -42,21 +43,34 @@ func createOutput(path string, stdout io.Writer) (*output, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &output{Writer: bufio.NewWriterSize(f, bufSize), f: f, tmp: f.Name(), path: path}, nil
+		return &output{Writer: bufio.NewWriterSize(f, bufSize), f: f, tmp: f.Name(), path: path, regular: true}, nil
 	case err != nil:
 		return nil, err
 	}
 	// In place: a link is followed (O_TRUNC empties a regular file at its
 	// end, as a shell's > does; devices and FIFOs have nothing to truncate).
 	flag := os.O_WRONLY
-	if t, err := os.Stat(path); err == nil && t.Mode().IsRegular() {
+	t, err := os.Stat(path)
+	regular := err == nil && t.Mode().IsRegular()
+	if regular {
 		flag |= os.O_TRUNC
 	}
 	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return nil, err
 	}
-	return &output{Writer: bufio.NewWriterSize(f, bufSize), f: f, path: path}, nil
+	return &output{Writer: bufio.NewWriterSize(f, bufSize), f: f, path: path, regular: regular}, nil
+}
+
+// reserve tells the output that n more bytes will follow what it was
+// given so far: a regular file has the space allocated up front
+// (reserveFile). Anything else ignores it.
+func (o *output) reserve(n int64) error {
+	if !o.regular {
+		return nil
+	}
+	// Space from offset 0: what is buffered has not reached the file yet.
+	return reserveFile(o.f, int64(o.Buffered())+n)
 }
 
 // Commit flushes the output and, for an atomic replace, renames the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/pipeline"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -108,10 +109,24 @@ func accumulateBlock[T number](vals []T, fill T, hist *histogram, bins []int64) 
 }
 
 // accumulateFast is accumulateBlock for a sub-chunk without NaNs and huge
-// values, the common case: the fewest operations per value. ok is false
-// when the sub-chunk holds either (its sums come out NaN, or its extremes
-// reach bigValue): accumulateSlow takes it then.
-func accumulateFast[T number](vals []T, fill T) (m moments, ok bool) {
+// values, the common case. ok is false when the sub-chunk holds either
+// (its sums come out NaN, or its extremes reach bigValue):
+// accumulateSlow takes it then. Floats go through fastFloat32 and
+// fastFloat64 (vector loops where the platform has them), other types
+// through accumulateFastGo.
+func accumulateFast[T number](vals []T, fill T) (moments, bool) {
+	switch v := any(vals).(type) {
+	case []float32:
+		return fastFloat32(v, any(fill).(float32))
+	case []float64:
+		return fastFloat64(v, any(fill).(float64))
+	}
+	return accumulateFastGo(vals, fill)
+}
+
+// accumulateFastGo is accumulateFast in Go: the fewest operations per
+// value, in two lanes.
+func accumulateFastGo[T number](vals []T, fill T) (m moments, ok bool) {
 	if len(vals) == 0 {
 		return m, true
 	}
@@ -379,10 +394,18 @@ func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	a, sel, err := openSelection(ctx, pos, flags, budget)
+	workers := runtime.GOMAXPROCS(0)
+	a, sel, local, err := openSelectionWith(ctx, pos, flags, func(local bool) pipeline.Options {
+		if local {
+			// Each worker of fusedMoments reads on its own goroutine.
+			return pipeline.Options{DecodeConcurrency: 1, IOConcurrency: 1, MaxBytesInFlight: max(blockBytes(budget)/int64(workers), 1)}
+		}
+		return pipeline.Options{MaxBytesInFlight: blockBytes(budget)}
+	})
 	if err != nil {
 		return err
 	}
+	fused := local && !listed(sel)
 	if _, err := momentsOf(a.Metadata().DataType, nil, a.Metadata().FillValue, nil, nil); err != nil {
 		return err
 	}
@@ -392,7 +415,7 @@ func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		size *= 2 // a second pass fills the histogram
 	}
 	prog.setTotal(size)
-	m, err := selectionMoments(ctx, a, sel, budget, nil, prog)
+	m, err := selectionMoments(ctx, a, sel, budget, nil, prog, fused)
 	if err != nil {
 		prog.finish(err)
 		return err
@@ -406,7 +429,7 @@ func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		r.Min, r.Max, r.Mean, r.Std = &m.min, &m.max, &mean, &std
 		if nbins > 0 {
 			h := &histogram{lo: m.min, hi: m.max, counts: make([]int64, nbins)}
-			if _, err := selectionMoments(ctx, a, sel, budget, h, prog); err != nil {
+			if _, err := selectionMoments(ctx, a, sel, budget, h, prog, fused); err != nil {
 				prog.finish(err)
 				return err
 			}
@@ -451,9 +474,114 @@ func printStats(w io.Writer, r *statsReport) {
 	}
 }
 
-// selectionMoments streams sel and returns its moments, filling hist's
-// counts when hist is set. Each block is cut into one part per core.
-func selectionMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, budget int64, hist *histogram, prog *progress) (moments, error) {
+// selectionMoments returns the moments of sel, filling hist's counts when
+// hist is set: by fusedMoments when fused (a local store), else streamed in
+// blocks, each block cut into one part per core.
+func selectionMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, budget int64, hist *histogram, prog *progress, fused bool) (moments, error) {
+	if fused {
+		return fusedMoments(ctx, a, sel, budget, runtime.GOMAXPROCS(0), hist, prog)
+	}
+	return streamedMoments(ctx, a, sel, budget, hist, prog)
+}
+
+// fusedBoxBytes is the output size fusedMoments aims at per box: a few
+// inner chunks, which the CPU caches still hold when the box is reduced.
+const fusedBoxBytes = 2 << 20
+
+// fusedMoments is selectionMoments with the reduction fused into the
+// reads: GOMAXPROCS workers each read one box of chunkBoxes at a time
+// (the engine decoding on the worker's goroutine, whole chunks straight
+// into the worker's buffer, without the strided copy a C-order block
+// needs) and reduce it at once, while its values are in the CPU's caches.
+// The boxes' moments are merged in the boxes' order, whichever worker
+// finished first, so the result depends on neither scheduling nor the
+// number of workers; at most 4 boxes per worker are ahead of the merge.
+func fusedMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, budget int64, workers int, hist *histogram, prog *progress) (moments, error) {
+	meta := a.Metadata()
+	dt, fill := meta.DataType, meta.FillValue
+	item := dt.Size()
+	target := min(fusedBoxBytes, max(budget/64, 1)) // not of workers: the same boxes for any
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		m   moments
+		err error
+	}
+	type job struct {
+		sel nd.Selection
+		res chan result
+	}
+	jobs := make(chan job)
+	order := make(chan chan result, 4*workers)
+	bins := make([][]int64, workers)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(jobs)
+		defer close(order)
+		for box := range chunkBoxes(sel, item, readUnits(a), target) {
+			j := job{box, make(chan result, 1)}
+			select {
+			case order <- j.res:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- j:
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	for w := range workers {
+		if hist != nil {
+			bins[w] = make([]int64, len(hist.counts))
+		}
+		wg.Go(func() {
+			var buf []byte
+			for j := range jobs {
+				size := j.sel.NumElements() * item
+				if cap(buf) < size {
+					buf = make([]byte, size)
+				}
+				var r result
+				if r.err = a.ReadSelection(ctx, j.sel, buf[:size]); r.err == nil {
+					r.m, r.err = momentsOf(dt, buf[:size], fill, hist, bins[w])
+					prog.add(int64(size))
+				}
+				j.res <- r
+			}
+		})
+	}
+	var total moments
+	var err error
+	for res := range order {
+		if err != nil {
+			continue // a job not sent never answers
+		}
+		select {
+		case r := <-res:
+			if err = r.err; err == nil {
+				total.merge(r.m)
+			}
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+		if err != nil {
+			cancel()
+		}
+	}
+	wg.Wait()
+	for _, b := range bins {
+		for i, c := range b {
+			hist.counts[i] += c
+		}
+	}
+	return total, err
+}
+
+// streamedMoments is selectionMoments over stream: the blocks in order,
+// each cut into one part per core.
+func streamedMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, budget int64, hist *histogram, prog *progress) (moments, error) {
 	meta := a.Metadata()
 	dt, fill := meta.DataType, meta.FillValue
 	item := dt.Size()

@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/nd"
 )
 
 // npyValue decodes element i of a little-endian .npy of a real type.
@@ -111,6 +113,161 @@ func TestStatsErrors(t *testing.T) {
 		err := run(context.Background(), c.args, &out, &out)
 		if err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%v: %v, want an error saying %q", c.args, err, c.msg)
+		}
+	}
+}
+
+// TestFastKernels: the float loops (SSE2 on amd64) agree with the portable
+// one on values with and without NaNs, infinities, huge values, the fill
+// value and signed zeros, at every length around their group sizes: the
+// same counts and extremes, sums within rounding, and the same verdict on
+// whether the slow path must take the sub-chunk.
+func TestFastKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1 << 41, -(1 << 45), 0, math.Copysign(0, -1), 7}
+	for trial := range 3000 {
+		n := trial % 41
+		if trial%100 == 0 {
+			n = accumBlock
+		}
+		vals := make([]float64, n)
+		for i := range vals {
+			vals[i] = math.Round(rng.NormFloat64()*1000) / 8
+			if trial%3 == 0 && rng.IntN(16) == 0 {
+				vals[i] = specials[rng.IntN(len(specials))]
+			}
+		}
+		fill := []float64{0, 7, math.NaN()}[trial%3]
+		f32 := make([]float32, n)
+		for i, v := range vals {
+			f32[i] = float32(v)
+		}
+		check := func(name string, got moments, gotOK bool, want moments, wantOK bool) {
+			t.Helper()
+			if gotOK != wantOK {
+				t.Fatalf("%s trial %d (n %d): fast path %v, want %v: %v", name, trial, n, gotOK, wantOK, vals)
+			}
+			if !gotOK {
+				return
+			}
+			close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
+			if got.n != want.n || got.fill != want.fill || got.min != want.min || got.max != want.max ||
+				!close(got.sum, want.sum) || !close(got.mean, want.mean) || math.Abs(got.m2-want.m2) > 1e-9*math.Max(1, want.m2) {
+				t.Fatalf("%s trial %d (n %d): got %+v, want %+v", name, trial, n, got, want)
+			}
+		}
+		m, ok := fastFloat64(vals, fill)
+		w, wok := accumulateFastGo(vals, fill)
+		check("float64", m, ok, w, wok)
+		m, ok = fastFloat32(f32, float32(fill))
+		w, wok = accumulateFastGo(f32, float32(fill))
+		check("float32", m, ok, w, wok)
+	}
+}
+
+// TestChunkBoxes: the boxes of chunkBoxes cover every selected element
+// once, each within one unit along every dimension after the first (and,
+// for the whole array, within as many units along the first as fit), and
+// within the target size; for plain, strided, reversed and partial
+// selections.
+func TestChunkBoxes(t *testing.T) {
+	shape, units := []int{37, 29, 11}, []int{8, 5, 4}
+	for _, c := range []struct {
+		sel    string
+		target int64
+	}{{"", 1 << 20}, {"", 4 * 8 * 5 * 4 * 2}, {"", 4 * 8 * 5 * 4}, {"", 40}, {"", 1}, {"3:30:2, ::-3, 1:10", 4 * 8 * 5 * 4}, {"::-1, 4, 3:", 300}, {"::-7, 28:0:-2, ::5", 64}} {
+		items, err := nd.ParseSelection(c.sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel, err := nd.Normalize(items, shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[[3]int]int{}
+		for box := range chunkBoxes(sel, 4, units, c.target) {
+			for d, dim := range box {
+				lo, hi := dim.Start, dim.Start+(dim.Count-1)*dim.Step
+				lo, hi = min(lo, hi), max(lo, hi)
+				span := 1
+				if d == 0 {
+					span = max(1, int(c.target/(4*8*5*4)))
+				}
+				if d > 0 && lo/units[d] != hi/units[d] || d == 0 && c.sel == "" && hi/units[0]-lo/units[0] >= span {
+					t.Errorf("[%s] target %d: box %v spans more than %d unit(s) along %d", c.sel, c.target, box, span, d)
+				}
+			}
+			if b := int64(box.NumElements() * 4); b > c.target && box.NumElements() > 1 {
+				t.Errorf("[%s] target %d: box %v of %d bytes", c.sel, c.target, box, b)
+			}
+			for i := range box[0].Count {
+				for j := range box[1].Count {
+					for k := range box[2].Count {
+						seen[[3]int{box[0].Start + i*box[0].Step, box[1].Start + j*box[1].Step, box[2].Start + k*box[2].Step}]++
+					}
+				}
+			}
+		}
+		want := 0
+		for i := range sel[0].Count {
+			for j := range sel[1].Count {
+				for k := range sel[2].Count {
+					want++
+					if p := [3]int{sel[0].Start + i*sel[0].Step, sel[1].Start + j*sel[1].Step, sel[2].Start + k*sel[2].Step}; seen[p] != 1 {
+						t.Fatalf("[%s] target %d: element %v covered %d times", c.sel, c.target, p, seen[p])
+					}
+				}
+			}
+		}
+		if len(seen) != want {
+			t.Errorf("[%s] target %d: %d elements covered, want %d", c.sel, c.target, len(seen), want)
+		}
+	}
+}
+
+// TestFusedMomentsDeterministic: stats over the fused reads gives the same
+// bits with one worker as with several (the boxes merge in their order),
+// and agrees with the streamed blocks, on sharded and plain arrays with
+// strided selections.
+func TestFusedMomentsDeterministic(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct{ arr, sel string }{
+		{"v3_shard_start.zarr", ""},
+		{"v3_shard_start.zarr", "2:50:3, ::-1"},
+		{"v3_dtype_float32.zarr", ""},
+		{"v3_dtype_int16.zarr", "::-3, 1:18"},
+		{"v2_fill_nan.zarr", ""},
+	} {
+		pos := []string{filepath.Join(refDir, c.arr)}
+		if c.sel != "" {
+			pos = append(pos, c.sel)
+		}
+		a, sel, err := openSelection(ctx, pos, map[string]string{}, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []moments
+		for _, budget := range []int64{1 << 28, 4096} {
+			for _, workers := range []int{1, 3} {
+				m, err := fusedMoments(ctx, a, sel, budget, workers, nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, m)
+			}
+		}
+		s, err := streamedMoments(ctx, a, sel, 1<<28, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b)) }
+		for i, m := range got {
+			if i%2 == 1 && m != got[i-1] {
+				t.Errorf("%s [%s]: 3 workers %+v, 1 worker %+v", c.arr, c.sel, m, got[i-1])
+			}
+			if m.n != s.n || m.nan != s.nan || m.fill != s.fill || m.min != s.min || m.max != s.max || !close(m.total(), s.total()) || !close(m.m2, s.m2) {
+				t.Errorf("%s [%s]: fused %+v, streamed %+v", c.arr, c.sel, m, s)
+			}
 		}
 	}
 }

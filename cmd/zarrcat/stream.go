@@ -176,3 +176,99 @@ func streamAll(ctx context.Context, as []*zarr.Array, sel nd.Selection, blockByt
 // an eighth, as two blocks and the read in flight (another eighth) leave
 // the Go collector room under a soft limit of the whole budget.
 func blockBytes(budget int64) int64 { return max(budget/8, 1) }
+
+// listed reports whether a dimension of sel lists its indices (an index
+// array or mask): chunkBoxes leaves such selections to splitSelection.
+func listed(sel nd.Selection) bool {
+	for _, d := range sel {
+		if d.Index != nil || d.Order != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// chunkBoxes cuts sel (no listed dimension) into boxes aligned to units
+// (the read units: inner chunks when sharded), each within one unit along
+// every dimension after the first and a run of whole units along the
+// first, as many as fit in target bytes of output. A unit's part in such
+// a box is one contiguous run of the box's output when the box covers the
+// unit whole along the later dimensions, so the engine decodes it straight
+// into place. Boxes of one unit that still exceed target are cut further
+// by splitSelection. The boxes tile sel in a fixed order (C order of the
+// unit grid); their outputs concatenated are not sel's C order.
+func chunkBoxes(sel nd.Selection, item int, units []int, target int64) iter.Seq[nd.Selection] {
+	return func(yield func(nd.Selection) bool) {
+		n := len(sel)
+		if sel.NumElements() == 0 {
+			return
+		}
+		if n == 0 {
+			yield(slices.Clone(sel))
+			return
+		}
+		// rest: the most bytes one unit holds along the later dimensions
+		// and the first; k: units per box along the first.
+		rest, first := int64(item), int64(0)
+		for d := range n {
+			step := max(sel[d].Step, -sel[d].Step)
+			u := int64(min(sel[d].Count, (max(units[d], 1)+step-1)/step))
+			if d == 0 {
+				first = u
+			} else {
+				rest *= u
+			}
+		}
+		k := max(1, int(target/(rest*first)))
+		pos := make([]int, n)  // position along sel[d] of the current box
+		next := make([]int, n) // and of the next one
+		box := make(nd.Selection, n)
+		for {
+			for d := range n {
+				count := 1
+				if d == 0 {
+					count = k
+				}
+				box[d], next[d] = unitRun(sel[d], pos[d], max(units[d], 1), count)
+			}
+			for sub := range splitSelection(box, item, units, target) {
+				if !yield(sub) {
+					return
+				}
+			}
+			d := n - 1
+			for ; d >= 0; d-- {
+				if pos[d] = next[d]; pos[d] < sel[d].Count {
+					break
+				}
+				pos[d] = 0
+			}
+			if d < 0 {
+				return
+			}
+		}
+	}
+}
+
+// unitRun returns the part of dim from its k-th index on that lies within
+// count consecutive units of the given edge (the unit of the k-th index
+// first), and the position after it.
+func unitRun(dim nd.Dim, k, unit, count int) (nd.Dim, int) {
+	first := dim.Start + k*dim.Step
+	c := first / unit
+	var j int
+	if dim.Step > 0 {
+		end := (c + count) * unit // first index past the units
+		j = (end - dim.Start + dim.Step - 1) / dim.Step
+	} else {
+		lo := (c - count + 1) * unit // lowest index within the units
+		j = (dim.Start-lo)/-dim.Step + 1
+	}
+	j = min(j, dim.Count)
+	sub := dim
+	sub.Start, sub.Count = first, j-k
+	if sub.Count == 1 {
+		sub.Step = 1
+	}
+	return sub, j
+}
