@@ -3,6 +3,7 @@ package zarr
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/pipeline"
@@ -182,4 +183,63 @@ func WritePoints[T Element](ctx context.Context, a *Array, data []T, coords [][]
 		return err
 	}
 	return a.WritePoints(ctx, b, coords)
+}
+
+// ReadView reads the selected elements into dst, any strided view of the
+// selection's shape (Shape, dropped dimensions left out) with the array's
+// item size: a sub-box of a larger buffer — a batch being assembled, a
+// mosaic, a transposed layout — so no copy is needed afterwards. Views of
+// concurrent reads must not overlap. Orthogonal selections are accepted;
+// for points, read into a slice of the larger buffer with ReadPointsInto.
+func (a *Array) ReadView(ctx context.Context, dst nd.View, items ...nd.Item) error {
+	sel, err := a.Selection(items...)
+	if err != nil {
+		return err
+	}
+	if _, err := a.selectionBytes(sel); err != nil {
+		return fmt.Errorf("read %w", err)
+	}
+	shape := sel.Shape()
+	if !slices.Equal(dst.Shape, shape) || len(dst.Strides) != len(shape) || dst.ItemSize != a.meta.DataType.Size() {
+		return fmt.Errorf("read %q: %w: a view of shape %v (%d-byte items) for a selection of shape %v (%d-byte items)",
+			a.path, nd.ErrInvalidSelection, dst.Shape, dst.ItemSize, shape, a.meta.DataType.Size())
+	}
+	if err := checkViewBounds(dst); err != nil {
+		return fmt.Errorf("read %q: %w", a.path, err)
+	}
+	// The engine's view has every dimension; a dropped one has length 1.
+	full := nd.View{Data: dst.Data, Offset: dst.Offset, ItemSize: dst.ItemSize}
+	k := 0
+	for _, d := range sel {
+		if d.Drop {
+			full.Shape, full.Strides = append(full.Shape, 1), append(full.Strides, 0)
+			continue
+		}
+		full.Shape, full.Strides = append(full.Shape, dst.Shape[k]), append(full.Strides, dst.Strides[k])
+		k++
+	}
+	if err := pipeline.ReadView(ctx, a.st, a.grid, sel, full, a.opts.pipe); err != nil {
+		return fmt.Errorf("read %q: %w", a.path, err)
+	}
+	return nil
+}
+
+// checkViewBounds reports a view whose elements do not all lie inside its
+// data.
+func checkViewBounds(v nd.View) error {
+	lo, hi := v.Offset, v.Offset
+	for d, n := range v.Shape {
+		if n == 0 {
+			return nil
+		}
+		if s := (n - 1) * v.Strides[d]; s < 0 {
+			lo += s
+		} else {
+			hi += s
+		}
+	}
+	if lo < 0 || hi+v.ItemSize > len(v.Data) {
+		return fmt.Errorf("%w: the view reaches bytes [%d, %d) of a %d-byte buffer", nd.ErrInvalidSelection, lo, hi+v.ItemSize, len(v.Data))
+	}
+	return nil
 }

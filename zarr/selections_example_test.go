@@ -47,3 +47,25 @@ func ExampleArray_ReadPoints() {
 	// [32 33 34 35 40 41 42 43] [2 4] <nil>
 	// [-2]
 }
+
+// Read two selections side by side into one buffer, a 2×8 mosaic, with no
+// copy: each read goes straight into its sub-box of the larger buffer.
+func ExampleArray_ReadView() {
+	ctx := context.Background()
+	meta, _ := zarr.NewArrayMetadata([]int{6, 8}, dtype.TypeUint8, []int{4, 4})
+	a, _ := zarr.CreateArray(ctx, mem.New(), "img", meta)
+	vals := make([]byte, 6*8)
+	for i := range vals {
+		vals[i] = byte(i)
+	}
+	_ = a.WriteBytes(ctx, vals)
+
+	mosaic := make([]byte, 2*8)
+	whole := nd.Contiguous(mosaic, []int{2, 8}, 1)
+	left := whole.Slice([]int{0, 0}, []int{2, 4}, []int{1, 1})
+	right := whole.Slice([]int{0, 4}, []int{2, 4}, []int{1, 1})
+	err1 := a.ReadView(ctx, left, nd.Range(0, 2), nd.Range(0, 4))          // rows 0-1, columns 0-3
+	err2 := a.ReadView(ctx, right, nd.Indices(5, 4), nd.Slice(7, 3, -1)) // rows 5, 4; columns 7..4
+	fmt.Println(mosaic, err1, err2)
+	// Output: [0 1 2 3 47 46 45 44 8 9 10 11 39 38 37 36] <nil> <nil>
+}

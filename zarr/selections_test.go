@@ -530,3 +530,41 @@ func TestGatherDecodesEachInnerChunkOnce(t *testing.T) {
 // remoteView hides the memory store's local capabilities (whole-shard
 // reads), so reads go through shard indexes and ranged reads, as on S3.
 type remoteView struct{ store.Store }
+
+func TestReadViewIntoLargerBuffer(t *testing.T) {
+	ctx := context.Background()
+	a, vals := makeSelArray(t, selLayouts()[2])
+	// A batch of 4 × 17 rows; fill rows 1 and 3 from element (i, :, 2) of
+	// rows 5 and 2 (the middle dimension dropped... the last, here).
+	buf := make([]byte, 4*17*4)
+	batch := nd.Contiguous(buf, []int{4, 17}, 4)
+	for k, i := range map[int]int{1: 5, 3: 2} {
+		dst := batch.Slice([]int{k, 0}, []int{1, 17}, []int{1, 1})
+		dst.Shape, dst.Strides = dst.Shape[1:], dst.Strides[1:] // one row: [17]
+		if err := a.ReadView(ctx, dst, nd.Index(i), nd.All(), nd.Index(2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, i := range map[int]int{1: 5, 3: 2} {
+		for j := range 17 {
+			if g := int32(binary.LittleEndian.Uint32(buf[4*(k*17+j):])); g != vals[(i*17+j)*7+2] {
+				t.Fatalf("batch row %d col %d = %d, want %d", k, j, g, vals[(i*17+j)*7+2])
+			}
+		}
+	}
+	for _, row := range []int{0, 2} {
+		for j := range 17 {
+			if g := binary.LittleEndian.Uint32(buf[4*(row*17+j):]); g != 0 {
+				t.Fatalf("batch row %d col %d written (%d)", row, j, g)
+			}
+		}
+	}
+	// A view that does not fit is an error, nothing written past it.
+	short := nd.View{Data: buf[:10], Shape: []int{17}, Strides: []int{4}, ItemSize: 4}
+	if err := a.ReadView(ctx, short, nd.Index(0), nd.All(), nd.Index(0)); !errors.Is(err, nd.ErrInvalidSelection) {
+		t.Fatalf("short view: %v", err)
+	}
+	if err := a.ReadView(ctx, batch, nd.Index(0)); !errors.Is(err, nd.ErrInvalidSelection) {
+		t.Fatalf("wrong shape: %v", err)
+	}
+}
