@@ -64,7 +64,7 @@ func ExampleArray_ReadView() {
 	whole := nd.Contiguous(mosaic, []int{2, 8}, 1)
 	left := whole.Slice([]int{0, 0}, []int{2, 4}, []int{1, 1})
 	right := whole.Slice([]int{0, 4}, []int{2, 4}, []int{1, 1})
-	err1 := a.ReadView(ctx, left, nd.Range(0, 2), nd.Range(0, 4))          // rows 0-1, columns 0-3
+	err1 := a.ReadView(ctx, left, nd.Range(0, 2), nd.Range(0, 4))        // rows 0-1, columns 0-3
 	err2 := a.ReadView(ctx, right, nd.Indices(5, 4), nd.Slice(7, 3, -1)) // rows 5, 4; columns 7..4
 	fmt.Println(mosaic, err1, err2)
 	// Output: [0 1 2 3 47 46 45 44 8 9 10 11 39 38 37 36] <nil> <nil>
