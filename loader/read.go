@@ -1,0 +1,344 @@
+package loader
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/gozarr/gozarr/nd"
+)
+
+// budget is a byte semaphore with one escape: a window the current batch
+// needs is admitted when every byte held is the current batch's, so a
+// batch spanning windows larger than the budget still makes progress.
+type budget struct {
+	mu   sync.Mutex
+	cap  int64
+	used int64
+	wake chan struct{}
+}
+
+func newBudget(n int64) *budget { return &budget{cap: n, wake: make(chan struct{})} }
+
+// acquire takes n bytes; mine is what the current batch already holds.
+func (b *budget) acquire(ctx context.Context, n, mine int64) error {
+	for {
+		b.mu.Lock()
+		if b.used+n <= b.cap || b.used <= mine {
+			b.used += n
+			b.mu.Unlock()
+			return nil
+		}
+		w := b.wake
+		b.mu.Unlock()
+		select {
+		case <-w:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (b *budget) release(n int64) {
+	b.mu.Lock()
+	b.used -= n
+	close(b.wake)
+	b.wake = make(chan struct{})
+	b.mu.Unlock()
+}
+
+// gkey names a read window: its epoch and index in the epoch's order.
+type gkey struct{ epoch, g int }
+
+// span is one read of a window: rows [lo, hi) of a field at byte off of the
+// window's buffer.
+type span struct{ lo, hi, off int }
+
+// group is a read window: the blocks of one window of a window sampler,
+// read once into one buffer per field (sorted by block, adjacent blocks in
+// one read) and shared by every batch that takes rows from it.
+type group struct {
+	key    gkey
+	bytes  int64
+	blocks []int    // sorted
+	spanOf []int    // span of each block
+	spans  [][]span // per field
+	bufs   [][]byte // per field
+	refs   int      // guarded by Loader.mu
+	ready  chan struct{}
+	err    error
+}
+
+// windows returns the read windows positions [lo, hi) of p take rows from,
+// starting the reads of those not held by the previous batch (held, which
+// it replaces by this batch's).
+func (l *Loader) windows(ctx context.Context, p *epochPlan, lo, hi int, held *[]*group) ([]*group, error) {
+	var ids []int
+	for pos := lo; pos < hi; pos++ {
+		gi := p.groupOf(p.logical(pos))
+		if !slices.Contains(ids, gi) {
+			ids = append(ids, gi)
+		}
+	}
+	// Hold this batch's windows from the previous batch (the next batch may
+	// share them too) and let go of the others before waiting for budget.
+	var gs, keep []*group
+	var mine int64
+	for _, g := range *held {
+		if g.key.epoch == p.epoch && slices.Contains(ids, g.key.g) {
+			keep = append(keep, g)
+			mine += g.bytes
+		} else {
+			l.unref(g)
+		}
+	}
+	*held = keep
+	for _, gi := range ids {
+		key := gkey{p.epoch, gi}
+		i := slices.IndexFunc(keep, func(g *group) bool { return g.key == key })
+		if i >= 0 {
+			g := keep[i]
+			l.ref(g)
+			gs = append(gs, g)
+			continue
+		}
+		g := l.newGroup(p, gi)
+		if err := l.budget.acquire(ctx, g.bytes, mine); err != nil {
+			for _, g := range gs {
+				l.unref(g)
+			}
+			return nil, err
+		}
+		mine += g.bytes
+		g.refs = 2 // the batch's and the planner's hold
+		l.wg.Go(func() { l.readGroup(ctx, g) })
+		gs = append(gs, g)
+		*held = append(*held, g)
+	}
+	return gs, nil
+}
+
+func (l *Loader) ref(g *group) {
+	l.mu.Lock()
+	g.refs++
+	l.mu.Unlock()
+}
+
+// unref drops a reference; the last one gives the window's bytes back.
+func (l *Loader) unref(g *group) {
+	l.mu.Lock()
+	g.refs--
+	last := g.refs == 0
+	l.mu.Unlock()
+	if last {
+		<-g.ready // its read has ended (reads end on cancellation too)
+		g.bufs = nil
+		l.budget.release(g.bytes)
+	}
+}
+
+// newGroup lays out window gi of p: its blocks sorted, adjacent ones
+// merged into one read, each field's rows with the halo its offsets need.
+func (l *Loader) newGroup(p *epochPlan, gi int) *group {
+	geo := l.geo
+	k := l.k()
+	g := &group{key: gkey{p.epoch, gi}, ready: make(chan struct{})}
+	g.blocks = slices.Clone(p.blocks[gi*k : min(gi*k+k, len(p.blocks))])
+	slices.Sort(g.blocks)
+	g.spanOf = make([]int, len(g.blocks))
+	g.spans = make([][]span, len(geo.fields))
+	for f, fg := range geo.fields {
+		off := 0
+		for i, b := range g.blocks {
+			slo, shi := geo.blockSamples(b)
+			lo, hi := geo.row(slo)+fg.minOff, geo.row(shi-1)+fg.maxOff+1
+			n := len(g.spans[f])
+			if i > 0 && g.blocks[i-1] == b-1 && lo <= g.spans[f][n-1].hi {
+				s := &g.spans[f][n-1]
+				off += (hi - s.hi) * fg.rowBytes
+				s.hi = hi
+			} else {
+				g.spans[f] = append(g.spans[f], span{lo: lo, hi: hi, off: off})
+				off += (hi - lo) * fg.rowBytes
+			}
+			if f == 0 {
+				g.spanOf[i] = len(g.spans[f]) - 1
+			}
+		}
+		g.bytes += int64(off)
+	}
+	return g
+}
+
+// readGroup reads window g, Reads at a time over the whole loader.
+func (l *Loader) readGroup(ctx context.Context, g *group) {
+	defer close(g.ready)
+	g.bufs = make([][]byte, len(g.spans))
+	for f, ss := range g.spans {
+		last := ss[len(ss)-1]
+		g.bufs[f] = make([]byte, last.off+(last.hi-last.lo)*l.geo.fields[f].rowBytes)
+	}
+	eg, ctx := errgroup.WithContext(ctx)
+	for f, ss := range g.spans {
+		fg := &l.geo.fields[f]
+		for _, s := range ss {
+			select {
+			case l.reads <- struct{}{}:
+			case <-ctx.Done():
+				g.err = eg.Wait()
+				if g.err == nil {
+					g.err = ctx.Err()
+				}
+				return
+			}
+			eg.Go(func() error {
+				defer func() { <-l.reads }()
+				out := g.bufs[f][s.off : s.off+(s.hi-s.lo)*fg.rowBytes]
+				return l.readRange(ctx, g.key.epoch, f, s.lo, s.hi, out)
+			})
+		}
+	}
+	g.err = eg.Wait()
+}
+
+// readRange reads rows [lo, hi) of field f into out, counting it.
+func (l *Loader) readRange(ctx context.Context, epoch, f, lo, hi int, out []byte) error {
+	fg := &l.geo.fields[f]
+	items := append([]nd.Item{nd.Range(lo, hi)}, fg.Rest...)
+	start := time.Now()
+	if err := fg.Array.ReadBytesInto(ctx, out, items...); err != nil {
+		return fmt.Errorf("field %q rows [%d, %d): %w", fg.Name, lo, hi, err)
+	}
+	l.stats.read(epoch, f, lo, hi, time.Since(start))
+	return nil
+}
+
+// fill assembles j's batch: rows copied from its windows, or, for the
+// random samplers, read straight into it.
+func (l *Loader) fill(ctx context.Context, j *job) error {
+	b := j.batch
+	if j.groups == nil {
+		for f := range l.geo.fields {
+			if err := l.readSamples(ctx, j.epoch, f, b.Samples, b.Data[f]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, g := range j.groups {
+		select {
+		case <-g.ready:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if g.err != nil {
+			return g.err
+		}
+	}
+	geo := l.geo
+	first := geo.row(0) / geo.block
+	for i, k := range b.Samples {
+		blk := geo.row(k)/geo.block - first
+		var g *group
+		var bi int
+		for _, c := range j.groups {
+			if n, ok := slices.BinarySearch(c.blocks, blk); ok {
+				g, bi = c, n
+				break
+			}
+		}
+		if g == nil {
+			return fmt.Errorf("loader: sample %d not in the windows of batch %d (a bug)", k, j.index)
+		}
+		for f := range geo.fields {
+			fg := &geo.fields[f]
+			s := g.spans[f][g.spanOf[bi]]
+			dst := b.Data[f][i*fg.sampleBytes : (i+1)*fg.sampleBytes]
+			src := g.bufs[f]
+			r := geo.row(k) - s.lo
+			if fg.consecutive {
+				at := s.off + (r+fg.offsets[0])*fg.rowBytes
+				copy(dst, src[at:at+fg.sampleBytes])
+				continue
+			}
+			for t, o := range fg.offsets {
+				at := s.off + (r+o)*fg.rowBytes
+				copy(dst[t*fg.rowBytes:(t+1)*fg.rowBytes], src[at:at+fg.rowBytes])
+			}
+		}
+	}
+	return nil
+}
+
+// readSamples reads field f of samples (any order, repeats) into out:
+// each sample's rows (its window's offsets) in order.
+func (l *Loader) readSamples(ctx context.Context, epoch, f int, samples []int, out []byte) error {
+	fg := &l.geo.fields[f]
+	rows := make([]int, 0, len(samples)*len(fg.offsets))
+	for _, k := range samples {
+		r := l.geo.row(k)
+		for _, o := range fg.offsets {
+			rows = append(rows, r+o)
+		}
+	}
+	return l.readRows(ctx, epoch, f, rows, out)
+}
+
+// readRows reads rows of field f (any order, repeats) into out, one row
+// after another. The distinct rows are read in runs: consecutive rows, and
+// rows of one block (chunk row) a short gap apart, in one read each, so a
+// chunk is decoded once per batch where possible; the runs are read Reads
+// at a time into a scratch buffer and the rows copied into place.
+func (l *Loader) readRows(ctx context.Context, epoch, f int, rows []int, out []byte) error {
+	fg := &l.geo.fields[f]
+	uniq := slices.Clone(rows)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
+	unit := fg.unitShape[0]
+	type run struct{ lo, hi, off, used int }
+	var runs []run
+	total := 0
+	for _, r := range uniq {
+		if n := len(runs); n > 0 {
+			last := &runs[n-1]
+			gap := r - last.hi
+			if gap == 0 || (last.hi-1)/unit == r/unit && gap <= 3*(last.used+1) {
+				total += r + 1 - last.hi
+				last.hi, last.used = r+1, last.used+1
+				continue
+			}
+		}
+		runs = append(runs, run{lo: r, hi: r + 1, off: total, used: 1})
+		total++
+	}
+	scratch := make([]byte, total*fg.rowBytes)
+	eg, ctx := errgroup.WithContext(ctx)
+	for _, rn := range runs {
+		select {
+		case l.reads <- struct{}{}:
+		case <-ctx.Done():
+			if err := eg.Wait(); err != nil {
+				return err
+			}
+			return ctx.Err()
+		}
+		eg.Go(func() error {
+			defer func() { <-l.reads }()
+			return l.readRange(ctx, epoch, f, rn.lo, rn.hi, scratch[rn.off*fg.rowBytes:(rn.off+rn.hi-rn.lo)*fg.rowBytes])
+		})
+	}
+	if err := eg.Wait(); err != nil {
+		return err
+	}
+	for i, r := range rows {
+		n := sort.Search(len(runs), func(i int) bool { return runs[i].hi > r })
+		at := (runs[n].off + r - runs[n].lo) * fg.rowBytes
+		copy(out[i*fg.rowBytes:(i+1)*fg.rowBytes], scratch[at:at+fg.rowBytes])
+	}
+	return nil
+}
