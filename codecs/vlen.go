@@ -158,6 +158,9 @@ func (c *VLen) check(src []byte, n int, offs []byte) error {
 	if len(src) > c.MaxEncodedSize(ChunkRepr{Shape: []int{n}}) {
 		return fmt.Errorf("%w: %s: chunk of %d bytes, more than the bound %d", ErrCorrupt, c.name, len(src), c.MaxEncodedSize(ChunkRepr{Shape: []int{n}}))
 	}
+	// UTF-8 is checked element by element unless the whole chunk, lengths
+	// included, is ASCII (lengths under 128): then every element is.
+	check := c.utf8 && !isASCII(src)
 	off := 4
 	for i := range n {
 		if len(src)-off < 4 {
@@ -167,7 +170,7 @@ func (c *VLen) check(src []byte, n int, offs []byte) error {
 		if uint64(l) > uint64(len(src)-off-4) {
 			return fmt.Errorf("%w: %s: element %d claims %d bytes, %d are left", ErrCorrupt, c.name, i, l, len(src)-off-4)
 		}
-		if c.utf8 && !utf8.Valid(src[off+4:off+4+int(l)]) {
+		if check && !utf8.Valid(src[off+4:off+4+int(l)]) {
 			return fmt.Errorf("%w: %s: element %d is not valid UTF-8", ErrCorrupt, c.name, i)
 		}
 		if offs != nil {
@@ -179,6 +182,19 @@ func (c *VLen) check(src []byte, n int, offs []byte) error {
 		return fmt.Errorf("%w: %s: %d bytes after the last element", ErrCorrupt, c.name, len(src)-off)
 	}
 	return nil
+}
+
+// isASCII reports whether every byte of b is below 0x80.
+func isASCII(b []byte) bool {
+	var acc uint64
+	for len(b) >= 8 {
+		acc |= binary.LittleEndian.Uint64(b)
+		b = b[8:]
+	}
+	for _, c := range b {
+		acc |= uint64(c)
+	}
+	return acc&0x8080808080808080 == 0
 }
 
 // Encode appends the encoding of the handles src to dst, looking each up

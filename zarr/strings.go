@@ -66,14 +66,17 @@ func ReadStringsSelection(ctx context.Context, a *Array, sel nd.Selection) ([]st
 		}
 		return out, nil
 	}
-	handles, arena, err := readHandles(ctx, a, sel, dtype.TypeVarString)
+	out := make([]string, sel.NumElements())
+	err := readVar(ctx, a, sel, dtype.TypeVarString, codecs.HeaderBytes(out), codecs.StringHeaderSize,
+		func(arena *codecs.VLenArena, handles []byte) error {
+			if handles == nil {
+				return arena.ResolveStringsInPlace(out)
+			}
+			return arena.ResolveStrings(handles, out)
+		})
 	if err != nil {
+		clear(out) // no string is left with a handle for a length
 		return nil, err
-	}
-	defer arena.Close()
-	out := make([]string, len(handles)/dtype.HandleSize)
-	if err := arena.ResolveStrings(handles, out); err != nil {
-		return nil, fmt.Errorf("read %q: %w", a.path, err)
 	}
 	return out, nil
 }
@@ -97,14 +100,17 @@ func ReadByteStrings(ctx context.Context, a *Array, items ...nd.Item) ([][]byte,
 // ReadByteStringsSelection is ReadByteStrings with an already normalised
 // selection.
 func ReadByteStringsSelection(ctx context.Context, a *Array, sel nd.Selection) ([][]byte, error) {
-	handles, arena, err := readHandles(ctx, a, sel, dtype.TypeVarBytes)
+	out := make([][]byte, sel.NumElements())
+	err := readVar(ctx, a, sel, dtype.TypeVarBytes, codecs.HeaderBytes(out), codecs.BytesHeaderSize,
+		func(arena *codecs.VLenArena, handles []byte) error {
+			if handles == nil {
+				return arena.ResolveBytesInPlace(out)
+			}
+			return arena.ResolveBytes(handles, out)
+		})
 	if err != nil {
+		clear(out)
 		return nil, err
-	}
-	defer arena.Close()
-	out := make([][]byte, len(handles)/dtype.HandleSize)
-	if err := arena.ResolveBytes(handles, out); err != nil {
-		return nil, fmt.Errorf("read %q: %w", a.path, err)
 	}
 	return out, nil
 }
@@ -176,30 +182,50 @@ func readFixed(ctx context.Context, a *Array, sel nd.Selection) ([]byte, error) 
 	return b, nil
 }
 
-// readHandles reads sel of a variable-length array of type want through
-// the engine, returning the handles and their (open) arena.
-func readHandles(ctx context.Context, a *Array, sel nd.Selection, want dtype.DataType) ([]byte, *codecs.VLenArena, error) {
+// readVar reads sel of a variable-length array of type want through the
+// engine and resolves the values with resolve. The handles go straight
+// into the length words of the output's headers (headers: the output's
+// memory, stride bytes per element; resolve gets nil handles), so the
+// read holds no handle buffer beside the output; on a 32-bit platform
+// they go into a buffer of their own, passed to resolve.
+func readVar(ctx context.Context, a *Array, sel nd.Selection, want dtype.DataType, headers []byte, stride int,
+	resolve func(*codecs.VLenArena, []byte) error) error {
 	call := "ReadStrings"
 	if want == dtype.TypeVarBytes {
 		call = "ReadByteStrings"
 	}
 	if err := checkVarType(a, want, call); err != nil {
-		return nil, nil, err
+		return err
 	}
-	n, err := a.allocBytes(sel)
-	if err != nil {
-		return nil, nil, err
+	if _, err := a.allocBytes(sel); err != nil {
+		return err
 	}
 	g, arena, err := a.vlenGrid()
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	handles := make([]byte, n)
-	if err := pipeline.Read(ctx, a.st, g, sel, handles, a.opts.pipe); err != nil {
-		arena.Close()
-		return nil, nil, fmt.Errorf("read %q: %w", a.path, err)
+	defer arena.Close()
+	var handles []byte
+	if codecs.InPlace {
+		full := sel.FullShape()
+		strides := make([]int, len(full))
+		for d, s := len(full)-1, stride; d >= 0; d-- {
+			strides[d] = s
+			s *= full[d]
+		}
+		view := nd.View{Data: headers, Offset: 8, Shape: full, Strides: strides, ItemSize: dtype.HandleSize}
+		err = pipeline.ReadView(ctx, a.st, g, sel, view, a.opts.pipe)
+	} else {
+		handles = make([]byte, sel.NumElements()*dtype.HandleSize)
+		err = pipeline.Read(ctx, a.st, g, sel, handles, a.opts.pipe)
 	}
-	return handles, arena, nil
+	if err == nil {
+		err = resolve(arena, handles)
+	}
+	if err != nil {
+		return fmt.Errorf("read %q: %w", a.path, err)
+	}
+	return nil
 }
 
 // writeHandles writes n values into sel: put turns them into handles of
