@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -188,9 +189,100 @@ func (g *Grid) levels() [][]int {
 // distinct). For a write (last set), the position of each sorted point in
 // pts is returned instead: its last occurrence, whose value wins.
 func sortPoints(g *Grid, pts nd.Points, last bool) (nd.Points, []int) {
+	n := pts.Len()
+	type keyed struct {
+		key uint64
+		pos int
+	}
+	ks := make([]keyed, n)
+	for k := range n {
+		key, ok := hierKey(g, pts.At(k))
+		if !ok {
+			return sortPointsByTuple(g, pts, last)
+		}
+		ks[k] = keyed{key, k}
+	}
+	inOrder := true
+	for k := 1; k < n && inOrder; k++ {
+		inOrder = ks[k-1].key < ks[k].key
+	}
+	if inOrder {
+		return pts, nil
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if c := cmp.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.pos, b.pos)
+	})
+	return collectSorted(pts, n, func(i int) int { return ks[i].pos }, func(i int) bool { return ks[i-1].key == ks[i].key }, last)
+}
+
+// collectSorted builds the distinct sorted points from a sorted
+// permutation (at(i): the i-th point in sorted order; same(i): it equals
+// the one before), with sortPoints' second result.
+func collectSorted(pts nd.Points, n int, at func(int) int, same func(int) bool, last bool) (nd.Points, []int) {
+	sorted := nd.Points{Rank: pts.Rank, Coords: make([]int, 0, n*pts.Rank)}
+	order := make([]int, n) // read: point asked → sorted position
+	var from []int          // write: sorted position → last point asked
+	for i := range n {
+		k := at(i)
+		if i == 0 || !same(i) {
+			sorted.Coords = append(sorted.Coords, pts.At(k)...)
+			from = append(from, k)
+		} else {
+			from[len(from)-1] = k // equal points sort by position: the later wins
+		}
+		order[k] = sorted.Len() - 1
+	}
+	if last {
+		return sorted, from
+	}
+	return sorted, order
+}
+
+// hierKey is the rank of point p in the hierarchical order of g as one
+// integer: the linear index of its grid chunk, then of its inner chunk
+// within that at every level, then of p within the innermost chunk. ok is
+// false when it does not fit 64 bits.
+func hierKey(g *Grid, p []int) (key uint64, ok bool) {
+	mul := func(k uint64, m, add int) (uint64, bool) {
+		hi, lo := bits.Mul64(k, uint64(m))
+		if hi != 0 || lo+uint64(add) < lo {
+			return 0, false
+		}
+		return lo + uint64(add), true
+	}
+	parent := g.ChunkShape
+	for d, c := range parent { // the grid chunk
+		grid := (g.Shape[d] + c - 1) / c
+		if key, ok = mul(key, grid, p[d]/c); !ok {
+			return 0, false
+		}
+	}
+	for l := g.Shard; l != nil; l = l.Nested() { // the inner chunk at each level
+		child := l.ChunkShape()
+		for d, c := range child {
+			if key, ok = mul(key, parent[d]/c, (p[d]%parent[d])/c); !ok {
+				return 0, false
+			}
+		}
+		parent = child
+	}
+	for d, c := range parent { // the point within its innermost chunk
+		if key, ok = mul(key, c, p[d]%c); !ok {
+			return 0, false
+		}
+	}
+	return key, true
+}
+
+// sortPointsByTuple is sortPoints for hierarchies whose rank does not fit
+// 64 bits: points compare by their chunk coordinates at every level, then
+// their own.
+func sortPointsByTuple(g *Grid, pts nd.Points, last bool) (nd.Points, []int) {
 	rank, n := pts.Rank, pts.Len()
 	lv := g.levels()
-	// A point's key: its chunk coordinates at every level, then itself.
 	width := (len(lv) + 1) * rank
 	keys := make([]int, n*width)
 	for k := range n {
@@ -204,37 +296,30 @@ func sortPoints(g *Grid, pts nd.Points, last bool) (nd.Points, []int) {
 		copy(key[len(lv)*rank:], p)
 	}
 	keyOf := func(k int) []int { return keys[k*width : (k+1)*width] }
-	inOrder := true
-	for k := 1; k < n && inOrder; k++ {
-		inOrder = slices.Compare(keyOf(k-1), keyOf(k)) < 0
-	}
-	if inOrder {
-		return pts, nil
-	}
 	perm := make([]int, n)
 	for k := range perm {
 		perm[k] = k
 	}
-	slices.SortStableFunc(perm, func(a, b int) int {
+	slices.SortFunc(perm, func(a, b int) int {
 		if c := slices.Compare(keyOf(a), keyOf(b)); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
-	sorted := nd.Points{Rank: rank, Coords: make([]int, 0, n*rank)}
-	order := make([]int, n) // read: point asked → sorted position
-	var from []int          // write: sorted position → last point asked
+	same := func(i int) bool { return slices.Equal(keyOf(perm[i-1]), keyOf(perm[i])) }
+	if sortedDistinct(perm, same) {
+		return pts, nil
+	}
+	return collectSorted(pts, n, func(i int) int { return perm[i] }, same, last)
+}
+
+// sortedDistinct reports whether perm is the identity and no two points
+// are equal: the points were already in order.
+func sortedDistinct(perm []int, same func(int) bool) bool {
 	for i, k := range perm {
-		if i == 0 || slices.Compare(keyOf(perm[i-1]), keyOf(k)) != 0 {
-			sorted.Coords = append(sorted.Coords, pts.At(k)...)
-			from = append(from, k)
-		} else {
-			from[len(from)-1] = k // equal keys sort by position: the later wins
+		if k != i || i > 0 && same(i) {
+			return false
 		}
-		order[k] = sorted.Len() - 1
 	}
-	if last {
-		return sorted, from
-	}
-	return sorted, order
+	return true
 }
