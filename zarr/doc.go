@@ -29,6 +29,12 @@
 // NumPy "<U"; null_terminated_bytes, "|S": bytes, dtype.Strings converts),
 // numpy.datetime64 and numpy.timedelta64 of any unit (Read[int64] counts,
 // dtype.NaT; DataType.Time converts) and bfloat16 (dtype.BFloat16).
+// Variable-length strings and bytes (v3 "string" with vlen-utf8,
+// "variable_length_bytes" with vlen-bytes; v2 "|O" with those filters, as
+// xarray, AnnData and VCF Zarr write them) are read and written with
+// ReadStrings/WriteStrings and ReadByteStrings/WriteByteStrings, sharded
+// too, through the same engine and memory bounds (see strings.go);
+// ReadStrings also reads the fixed-width string types.
 //
 // A group's consolidated metadata (v3 inline "consolidated_metadata", v2
 // .zmetadata, as zarr-python and xarray write them) opens its children

@@ -16,7 +16,9 @@ import (
 // arrays as dtype.BFloat16, datetime64 and timedelta64 arrays as int64
 // counts of their unit (dtype.NaT for NaT; DataType.Time and Duration
 // convert). Raw-bits and fixed-width string types are read with the
-// byte-level API (dtype.Strings converts the strings).
+// byte-level API (dtype.Strings converts the strings), or, for strings,
+// ReadStrings; variable-length strings and bytes only with ReadStrings,
+// WriteStrings, ReadByteStrings and WriteByteStrings.
 type Element interface {
 	~bool | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 |
 		~float32 | ~float64 | ~complex64 | ~complex128
