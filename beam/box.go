@@ -105,6 +105,17 @@ func copyClipped(dst, src, clip Block, item int) int {
 	return count
 }
 
+// meets reports whether b's box and the box [start, start+shape) share an
+// element.
+func meets(b Block, start, shape []int) bool {
+	for d := range start {
+		if max(b.Start[d], start[d]) >= min(b.Start[d]+b.Shape[d], start[d]+shape[d]) {
+			return false
+		}
+	}
+	return true
+}
+
 // sub returns the box [start, start+shape) of b, sharing b's data when it
 // is all of b.
 func sub(b Block, start, shape []int, item int) Block {
@@ -229,4 +240,3 @@ func planRechunk(src, dst *zarr.Array, maxMem int64) (RechunkPlan, error) {
 	dw, _ := units(dst)
 	return PlanRechunk(src.Shape(), base, dw, item, maxMem)
 }
-

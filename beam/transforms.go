@@ -185,12 +185,13 @@ func (f *writeFn) Setup(ctx context.Context) (err error) {
 }
 
 func (f *writeFn) ProcessElement(ctx context.Context, _ string, b Block, emit func(string)) error {
-	return writeBlock(ctx, f.a, f.Dst, b, emit)
+	return writeBlock(ctx, f.a, f.Dst, b, nil, emit)
 }
 
 // writeBlock writes b, which must cover whole write units of a (else
 // zarr.ErrMisaligned), one task per unit, and emits each unit's key.
-func writeBlock(ctx context.Context, a *zarr.Array, r Ref, b Block, emit func(string)) error {
+// With touched set, units that meet none of its boxes are left alone.
+func writeBlock(ctx context.Context, a *zarr.Array, r Ref, b Block, touched []Block, emit func(string)) error {
 	item := a.Metadata().DataType.Size()
 	if err := checkBlock(a, b); err != nil {
 		return fmt.Errorf("zarrbeam: write %s: %w", r, err)
@@ -201,6 +202,9 @@ func writeBlock(ctx context.Context, a *zarr.Array, r Ref, b Block, emit func(st
 			r, FormatKey(b.Start), b.Shape, err)
 	}
 	for _, t := range plan.Tasks() {
+		if touched != nil && !slices.ContainsFunc(touched, func(c Block) bool { return meets(c, t.Start, t.Shape) }) {
+			continue
+		}
 		if err := fault("write", t.Key()); err != nil {
 			return err
 		}
@@ -327,7 +331,9 @@ func (f *mergeFn) ProcessElement(ctx context.Context, key string, pieces func(*B
 		boxes = append(boxes, Block{Start: p.Start, Shape: p.Shape})
 	}
 	if covered < nd.NumElements(box.Shape) {
-		// Pieces cover the box in part: the rest keeps what is stored.
+		// Pieces cover the box in part: the rest keeps what is stored,
+		// and units no piece meets are not written (another job may own
+		// them).
 		old := Block{Start: box.Start, Shape: box.Shape, Data: make([]byte, len(box.Data))}
 		if err := f.a.ReadBytesInto(ctx, old.Data, items(box.Start, box.Shape)...); err != nil {
 			return fmt.Errorf("zarrbeam: write %s: read box %s to merge into: %w", f.Dst, key, err)
@@ -335,9 +341,9 @@ func (f *mergeFn) ProcessElement(ctx context.Context, key string, pieces func(*B
 		for _, c := range boxes {
 			copyClipped(old, box, c, item)
 		}
-		box = old
+		return writeBlock(ctx, f.a, f.Dst, old, boxes, emit)
 	}
-	return writeBlock(ctx, f.a, f.Dst, box, emit)
+	return writeBlock(ctx, f.a, f.Dst, box, nil, emit)
 }
 
 // RechunkOptions are the options of Rechunk.
@@ -348,6 +354,11 @@ type RechunkOptions struct {
 	// must hold one write unit (shard) of the destination. 0 means
 	// DefaultMaxMem.
 	MaxMem int64
+	// Selection limits the copy to a box (NumPy syntax, step-1 slices;
+	// "" for the whole array). Jobs that copy parts of one array side by
+	// side must give boxes aligned to the destination's write units, so
+	// that no unit has two writers.
+	Selection string
 }
 
 // Rechunk copies the array src into dst, an existing array of the same
@@ -362,7 +373,7 @@ func Rechunk(s beam.Scope, src, dst Ref, opts RechunkOptions) beam.PCollection {
 	if mem <= 0 {
 		mem = DefaultMaxMem
 	}
-	boxes := beam.ParDo(s, &planFn{Src: src, Dst: dst, MaxMem: mem}, beam.Impulse(s))
+	boxes := beam.ParDo(s, &planFn{Src: src, Dst: dst, MaxMem: mem, Selection: opts.Selection}, beam.Impulse(s))
 	blocks := beam.ParDo(s, &readFn{Src: src}, beam.Reshuffle(s, boxes))
 	return merge(s, &splitFn{Dst: dst, Src: src, MaxMem: mem}, blocks)
 }
