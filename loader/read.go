@@ -20,7 +20,11 @@ type budget struct {
 	mu   sync.Mutex
 	cap  int64
 	used int64
+	peak int64 // the most used at once
 	wake chan struct{}
+
+	free      [][]byte // buffers of released windows
+	freeBytes int64
 }
 
 func newBudget(n int64) *budget { return &budget{cap: n, wake: make(chan struct{})} }
@@ -31,6 +35,7 @@ func (b *budget) acquire(ctx context.Context, n, mine int64) error {
 		b.mu.Lock()
 		if b.used+n <= b.cap || b.used <= mine {
 			b.used += n
+			b.peak = max(b.peak, b.used)
 			b.mu.Unlock()
 			return nil
 		}
@@ -41,6 +46,40 @@ func (b *budget) acquire(ctx context.Context, n, mine int64) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	}
+}
+
+// get returns a buffer of n bytes, a freed window's when one is large
+// enough (the smallest such), so that a loader at work allocates nothing
+// once its windows have been read: the garbage collector would otherwise
+// let the heap grow to twice the budget.
+func (b *budget) get(n int) []byte {
+	b.mu.Lock()
+	best := -1
+	for i, f := range b.free {
+		if cap(f) >= n && (best < 0 || cap(f) < cap(b.free[best])) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		f := b.free[best]
+		b.free = slices.Delete(b.free, best, best+1)
+		b.freeBytes -= int64(cap(f))
+		b.mu.Unlock()
+		return f[:n]
+	}
+	b.mu.Unlock()
+	return make([]byte, n)
+}
+
+// put keeps a window's buffer for get, while the free ones and the bytes
+// in use fit in the budget.
+func (b *budget) put(buf []byte) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.freeBytes+int64(cap(buf))+b.used <= max(b.cap, b.peak) {
+		b.free = append(b.free, buf)
+		b.freeBytes += int64(cap(buf))
 	}
 }
 
@@ -137,6 +176,9 @@ func (l *Loader) unref(g *group) {
 	l.mu.Unlock()
 	if last {
 		<-g.ready // its read has ended (reads end on cancellation too)
+		for _, b := range g.bufs {
+			l.budget.put(b)
+		}
 		g.bufs = nil
 		l.budget.release(g.bytes)
 	}
@@ -181,7 +223,7 @@ func (l *Loader) readGroup(ctx context.Context, g *group) {
 	g.bufs = make([][]byte, len(g.spans))
 	for f, ss := range g.spans {
 		last := ss[len(ss)-1]
-		g.bufs[f] = make([]byte, last.off+(last.hi-last.lo)*l.geo.fields[f].rowBytes)
+		g.bufs[f] = l.budget.get(last.off + (last.hi-last.lo)*l.geo.fields[f].rowBytes)
 	}
 	eg, ctx := errgroup.WithContext(ctx)
 	for f, ss := range g.spans {
