@@ -66,8 +66,11 @@ func ReadStringsSelection(ctx context.Context, a *Array, sel nd.Selection) ([]st
 		}
 		return out, nil
 	}
+	if err := checkVarRead(a, sel, dtype.TypeVarString, codecs.StringHeaderSize); err != nil {
+		return nil, err
+	}
 	out := make([]string, sel.NumElements())
-	err := readVar(ctx, a, sel, dtype.TypeVarString, codecs.HeaderBytes(out), codecs.StringHeaderSize,
+	err := readVar(ctx, a, sel, codecs.HeaderBytes(out), codecs.StringHeaderSize,
 		func(arena *codecs.VLenArena, handles []byte) error {
 			if handles == nil {
 				return arena.ResolveStringsInPlace(out)
@@ -100,8 +103,11 @@ func ReadByteStrings(ctx context.Context, a *Array, items ...nd.Item) ([][]byte,
 // ReadByteStringsSelection is ReadByteStrings with an already normalised
 // selection.
 func ReadByteStringsSelection(ctx context.Context, a *Array, sel nd.Selection) ([][]byte, error) {
+	if err := checkVarRead(a, sel, dtype.TypeVarBytes, codecs.BytesHeaderSize); err != nil {
+		return nil, err
+	}
 	out := make([][]byte, sel.NumElements())
-	err := readVar(ctx, a, sel, dtype.TypeVarBytes, codecs.HeaderBytes(out), codecs.BytesHeaderSize,
+	err := readVar(ctx, a, sel, codecs.HeaderBytes(out), codecs.BytesHeaderSize,
 		func(arena *codecs.VLenArena, handles []byte) error {
 			if handles == nil {
 				return arena.ResolveBytesInPlace(out)
@@ -182,14 +188,11 @@ func readFixed(ctx context.Context, a *Array, sel nd.Selection) ([]byte, error) 
 	return b, nil
 }
 
-// readVar reads sel of a variable-length array of type want through the
-// engine and resolves the values with resolve. The handles go straight
-// into the length words of the output's headers (headers: the output's
-// memory, stride bytes per element; resolve gets nil handles), so the
-// read holds no handle buffer beside the output; on a 32-bit platform
-// they go into a buffer of their own, passed to resolve.
-func readVar(ctx context.Context, a *Array, sel nd.Selection, want dtype.DataType, headers []byte, stride int,
-	resolve func(*codecs.VLenArena, []byte) error) error {
+// checkVarRead reports whether sel of a can be read as values of type
+// want, whose headers are stride bytes each: the type, and the output's
+// size against WithMaxReadBytes and the platform (ErrTooLarge), before
+// anything is allocated.
+func checkVarRead(a *Array, sel nd.Selection, want dtype.DataType, stride int) error {
 	call := "ReadStrings"
 	if want == dtype.TypeVarBytes {
 		call = "ReadByteStrings"
@@ -197,9 +200,29 @@ func readVar(ctx context.Context, a *Array, sel nd.Selection, want dtype.DataTyp
 	if err := checkVarType(a, want, call); err != nil {
 		return err
 	}
-	if _, err := a.allocBytes(sel); err != nil {
+	n, err := a.allocBytes(sel)
+	if err != nil {
 		return err
 	}
+	// The output is a header per element (16 or 24 bytes), not a handle.
+	if limit := a.opts.maxRead; limit > 0 && int64(n/dtype.HandleSize)*int64(stride) > limit {
+		return fmt.Errorf("read %q: %w: selection %v is %d values of %d bytes each, more than the read limit of %d bytes (raise it with zarr.WithMaxReadBytes)",
+			a.path, ErrTooLarge, sel, n/dtype.HandleSize, stride, limit)
+	}
+	if int64(n/dtype.HandleSize)*int64(stride) > int64(maxAlloc) {
+		return fmt.Errorf("read %q: %w: selection %v is %d values, more than this platform can allocate", a.path, ErrTooLarge, sel, n/dtype.HandleSize)
+	}
+	return nil
+}
+
+// readVar reads sel of a variable-length array through the engine and
+// resolves the values with resolve. The handles go straight
+// into the length words of the output's headers (headers: the output's
+// memory, stride bytes per element; resolve gets nil handles), so the
+// read holds no handle buffer beside the output; on a 32-bit platform
+// they go into a buffer of their own, passed to resolve.
+func readVar(ctx context.Context, a *Array, sel nd.Selection, headers []byte, stride int,
+	resolve func(*codecs.VLenArena, []byte) error) error {
 	g, arena, err := a.vlenGrid()
 	if err != nil {
 		return err
