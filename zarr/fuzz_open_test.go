@@ -54,7 +54,7 @@ func boundAllocs(t *testing.T, f func()) {
 // sharding packages below it.
 func knownErr(err error) bool {
 	for _, s := range []error{ErrInvalidMetadata, ErrUnsupported, ErrTooLarge, ErrNodeType,
-		codecs.ErrCorrupt, codecs.ErrChecksum, codecs.ErrUnknownCodec, codecs.ErrInvalidConfig} {
+		codecs.ErrCorrupt, codecs.ErrChecksum, codecs.ErrUnknownCodec, codecs.ErrInvalidConfig, codecs.ErrVLenUnbound} {
 		if errors.Is(err, s) {
 			return true
 		}
