@@ -30,7 +30,8 @@ const defaultMaxChunkBytes = 512 << 20
 // or raw bytes, streaming: the selection is read in blocks of a quarter of
 // --budget, the next read while the current block is written.
 func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	flags, pos, err := splitArgs(args, map[string]bool{"format": true, "o": true, "max-chunk-bytes": true, "budget": true, "q": false})
+	flags, pos, err := splitArgs(args, map[string]bool{"format": true, "o": true, "max-chunk-bytes": true, "budget": true, "q": false,
+		"points": true, "mask": true, "blocks": false})
 	if err != nil {
 		return err
 	}
@@ -48,6 +49,12 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	a, sel, err := openSelection(ctx, pos, flags, budget)
 	if err != nil {
 		return err
+	}
+	if pts, ok, err := pointsSelection(a, flags, pos); err != nil || ok { // gather.go
+		if err != nil {
+			return err
+		}
+		return getPoints(ctx, a, pts, format, flags, stdout, stderr, budget)
 	}
 	if a.Metadata().DataType.VarLen() { // strings.go
 		return getVarLen(ctx, a, sel, format, flags, stdout, stderr, budget)
@@ -135,13 +142,18 @@ func openSelectionWith(ctx context.Context, pos []string, flags map[string]strin
 	if err != nil {
 		return nil, nil, false, err
 	}
+	if _, ok := flags["blocks"]; ok {
+		if items, err = a.BlockItems(items...); err != nil {
+			return nil, nil, false, err
+		}
+	}
 	sel, err := a.Selection(items...)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	n := uint64(a.Metadata().DataType.Size())
 	for _, d := range sel {
-		hi, lo := bits.Mul64(n, uint64(d.Count))
+		hi, lo := bits.Mul64(n, uint64(d.Len()))
 		if hi != 0 || lo > math.MaxInt64 {
 			return nil, nil, false, fmt.Errorf("%w: selection %v of %s is more than 2^63 bytes", zarr.ErrTooLarge, sel, pos[0])
 		}

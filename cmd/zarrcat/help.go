@@ -22,7 +22,8 @@ Examples:
   zarrcat info testdata/refdata/v3_shard_start.zarr
   zarrcat info --size --json testdata/refdata/v3_gzip_l1.zarr
 `,
-	"get": `zarrcat get [--format F] [-o FILE] [--budget N] [--max-chunk-bytes N] [-q] TARGET [SELECTION]
+	"get": `zarrcat get [--format F] [-o FILE] [--budget N] [--max-chunk-bytes N] [-q]
+            [--points FILE | --mask FILE.npy | --blocks] TARGET [SELECTION]
 Writes the selected values in C order, streaming: memory stays within
 --budget (default 256MiB) whatever the selection's size, the next block
 read while one is written.
@@ -32,9 +33,23 @@ read while one is written.
   -o FILE    a regular file is replaced atomically when get succeeds;
              /dev/null, FIFOs, terminals and links are written in place
   -q         no progress line (shown on a terminal when writing to -o)
-SELECTION uses NumPy syntax: "0:10, :, 5", "[..., ::2]", "-1".
+  --points FILE  a coordinate selection (zarr-python's vindex): one point a
+             line ("i j", or "i, j"), or a .npy integer array of shape
+             (n, rank); the output is the n values in that order
+  --mask FILE.npy  the elements where a boolean array of the array's shape
+             is true, in C order
+  --blocks   SELECTION indexes the chunk grid (shards when sharded):
+             integers and step-1 slices, as zarr-python's blocks
+SELECTION uses NumPy syntax: "0:10, :, 5", "[..., ::2]", "-1"; an index
+array or a boolean mask in brackets selects orthogonally (zarr-python's
+oindex): "[[3, 1, 4], :, 5]" (any order, repeats, negatives),
+"[[True, False, True], ...]". A block of output decodes each chunk it touches once.
 Examples:
   zarrcat get testdata/refdata/v3_dtype_int16.zarr "0:2, 0:3"
+  zarrcat get testdata/refdata/v3_dtype_int16.zarr "[[30, 0, 0], ::6]"
+  zarrcat get --points testdata/selections/zarrcat_points.txt testdata/refdata/v3_dtype_int16.zarr
+  zarrcat get --mask testdata/selections/zarrcat_mask.npy testdata/refdata/v3_dtype_int16.zarr
+  zarrcat get --blocks testdata/refdata/v3_shard_end_edges.zarr "-1, 0"
   zarrcat get --format csv testdata/refdata/v3_dtype_int16.zarr "0:4"
   zarrcat get -o /tmp/a.npy testdata/refdata/v3_shard_start.zarr
   zarrcat get --format npy -o /dev/null testdata/refdata/v3_gzip_l1.zarr

@@ -18,7 +18,8 @@ const defaultBudget = 256 << 20
 // maxBytes of output each (at least one element), whose outputs
 // concatenated in order are sel's output in C order: one index along the
 // dimensions before some d, a run of indices along d, the dimensions after
-// d whole. Along d, runs of a step-1 selection start and end on multiples
+// d whole (index arrays and masks too: each block reads its slab of them).
+// Along d, runs of a step-1 slice start and end on multiples
 // of units[d] (the chunk edge) where a whole unit fits, so no chunk is
 // decoded for two blocks.
 func splitSelection(sel nd.Selection, item int, units []int, maxBytes int64) iter.Seq[nd.Selection] {
@@ -29,8 +30,8 @@ func splitSelection(sel nd.Selection, item int, units []int, maxBytes int64) ite
 		}
 		// d: the first dimension where a run fits with the later dimensions whole.
 		d, rest := n, int64(item)
-		for d > 0 && int64(sel[d-1].Count) <= maxBytes/rest {
-			rest *= int64(sel[d-1].Count)
+		for d > 0 && int64(sel[d-1].Len()) <= maxBytes/rest {
+			rest *= int64(sel[d-1].Len())
 			d--
 		}
 		if d == 0 {
@@ -39,14 +40,14 @@ func splitSelection(sel nd.Selection, item int, units []int, maxBytes int64) ite
 		}
 		d-- // split along d; dimensions after d are whole
 		run := max(1, int(maxBytes/rest))
-		aligned := sel[d].Step == 1 && units[d] > 1 && run >= units[d]
+		aligned := sel[d].Step == 1 && sel[d].Index == nil && sel[d].Order == nil && units[d] > 1 && run >= units[d]
 		if aligned {
 			run -= run % units[d]
 		}
 		idx := make([]int, d) // position along the dimensions before d
 		for {
-			for i := 0; i < sel[d].Count; {
-				j := min(sel[d].Count, i+run)
+			for i := 0; i < sel[d].Len(); {
+				j := min(sel[d].Len(), i+run)
 				if aligned {
 					// End on a chunk boundary of the array's coordinates.
 					end := sel[d].Start + j
@@ -57,11 +58,9 @@ func splitSelection(sel nd.Selection, item int, units []int, maxBytes int64) ite
 				}
 				sub := slices.Clone(sel)
 				for k := range d {
-					sub[k].Start = sel[k].Start + idx[k]*sel[k].Step
-					sub[k].Count = 1
+					sub[k] = sel[k].Sub(idx[k], idx[k]+1)
 				}
-				sub[d].Start = sel[d].Start + i*sel[d].Step
-				sub[d].Count = j - i
+				sub[d] = sel[d].Sub(i, j)
 				if !yield(sub) {
 					return
 				}
@@ -70,7 +69,7 @@ func splitSelection(sel nd.Selection, item int, units []int, maxBytes int64) ite
 			k := d - 1
 			for ; k >= 0; k-- {
 				idx[k]++
-				if idx[k] < sel[k].Count {
+				if idx[k] < sel[k].Len() {
 					break
 				}
 				idx[k] = 0

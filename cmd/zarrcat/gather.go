@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// This file holds get's coordinate selections: --points FILE (one point a
+// row, from a text or .npy file) and --mask FILE.npy (a boolean array of
+// the array's shape), read in batches of points within the budget.
+
+// maxPointsFileBytes bounds a points or mask file (they are read whole).
+const maxPointsFileBytes = 1 << 30
+
+// readPointsFile reads the points of --points: a .npy integer array of
+// shape (n, rank) (or (n,) for a 1-d array), or text with one point a line,
+// coordinates separated by spaces or commas ('#' starts a comment).
+func readPointsFile(path string, shape []int) (nd.Points, error) {
+	rank := len(shape)
+	coords := make([][]int, rank)
+	if strings.HasSuffix(path, ".npy") {
+		arr, err := readNpyBounded(path)
+		if err != nil {
+			return nd.Points{}, err
+		}
+		if arr.FortranOrder {
+			return nd.Points{}, fmt.Errorf("%w: --points %s: Fortran-ordered .npy (write it in C order)", errUsage, path)
+		}
+		n, ok := 0, false
+		switch {
+		case len(arr.Shape) == 2 && arr.Shape[1] == rank:
+			n, ok = arr.Shape[0], true
+		case len(arr.Shape) == 1 && rank == 1:
+			n, ok = arr.Shape[0], true
+		}
+		if !ok {
+			return nd.Points{}, fmt.Errorf("%w: --points %s: shape %v, want (n, %d)", errUsage, path, arr.Shape, rank)
+		}
+		get, err := intReader(arr.Descr)
+		if err != nil {
+			return nd.Points{}, fmt.Errorf("%w: --points %s: %v", errUsage, path, err)
+		}
+		size := len(arr.Data) / max(1, n*rank)
+		for d := range coords {
+			coords[d] = make([]int, n)
+		}
+		for k := range n {
+			for d := range rank {
+				coords[d][k] = get(arr.Data[(k*rank+d)*size:])
+			}
+		}
+		return nd.NormalizePoints(coords, shape)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nd.Points{}, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		text, _, _ := strings.Cut(sc.Text(), "#")
+		fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) != rank {
+			return nd.Points{}, fmt.Errorf("%w: --points %s line %d: %d coordinates for an array of %d dimensions", errUsage, path, line, len(fields), rank)
+		}
+		for d, s := range fields {
+			v, err := strconv.Atoi(s)
+			if err != nil {
+				return nd.Points{}, fmt.Errorf("%w: --points %s line %d: %q is not an integer", errUsage, path, line, s)
+			}
+			coords[d] = append(coords[d], v)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nd.Points{}, err
+	}
+	for d := range coords {
+		if coords[d] == nil {
+			coords[d] = []int{}
+		}
+	}
+	return nd.NormalizePoints(coords, shape)
+}
+
+// readMaskFile reads --mask: a .npy boolean array of the array's shape.
+func readMaskFile(path string, shape []int) (nd.Points, error) {
+	arr, err := readNpyBounded(path)
+	if err != nil {
+		return nd.Points{}, err
+	}
+	if arr.Descr != "|b1" {
+		return nd.Points{}, fmt.Errorf("%w: --mask %s: dtype %s, want bool (|b1)", errUsage, path, arr.Descr)
+	}
+	if arr.FortranOrder {
+		return nd.Points{}, fmt.Errorf("%w: --mask %s: Fortran-ordered .npy (write it in C order)", errUsage, path)
+	}
+	if fmt.Sprint(arr.Shape) != fmt.Sprint(shape) {
+		return nd.Points{}, fmt.Errorf("%w: --mask %s: shape %v, the array's is %v", nd.ErrInvalidSelection, path, arr.Shape, shape)
+	}
+	mask := make([]bool, len(arr.Data))
+	for i, b := range arr.Data {
+		mask[i] = b != 0
+	}
+	return nd.MaskPoints(mask, shape)
+}
+
+// readNpyBounded reads a .npy file of at most maxPointsFileBytes.
+func readNpyBounded(path string) (*npy.Array, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if fi.Size() > maxPointsFileBytes {
+		return nil, fmt.Errorf("%w: %s is %d bytes, more than the %d a points or mask file may have", errUsage, path, fi.Size(), maxPointsFileBytes)
+	}
+	return npy.ReadFile(path)
+}
+
+// intReader returns a decoder of one integer of the .npy descr.
+func intReader(descr string) (func([]byte) int, error) {
+	switch descr {
+	case "<i8":
+		return func(b []byte) int { return int(int64(binary.LittleEndian.Uint64(b))) }, nil
+	case "<i4":
+		return func(b []byte) int { return int(int32(binary.LittleEndian.Uint32(b))) }, nil
+	case "<i2":
+		return func(b []byte) int { return int(int16(binary.LittleEndian.Uint16(b))) }, nil
+	case "|i1":
+		return func(b []byte) int { return int(int8(b[0])) }, nil
+	case "<u4":
+		return func(b []byte) int { return int(binary.LittleEndian.Uint32(b)) }, nil
+	case "<u2":
+		return func(b []byte) int { return int(binary.LittleEndian.Uint16(b)) }, nil
+	case "|u1":
+		return func(b []byte) int { return int(b[0]) }, nil
+	}
+	return nil, fmt.Errorf("dtype %s: want a little-endian integer type (<i8, <i4, <i2, |i1, <u4, <u2, |u1)", descr)
+}
+
+// pointsSelection returns the coordinate selection --points or --mask asks
+// for, and whether there is one; both, or one with a SELECTION, is a
+// usage error.
+func pointsSelection(a *zarr.Array, flags map[string]string, pos []string) (nd.Points, bool, error) {
+	pf, hasP := flags["points"]
+	mf, hasM := flags["mask"]
+	if !hasP && !hasM {
+		return nd.Points{}, false, nil
+	}
+	if hasP && hasM || len(pos) > 1 {
+		return nd.Points{}, false, fmt.Errorf("%w: --points, --mask and a SELECTION exclude each other", errUsage)
+	}
+	if _, ok := flags["blocks"]; ok {
+		return nd.Points{}, false, fmt.Errorf("%w: --blocks selects with a SELECTION, not --points or --mask", errUsage)
+	}
+	var pts nd.Points
+	var err error
+	if hasP {
+		pts, err = readPointsFile(pf, a.Shape())
+	} else {
+		pts, err = readMaskFile(mf, a.Shape())
+	}
+	if err != nil && !errors.Is(err, errUsage) {
+		err = fmt.Errorf("%s: %w", pf+mf, err)
+	}
+	return pts, true, err
+}
+
+// streamPoints reads pts in order, in batches of at most blockBytes of
+// values, and hands each batch to use (valid until it returns).
+func streamPoints(ctx context.Context, a *zarr.Array, pts nd.Points, blockBytes int64, use func([]byte) error) error {
+	item := a.Metadata().DataType.Size()
+	per := max(1, int(blockBytes/int64(item)))
+	buf := make([]byte, min(per, pts.Len())*item)
+	for k := 0; k < pts.Len(); k += per {
+		m := min(per, pts.Len()-k)
+		batch := nd.Points{Rank: pts.Rank, Coords: pts.Coords[k*pts.Rank : (k+m)*pts.Rank]}
+		out := buf[:m*item]
+		if err := a.ReadPointsInto(ctx, out, batch); err != nil {
+			return err
+		}
+		if err := use(out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// getPoints is get of a coordinate selection: the values of pts, in
+// order, as a 1-d output.
+func getPoints(ctx context.Context, a *zarr.Array, pts nd.Points, format string, flags map[string]string, stdout, stderr io.Writer, budget int64) error {
+	dt := a.Metadata().DataType
+	if dt.VarLen() {
+		return fmt.Errorf("%w: --points and --mask read fixed-size data types, not %s", errUsage, dt)
+	}
+	var prog *progress
+	if out := flags["o"]; out != "" && out != "-" {
+		prog = newProgress(stderr, flags, "get")
+		prog.setTotal(int64(pts.Len()) * int64(dt.Size()))
+	}
+	err := writeOutput(flags["o"], stdout, func(w io.Writer) error {
+		enc := newEncoder(w, format, dt, []int{pts.Len()})
+		if err := enc.begin(); err != nil {
+			return err
+		}
+		err := streamPoints(ctx, a, pts, blockBytes(budget), func(b []byte) error {
+			prog.add(int64(len(b)))
+			return enc.values(b)
+		})
+		if err != nil {
+			return err
+		}
+		return enc.end()
+	})
+	prog.finish(err)
+	return err
+}
