@@ -23,6 +23,18 @@
 //	        scratch and a strided copy; the fill value only where a unit is
 //	        missing
 //
+// Selections that are not boxes go the same path. An orthogonal
+// selection (index arrays, masks) lists its indices per dimension,
+// sorted and deduplicated (nd.Dim.Index), and the chunk grid splits the
+// lists like ranges; a coordinate selection (ReadPoints, WritePoints) is
+// sorted by one hierarchical key (grid chunk, inner chunk at every level,
+// position), so every chunk, shard and inner chunk holds one run of its
+// points (nd.ChunkPart.Points). Either way each touched unit is fetched
+// and decoded once and its elements gathered into place (or scattered,
+// for writes); a request out of order or with repeats is read compact and
+// put back in the order asked at the end (writes: the last value of a
+// repeated index wins).
+//
 // Package sharding is the chunk locator (index format, locating inner
 // chunks, shard assembly); it does no I/O and starts no goroutines. A
 // chunk cache (Grid.Cache) sits between fetch and decode for any read
