@@ -80,15 +80,22 @@ func (e *encoder) values(data []byte) error {
 		return err
 	}
 	n := e.dt.Size()
-	for off := 0; off < len(data); off += n {
+	return e.each(len(data)/n, func(dst []byte, k int) []byte {
+		if e.form == "json" {
+			return appendJSONValue(dst, e.dt, data[k*n:(k+1)*n])
+		}
+		return appendValue(dst, e.dt, data[k*n:(k+1)*n])
+	})
+}
+
+// each writes the next count elements in text, csv or json, element k
+// formatted by appendOne, with the separators between them.
+func (e *encoder) each(count int, appendOne func(dst []byte, k int) []byte) error {
+	for k := range count {
 		if e.i > 0 {
 			e.buf = e.separator(e.buf)
 		}
-		if e.form == "json" {
-			e.buf = appendJSONValue(e.buf, e.dt, data[off:off+n])
-		} else {
-			e.buf = appendValue(e.buf, e.dt, data[off:off+n])
-		}
+		e.buf = appendOne(e.buf, k)
 		e.i++
 		if len(e.buf) > 1<<15 {
 			if _, err := e.w.Write(e.buf); err != nil {

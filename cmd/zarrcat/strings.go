@@ -109,22 +109,9 @@ func getVarLen(ctx context.Context, a *zarr.Array, sel nd.Selection, format stri
 // strings writes the next values of a variable-length array in text,
 // csv or json, as values does fixed-size elements.
 func (e *encoder) strings(vals []string, isBytes bool) error {
-	for _, v := range vals {
-		if e.i > 0 {
-			e.buf = e.separator(e.buf)
-		}
-		e.buf = appendVarValue(e.buf, v, isBytes, e.form == "json")
-		e.i++
-		if len(e.buf) > 1<<15 {
-			if _, err := e.w.Write(e.buf); err != nil {
-				return err
-			}
-			e.buf = e.buf[:0]
-		}
-	}
-	_, err := e.w.Write(e.buf)
-	e.buf = e.buf[:0]
-	return err
+	return e.each(len(vals), func(dst []byte, k int) []byte {
+		return appendVarValue(dst, vals[k], isBytes, e.form == "json")
+	})
 }
 
 // appendVarValue formats one variable-length value: a string quoted the
