@@ -106,7 +106,7 @@ type State struct {
 	Batch int `json:"batch"` // the next batch's index in the epoch
 	// Key identifies the loader's dataset geometry, sampler, seed, batch
 	// size and rank; 0 in the zero State (the start of any loader).
-	Key uint64 `json:"key"`
+	Key uint64 `json:"key,string"`
 }
 
 // Batch is one batch: BatchSize samples (fewer in a Short last batch), each

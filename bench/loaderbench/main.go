@@ -9,7 +9,7 @@
 //	go run ./bench/loaderbench -size 128MiB      # a quick run
 //
 // The array is rows of 16 KiB (4096 float32; -cols), size ÷ 16 KiB of them,
-// in shards of 1024 rows holding inner chunks of 256 rows × 1024 columns
+// in shards of 1024 rows holding inner chunks of 256 whole rows (-inner-cols)
 // (zstd level 1 inside; bytes+crc32c index at the end). A sample is a row;
 // blocks are 256 rows (an inner chunk row), so a block-shuffle window of K
 // blocks reads each inner chunk once. Each sampler runs in a child process
@@ -24,6 +24,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -36,6 +37,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +60,7 @@ type job struct {
 	Sampler  string
 	Rows     int
 	Cols     int
+	Inner    int // inner chunk columns
 	Batch    int
 	K        int
 	Budget   int64
@@ -99,6 +102,7 @@ func run(args []string, w io.Writer) error {
 	f := flag.NewFlagSet("loaderbench", flag.ContinueOnError)
 	size := f.String("size", "1GiB", "array size (KiB, MiB, GiB suffixes)")
 	cols := f.Int("cols", 4096, "float32 per row")
+	inner := f.Int("inner-cols", 4096, "columns of an inner chunk (256 rows × this)")
 	batch := f.Int("batch", 256, "samples per batch")
 	k := f.Int("k", 16, "blocks per read window")
 	budget := f.String("budget", "512MiB", "loader byte budget")
@@ -106,6 +110,7 @@ func run(args []string, w io.Writer) error {
 	prefetch := f.Int("prefetch", 4, "batches prepared ahead")
 	samplers := f.String("samplers", "sequential,block-shuffle,chunk-shuffle,permutation", "samplers to run")
 	permBatches := f.Int("perm-batches", 4, "batches the permutation sampler runs")
+	reps := f.Int("reps", 3, "runs of each job, interleaved (the median's figures are reported)")
 	latency := f.Duration("latency", 20*time.Millisecond, "per-request latency injected over S3")
 	useS3 := f.String("s3", "auto", "auto (when GOZARR_S3_* name a server), on or off")
 	python := f.String("python", "auto", "zarr-python comparison: auto (when its chroot exists) or off")
@@ -134,8 +139,8 @@ func run(args []string, w io.Writer) error {
 		return fmt.Errorf("-budget: %w", err)
 	}
 	rows := int(n / int64(*cols*4))
-	if rows < 1024 || *cols%1024 != 0 {
-		return fmt.Errorf("need at least 1024 rows and columns a multiple of 1024 (got %d × %d)", rows, *cols)
+	if rows < 1024 || *inner <= 0 || *cols%*inner != 0 {
+		return fmt.Errorf("need at least 1024 rows and columns a multiple of -inner-cols (got %d × %d, inner %d)", rows, *cols, *inner)
 	}
 	rows = rows / 1024 * 1024
 	ctx := context.Background()
@@ -152,11 +157,11 @@ func run(args []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := writeArray(ctx, st, rows, *cols); err != nil {
+	if err := writeArray(ctx, st, rows, *cols, *inner); err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "loaderbench: wrote %d × %d float32 (%d MiB) to %s in %.1f s\n", rows, *cols, int64(rows)*int64(*cols)*4>>20, *dir, time.Since(t0).Seconds())
-	base := job{Store: "local", Dir: *dir, Rows: rows, Cols: *cols, Batch: *batch, K: *k, Budget: bud, Reads: *reads, Prefetch: *prefetch, Seed: 1}
+	base := job{Store: "local", Dir: *dir, Rows: rows, Cols: *cols, Inner: *inner, Batch: *batch, K: *k, Budget: bud, Reads: *reads, Prefetch: *prefetch, Seed: 1}
 	var jobs []job
 	names := strings.Split(*samplers, ",")
 	for _, s := range names {
@@ -183,7 +188,7 @@ func run(args []string, w io.Writer) error {
 			return err
 		}
 		defer cleanup(ctx, sst)
-		if err := writeArray(ctx, sst, rows, *cols); err != nil {
+		if err := writeArray(ctx, sst, rows, *cols, *inner); err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "loaderbench: wrote it to %s/%s/%s in %.1f s\n", srv.Endpoint, srv.Bucket, prefix, time.Since(t0).Seconds())
@@ -197,25 +202,56 @@ func run(args []string, w io.Writer) error {
 				j.Batches = *permBatches
 			}
 			jobs = append(jobs, j)
+			if s == "block-shuffle" && *latency > 0 {
+				// The same with no latency: what the transport and the
+				// server's CPU allow, so latency hiding shows on its own.
+				j.Latency = 0
+				jobs = append(jobs, j)
+			}
 		}
 	} else {
 		note = "S3: skipped (no GOZARR_S3_* server; eval \"$(bash .ci/s3server.sh start)\")"
 	}
-	var results []result
-	for _, j := range jobs {
-		r, err := runChild(j)
-		if err != nil {
-			return fmt.Errorf("%s %s: %w", j.Store, j.Sampler, err)
+	// Rounds of every job, so that a machine whose load changes (a shared
+	// one) weighs on every job alike; each job's median run is reported,
+	// with the highest peak RSS of its runs.
+	runs := make([][]result, len(jobs))
+	load := loadAvg()
+	for rep := range max(*reps, 1) {
+		for i, j := range jobs {
+			r, err := runChild(j)
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", j.Store, j.Sampler, err)
+			}
+			fmt.Fprintf(os.Stderr, "loaderbench: run %d: %s %v %s: %.0f samples/s, amplification %.3f, peak RSS %d MiB\n", rep, j.Store, j.Latency, j.Sampler, r.rate(), r.amp(), r.PeakRSS>>20)
+			runs[i] = append(runs[i], r)
 		}
-		fmt.Fprintf(os.Stderr, "loaderbench: %s %s: %.0f samples/s, amplification %.3f, peak RSS %d MiB\n", j.Store, j.Sampler, r.rate(), r.amp(), r.PeakRSS>>20)
-		results = append(results, r)
 	}
+	var results []result
+	for _, rs := range runs {
+		slices.SortFunc(rs, func(a, b result) int { return cmp.Compare(a.rate(), b.rate()) })
+		m := rs[len(rs)/2]
+		for _, r := range rs {
+			m.PeakRSS = max(m.PeakRSS, r.PeakRSS)
+		}
+		results = append(results, m)
+	}
+	note = strings.TrimPrefix(note+"; load average "+load+" before, "+loadAvg()+" after", "; ")
 	var py string
 	if *python != "off" {
 		py = pythonRun(*dir, rows, *batch, *k)
 	}
 	report(w, results, note, py, args)
 	return nil
+}
+
+// loadAvg returns the 1-minute load average, or "?".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "?"
 }
 
 // parseSize reads "512MiB", "1GiB", "4096".
@@ -238,16 +274,16 @@ func parseSize(s string) (int64, error) {
 }
 
 // value is element (r, c) of the benchmark array: the row number plus a
-// quantised noise (1/256 steps), so zstd does real work and a reader can
+// quantised noise (1/1024 steps), so zstd does real work (about 2×) and a reader can
 // check any element.
 func value(r, c, cols int) float32 {
 	x := uint64(r)*uint64(cols) + uint64(c)
 	x = (x ^ (x >> 31)) * 0x9e3779b97f4a7c15
-	return float32(r%65536) + float32(x>>56)/256
+	return float32(r%1024) + float32(x>>54)/1024
 }
 
 // metadata is the benchmark array's zarr.json.
-func metadata(rows, cols int) string {
+func metadata(rows, cols, inner int) string {
 	return fmt.Sprintf(`{
   "zarr_format": 3, "node_type": "array",
   "shape": [%d, %d], "data_type": "float32",
@@ -255,17 +291,17 @@ func metadata(rows, cols int) string {
   "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
   "fill_value": 0.0,
   "codecs": [{"name": "sharding_indexed", "configuration": {
-    "chunk_shape": [256, 1024],
+    "chunk_shape": [256, %d],
     "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
                {"name": "zstd", "configuration": {"level": 1, "checksum": false}}],
     "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
     "index_location": "end"}}]
-}`, rows, cols, cols)
+}`, rows, cols, cols, inner)
 }
 
 // writeArray writes the benchmark array a shard row at a time.
-func writeArray(ctx context.Context, st store.Store, rows, cols int) error {
-	meta, err := zarr.ParseArrayMetadata([]byte(metadata(rows, cols)))
+func writeArray(ctx context.Context, st store.Store, rows, cols, inner int) error {
+	meta, err := zarr.ParseArrayMetadata([]byte(metadata(rows, cols, inner)))
 	if err != nil {
 		return err
 	}
@@ -458,8 +494,8 @@ func report(w io.Writer, rs []result, note, py string, args []string) {
 	fmt.Fprintf(w, "loaderbench %s\n\n", strings.Join(args, " "))
 	if len(rs) > 0 {
 		j := rs[0].Job
-		fmt.Fprintf(w, "%d rows × %d float32 (%d MiB), zstd-sharded (shards 1024 rows, inner 256 × 1024); batch %d, K %d, budget %d MiB, reads %d, prefetch %d\n\n",
-			j.Rows, j.Cols, int64(j.Rows)*int64(j.Cols)*4>>20, j.Batch, j.K, j.Budget>>20, j.Reads, j.Prefetch)
+		fmt.Fprintf(w, "%d rows × %d float32 (%d MiB), zstd-sharded (shards 1024 rows, inner 256 × %d); batch %d, K %d, budget %d MiB, reads %d, prefetch %d\n\n",
+			j.Rows, j.Cols, int64(j.Rows)*int64(j.Cols)*4>>20, j.Inner, j.Batch, j.K, j.Budget>>20, j.Reads, j.Prefetch)
 	}
 	fmt.Fprintln(w, "| store | sampler | samples | samples/s | MB/s | decoded ÷ delivered | fetched ÷ delivered | requests | chunk reuse | stall ms | read p50/p99 ms | peak RSS MiB | RSS limit MiB |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -474,7 +510,11 @@ func report(w io.Writer, rs []result, note, py string, args []string) {
 		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.0f | %.3f | %.3f | %d | %.2f | %.0f | %.1f / %.1f | %d | %d |\n",
 			name, j.Sampler, r.Samples, r.rate(), float64(r.Delivered)/r.Seconds/1e6, r.amp(),
 			float64(r.Fetched)/float64(r.Delivered), r.Requests, r.ChunkReuse, r.StallMS, r.ReadP50MS, r.ReadP99MS, r.PeakRSS>>20, limit>>20)
-		rate[j.Store+"/"+j.Sampler] = r.rate()
+		key := j.Store + "/" + j.Sampler
+		if j.Store == "s3" && j.Latency == 0 {
+			key += "/0"
+		}
+		rate[key] = r.rate()
 	}
 	fmt.Fprintln(w)
 	ratio := func(label, a, b string, target float64) {
@@ -490,6 +530,7 @@ func report(w io.Writer, rs []result, note, py string, args []string) {
 	ratio("block-shuffle ÷ sequential, local", "local/block-shuffle", "local/sequential", 0.8)
 	ratio("chunk-shuffle ÷ sequential, local", "local/chunk-shuffle", "local/sequential", 0.8)
 	ratio("block-shuffle over S3 with latency ÷ local", "s3/block-shuffle", "local/block-shuffle", 0.8)
+	ratio("block-shuffle over S3 with latency ÷ over S3 without (latency hidden)", "s3/block-shuffle", "s3/block-shuffle/0", 0.8)
 	ratio("sequential over S3 with latency ÷ local", "s3/sequential", "local/sequential", 0.8)
 	if note != "" {
 		fmt.Fprintln(w, "-", note)
