@@ -466,3 +466,57 @@ func TestVLenConcurrentWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestVLenDataset opens the xarray-like datasets (consolidated groups with
+// a string coordinate) from their consolidated metadata alone: the
+// station array's own document is left out of the store.
+func TestVLenDataset(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"dataset_v2.zarr", "dataset_v3.zarr"} {
+		t.Run(name, func(t *testing.T) {
+			st := mem.New()
+			root := filepath.Join(vlenDir, name)
+			err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				rel, _ := filepath.Rel(root, p)
+				key := filepath.ToSlash(rel)
+				if key == "station/zarr.json" || key == "station/.zarray" {
+					return nil
+				}
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				return st.Set(ctx, key, b)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := zarr.OpenGroup(ctx, st, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := g.OpenArray(ctx, "station")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := zarr.ReadStrings(ctx, a)
+			if want := []string{"Zürich", "Genève", "", "北京"}; err != nil || !slices.Equal(got, want) {
+				t.Fatalf("station %q %v, want %q", got, err, want)
+			}
+			if dn := a.Metadata().DimensionNames; len(dn) != 1 || dn[0] == nil || *dn[0] != "station" {
+				t.Errorf("dimension names %v", dn)
+			}
+			temp, err := g.OpenArray(ctx, "temp")
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals, _, err := zarr.Read[float32](ctx, temp, nd.Index(2))
+			if err != nil || !slices.Equal(vals, []float32{8, 9, 10, 11}) {
+				t.Errorf("temp[2] %v %v", vals, err)
+			}
+		})
+	}
+}

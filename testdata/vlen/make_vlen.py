@@ -76,3 +76,26 @@ make("v2_string_F", strings(24, 4).reshape(4, 6), (3, 4), 2, "string", order="F"
 make("v3_string_sharded", strings(40, 6).reshape(8, 5), (2, 2), 3, "string", shards=(4, 4),
      written=[(slice(0, 2), slice(0, 4)), (slice(4, 7), slice(None))])
 make("v3_bytes_sharded", blobs(16, 7), (2,), 3, "bytes", shards=(8,), written=[slice(0, 6)])
+
+
+def dataset(fmt):
+    """An xarray-like dataset (xarray is not in the chroot): a consolidated
+    group with a string coordinate "station" (dimension names in
+    _ARRAY_DIMENSIONS for v2, dimension_names for v3), an int64 "time" with
+    CF units and a float32 "temp" over both."""
+    path = os.path.join(HERE, "dataset_v%d.zarr" % fmt)
+    shutil.rmtree(path, ignore_errors=True)
+    g = zarr.open_group(path, mode="w", zarr_format=fmt, attributes={"title": "stations"})
+    dims = lambda *d: {"attributes": {"_ARRAY_DIMENSIONS": list(d)}} if fmt == 2 else {"dimension_names": list(d)}
+    st = g.create_array("station", shape=(4,), chunks=(4,), dtype=VariableLengthUTF8(), **dims("station"))
+    st[...] = np.array(["Zürich", "Genève", "", "北京"], dtype=object)
+    t = g.create_array("time", shape=(3,), chunks=(3,), dtype="int64", **dims("time"))
+    t.attrs["units"] = "days since 2000-01-01"
+    t[...] = np.array([0, 1, 2])
+    tp = g.create_array("temp", shape=(3, 4), chunks=(2, 2), dtype="float32", **dims("time", "station"))
+    tp[...] = np.arange(12, dtype="float32").reshape(3, 4)
+    zarr.consolidate_metadata(path)
+
+
+dataset(2)
+dataset(3)
