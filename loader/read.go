@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -241,22 +240,26 @@ func (l *Loader) readGroup(ctx context.Context, g *group) {
 			eg.Go(func() error {
 				defer func() { <-l.reads }()
 				out := g.bufs[f][s.off : s.off+(s.hi-s.lo)*fg.rowBytes]
-				return l.readRange(ctx, g.key.epoch, f, s.lo, s.hi, out)
+				return l.read(ctx, g.key.epoch, f, out, nd.Range(s.lo, s.hi))
 			})
 		}
 	}
 	g.err = eg.Wait()
 }
 
-// readRange reads rows [lo, hi) of field f into out, counting it.
-func (l *Loader) readRange(ctx context.Context, epoch, f, lo, hi int, out []byte) error {
+// read reads the rows rows selects (an nd.Range or nd.Indices) of field f
+// into out, counting it.
+func (l *Loader) read(ctx context.Context, epoch, f int, out []byte, rows nd.Item) error {
 	fg := &l.geo.fields[f]
-	items := append([]nd.Item{nd.Range(lo, hi)}, fg.Rest...)
-	start := time.Now()
-	if err := fg.Array.ReadBytesInto(ctx, out, items...); err != nil {
-		return fmt.Errorf("field %q rows [%d, %d): %w", fg.Name, lo, hi, err)
+	sel, err := fg.Array.Selection(append([]nd.Item{rows}, fg.Rest...)...)
+	if err != nil {
+		return fmt.Errorf("field %q: %w", fg.Name, err)
 	}
-	l.stats.read(epoch, f, lo, hi, time.Since(start))
+	start := time.Now()
+	if err := fg.Array.ReadSelection(ctx, sel, out); err != nil {
+		return fmt.Errorf("field %q rows %v: %w", fg.Name, sel[0], err)
+	}
+	l.stats.read(epoch, f, sel, time.Since(start))
 	return nil
 }
 
@@ -332,55 +335,14 @@ func (l *Loader) readSamples(ctx context.Context, epoch, f int, samples []int, o
 }
 
 // readRows reads rows of field f (any order, repeats) into out, one row
-// after another. The distinct rows are read in runs: consecutive rows, and
-// rows of one block (chunk row) a short gap apart, in one read each, so a
-// chunk is decoded once per batch where possible; the runs are read Reads
-// at a time into a scratch buffer and the rows copied into place.
+// after another, with one orthogonal read (nd.Indices): every chunk the
+// rows touch is fetched and decoded once.
 func (l *Loader) readRows(ctx context.Context, epoch, f int, rows []int, out []byte) error {
-	fg := &l.geo.fields[f]
-	uniq := slices.Clone(rows)
-	slices.Sort(uniq)
-	uniq = slices.Compact(uniq)
-	unit := fg.unitShape[0]
-	type run struct{ lo, hi, off, used int }
-	var runs []run
-	total := 0
-	for _, r := range uniq {
-		if n := len(runs); n > 0 {
-			last := &runs[n-1]
-			gap := r - last.hi
-			if gap == 0 || (last.hi-1)/unit == r/unit && gap <= 3*(last.used+1) {
-				total += r + 1 - last.hi
-				last.hi, last.used = r+1, last.used+1
-				continue
-			}
-		}
-		runs = append(runs, run{lo: r, hi: r + 1, off: total, used: 1})
-		total++
+	select {
+	case l.reads <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	scratch := make([]byte, total*fg.rowBytes)
-	eg, ctx := errgroup.WithContext(ctx)
-	for _, rn := range runs {
-		select {
-		case l.reads <- struct{}{}:
-		case <-ctx.Done():
-			if err := eg.Wait(); err != nil {
-				return err
-			}
-			return ctx.Err()
-		}
-		eg.Go(func() error {
-			defer func() { <-l.reads }()
-			return l.readRange(ctx, epoch, f, rn.lo, rn.hi, scratch[rn.off*fg.rowBytes:(rn.off+rn.hi-rn.lo)*fg.rowBytes])
-		})
-	}
-	if err := eg.Wait(); err != nil {
-		return err
-	}
-	for i, r := range rows {
-		n := sort.Search(len(runs), func(i int) bool { return runs[i].hi > r })
-		at := (runs[n].off + r - runs[n].lo) * fg.rowBytes
-		copy(out[i*fg.rowBytes:(i+1)*fg.rowBytes], scratch[at:at+fg.rowBytes])
-	}
-	return nil
+	defer func() { <-l.reads }()
+	return l.read(ctx, epoch, f, out, nd.Indices(rows...))
 }

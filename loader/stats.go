@@ -118,16 +118,25 @@ func newStats(geo *geometry, c *CountingStore) *stats {
 	return st
 }
 
-// read counts a read of rows [lo, hi) of field f in epoch e.
-func (st *stats) read(e, f, lo, hi int, d time.Duration) {
+// read counts a read of sel from field f in epoch e.
+func (st *stats) read(e, f int, sel nd.Selection, d time.Duration) {
 	fg := &st.geo.fields[f]
-	sel, err := fg.Array.Selection(append([]nd.Item{nd.Range(lo, hi)}, fg.Rest...)...)
-	if err != nil {
-		return // the read succeeded with these items: not reached
-	}
 	chunks := int64(sel.NumChunks(fg.unitShape))
 	unit := fg.unitShape[0]
-	rowChunks := int64(max((hi-1)/unit-lo/unit+1, 1))
+	// The chunk rows the read touches along axis 0.
+	var rowChunks []int
+	if rows := sel[0]; rows.Index != nil {
+		for _, r := range rows.Index {
+			if c := r / unit; len(rowChunks) == 0 || rowChunks[len(rowChunks)-1] != c {
+				rowChunks = append(rowChunks, c)
+			}
+		}
+	} else if rows.Count > 0 {
+		lo, hi := rows.Start, rows.Start+(rows.Count-1)*rows.Step
+		for c := min(lo, hi) / unit; c <= max(lo, hi)/unit; c++ {
+			rowChunks = append(rowChunks, c)
+		}
+	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.reads.add(d)
@@ -146,8 +155,8 @@ func (st *stats) read(e, f, lo, hi int, d time.Duration) {
 	if bs[f] == nil {
 		bs[f] = make([]uint64, (fg.Array.Shape()[0]/unit+64)/64)
 	}
-	perRow := chunks / rowChunks
-	for c := lo / unit; c <= (hi-1)/unit; c++ {
+	perRow := chunks / int64(max(len(rowChunks), 1))
+	for _, c := range rowChunks {
 		if w := &bs[f][c/64]; *w&(1<<(c%64)) == 0 {
 			*w |= 1 << (c % 64)
 			st.s.DistinctChunks += perRow
