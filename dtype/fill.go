@@ -36,6 +36,8 @@ const maxFillJSON = 1 << 16
 //   - complex: [re, im], each part in any float form of half the size.
 //   - raw bits rN: a JSON array of N/8 integers in [0, 255]; also a base64
 //     string of N/8 bytes, which is what zarr-python writes for raw bytes.
+//   - variable-length "string": a JSON string; "variable_length_bytes": a
+//     base64 string. The result is then the content, of any length.
 //
 // Errors wrap ErrInvalidFill. ParseFill never panics and is safe for
 // concurrent use.

@@ -72,7 +72,9 @@ func IndexAtStart() MetadataOption {
 }
 
 // Fill sets the fill value: one element in memory representation
-// (little-endian, the data type's size). Default: all zero bytes.
+// (little-endian, the data type's size); for a variable-length type, its
+// content (the string's UTF-8 or the bytes). Default: all zero bytes (""
+// for variable-length types).
 func Fill(elem []byte) MetadataOption {
 	return func(b *metaBuild) error { b.fill = slices.Clone(elem); return nil }
 }

@@ -65,7 +65,8 @@ type ArrayMetadata struct {
 	// ChunkKeyEncoding maps chunk coordinates to store keys.
 	ChunkKeyEncoding ChunkKeyEncoding
 	// FillValue is one element of the fill value in memory representation
-	// (little-endian, DataType.Size() bytes).
+	// (little-endian, DataType.Size() bytes); for the variable-length
+	// types, its content (UTF-8 text or bytes, any length).
 	FillValue []byte
 	// FillValueJSON is fill_value as it was written in the parsed document,
 	// for information. Marshal ignores it and writes

@@ -36,7 +36,8 @@ type ArrayMetadataV2 struct {
 	DataType  dtype.DataType
 	BigEndian bool
 	// FillValue is one element in memory representation (little-endian),
-	// or nil when the document says null (no fill value).
+	// or nil when the document says null (no fill value); for "|O" arrays
+	// (variable-length strings or bytes), the fill value's content.
 	FillValue []byte
 	// Order is "C" or "F", the layout of elements inside a chunk.
 	Order string
