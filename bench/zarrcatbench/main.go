@@ -67,7 +67,8 @@ import (
 
 type options struct {
 	size, shard, inner int
-	reps               int
+	reps, rounds       int
+	skipCp             bool
 	dir                string
 	arrays             int
 	latency            time.Duration
@@ -80,7 +81,9 @@ func main() {
 	flag.IntVar(&o.size, "size", 16384, "array edge N (N×N float32): 16384 = 1 GiB")
 	flag.IntVar(&o.shard, "shard", 4096, "shard edge of the source and of cp's copy")
 	flag.IntVar(&o.inner, "inner", 512, "inner chunk edge of the source")
-	flag.IntVar(&o.reps, "reps", 3, "timed repetitions (after one warm-up)")
+	flag.IntVar(&o.reps, "reps", 3, "timed repetitions of cp and tree (after one warm-up)")
+	flag.IntVar(&o.rounds, "rounds", 5, "interleaved rounds of codec-only, write-alone, get and stats (after one warm-up round)")
+	flag.BoolVar(&o.skipCp, "skip-cp", false, "skip the cp runs")
 	flag.StringVar(&o.dir, "dir", "", "work directory, kept (default: a temporary one, removed)")
 	flag.IntVar(&o.arrays, "arrays", 1000, "arrays in the group tree lists over S3")
 	flag.DurationVar(&o.latency, "latency", 20*time.Millisecond, "delay added to every S3 request of the tree run")
@@ -131,61 +134,18 @@ func run(o options) error {
 		fmt.Printf("%-44s %9.3f s  peak RSS %7.1f MiB  %s\n", r.Name, r.Wall.Seconds(), float64(r.PeakRSS)/(1<<20), r.Note)
 	}
 
-	codec, err := codecOnly(src, o)
+	rounds, err := getAndStatsRounds(bin, src, dir, arrayBytes, o)
 	if err != nil {
 		return err
 	}
-	report(result{Name: "codec-only zstd decode (in-memory chunks)", Wall: codec, Note: rate(arrayBytes, codec)})
-
-	// The .npy on the work directory's disk, on tmpfs (/dev/shm: no disk
-	// in the way), and /dev/null.
-	outs := []string{filepath.Join(dir, "out.npy")}
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-		outs = append(outs, filepath.Join("/dev/shm", fmt.Sprintf("zarrcatbench-%d.npy", os.Getpid())))
+	for _, r := range rounds.results {
+		report(r)
 	}
-	outs = append(outs, os.DevNull)
-	for _, out := range outs {
-		get, err := timed(o.reps, func() (result, error) {
-			if out != os.DevNull {
-				defer os.Remove(out)
-			}
-			return child(bin, "get", "-q", "--format", "npy", "-o", out, src)
-		})
-		if err != nil {
+	if !o.skipCp {
+		if err := cpRuns(bin, src, dir, arrayBytes, o, report); err != nil {
 			return err
 		}
-		get.Name = "zarrcat get -o " + out
-		get.Note = fmt.Sprintf("%s; %.2f× the codec-only time", rate(arrayBytes, get.Wall), get.Wall.Seconds()/codec.Seconds())
-		report(get)
 	}
-
-	stats, err := timed(o.reps, func() (result, error) { return child(bin, "stats", "-q", src) })
-	if err != nil {
-		return err
-	}
-	stats.Name = "zarrcat stats"
-	stats.Note = fmt.Sprintf("%s; %.2f× the codec-only rate", rate(arrayBytes, stats.Wall), codec.Seconds()/stats.Wall.Seconds())
-	report(stats)
-
-	cpFlags := []string{"cp", "-q", "--chunks", "1024,1024", "--shards", fmt.Sprintf("%d,%d", o.shard, o.shard), "--codec", "blosc:lz4:shuffle:5"}
-	full := filepath.Join(dir, "cp-full.zarr")
-	cp, err := timed(o.reps, func() (result, error) {
-		os.RemoveAll(full)
-		return child(bin, append(cpFlags, src, full)...)
-	})
-	if err != nil {
-		return err
-	}
-	cp.Name = "zarrcat cp → blosc lz4, 1024² in 4096² shards"
-	cp.Note = rate(arrayBytes, cp.Wall)
-	report(cp)
-
-	resumed, err := killAndResume(bin, cpFlags, src, full, dir, o)
-	if err != nil {
-		return err
-	}
-	report(resumed)
-
 	if !o.skipS3 {
 		for _, cons := range []bool{false, true} {
 			tree, err := treeOverS3(ctx, bin, o, cons)
@@ -196,10 +156,173 @@ func run(o options) error {
 		}
 	}
 	if o.jsonOut != "" {
-		b, _ := json.MarshalIndent(map[string]any{"size": o.size, "shard": o.shard, "inner": o.inner, "gomaxprocs": runtime.GOMAXPROCS(0), "results": results}, "", "  ")
+		b, _ := json.MarshalIndent(map[string]any{"size": o.size, "shard": o.shard, "inner": o.inner, "gomaxprocs": runtime.GOMAXPROCS(0), "results": results, "rounds": rounds.perRound}, "", "  ")
 		return os.WriteFile(o.jsonOut, append(b, '\n'), 0o644)
 	}
 	return nil
+}
+
+// rounds is what getAndStatsRounds measured: one summary result per
+// run, and each round's walls and ratios.
+type rounds struct {
+	results  []result
+	perRound []map[string]float64
+}
+
+// task is one run timed in every round.
+type task struct {
+	name string
+	run  func() (result, error)
+}
+
+// getAndStatsRounds times, in o.rounds interleaved rounds after a warm-up
+// round (each round rotates which run goes first, as the machine's speed
+// drifts): the codec-only decode; 1 GiB written alone to the work
+// directory and to /dev/shm as zarrcat writes it (fallocate, then 32 MiB
+// writes) and, to the work directory, as dd does (no fallocate); zarrcat
+// get to an .npy on the work directory's disk, on /dev/shm and to
+// /dev/null; and zarrcat stats. Ratios are taken within each round (get
+// against the codec-only time, and against the codec-only time plus the
+// write alone to the same place; stats' rate against the codec-only
+// rate) and reported as the median over rounds with their range.
+func getAndStatsRounds(bin, src, dir string, arrayBytes int64, o options) (rounds, error) {
+	decode, err := codecOnly(src, o)
+	if err != nil {
+		return rounds{}, err
+	}
+	wall := func(f func() (time.Duration, error)) func() (result, error) {
+		return func() (result, error) {
+			d, err := f()
+			return result{Wall: d}, err
+		}
+	}
+	buf := make([]byte, 32<<20)
+	for i := range buf {
+		buf[i] = byte(i * 7)
+	}
+	get := func(out string) func() (result, error) {
+		return func() (result, error) {
+			if out != os.DevNull {
+				defer os.Remove(out)
+			}
+			return child(bin, "get", "-q", "--format", "npy", "-o", out, src)
+		}
+	}
+	shm := ""
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		shm = filepath.Join("/dev/shm", fmt.Sprintf("zarrcatbench-%d", os.Getpid()))
+	}
+	disk := filepath.Join(dir, "out.npy")
+	tasks := []task{
+		{"codec", wall(decode)},
+		{"write", wall(func() (time.Duration, error) { return writeAlone(disk+".w", buf, arrayBytes, true) })},
+		{"write-dd", wall(func() (time.Duration, error) { return writeAlone(disk+".w", buf, arrayBytes, false) })},
+		{"get", get(disk)},
+		{"get-null", get(os.DevNull)},
+		{"stats", func() (result, error) { return child(bin, "stats", "-q", src) }},
+	}
+	if shm != "" {
+		tasks = append(tasks,
+			task{"write-shm", wall(func() (time.Duration, error) { return writeAlone(shm+".w", buf, arrayBytes, true) })},
+			task{"get-shm", get(shm + ".npy")})
+	}
+	var rs rounds
+	runs := map[string][]result{}
+	for r := -1; r < max(o.rounds, 1); r++ {
+		round := map[string]float64{}
+		for k := range tasks {
+			t := tasks[(k+max(r, 0))%len(tasks)]
+			res, err := t.run()
+			if err != nil {
+				return rounds{}, fmt.Errorf("%s: %w", t.name, err)
+			}
+			round[t.name] = res.Wall.Seconds()
+			if r >= 0 {
+				runs[t.name] = append(runs[t.name], res)
+			}
+		}
+		if r < 0 {
+			continue // warm-up
+		}
+		round["get/codec"] = round["get"] / round["codec"]
+		round["get/(codec+write)"] = round["get"] / (round["codec"] + round["write"])
+		round["get-null/codec"] = round["get-null"] / round["codec"]
+		if shm != "" {
+			round["get-shm/codec"] = round["get-shm"] / round["codec"]
+			round["get-shm/(codec+write-shm)"] = round["get-shm"] / (round["codec"] + round["write-shm"])
+		}
+		round["stats rate/codec rate"] = round["codec"] / round["stats"]
+		rs.perRound = append(rs.perRound, round)
+		fmt.Fprintf(os.Stderr, "round %d: codec %.3f s, write %.3f s (dd-style %.3f s), get %.3f s (%.2f× codec, %.2f× codec+write), get /dev/null %.3f s, stats %.3f s (%.2f× the codec rate)\n",
+			r+1, round["codec"], round["write"], round["write-dd"], round["get"], round["get/codec"], round["get/(codec+write)"], round["get-null"], round["stats"], round["stats rate/codec rate"])
+	}
+	// ratio formats a ratio's median over rounds and its range.
+	ratio := func(key string) string {
+		var v []float64
+		for _, r := range rs.perRound {
+			v = append(v, r[key])
+		}
+		slices.Sort(v)
+		return fmt.Sprintf("%.2f× (%.2f–%.2f)", v[len(v)/2], v[0], v[len(v)-1])
+	}
+	// summary is a run's median wall and largest peak RSS over rounds.
+	summary := func(name, label string) result {
+		r := slices.Clone(runs[name])
+		slices.SortFunc(r, func(a, b result) int { return int(a.Wall - b.Wall) })
+		m := r[len(r)/2]
+		for _, x := range r {
+			m.PeakRSS = max(m.PeakRSS, x.PeakRSS)
+		}
+		m.Name = label
+		m.Note = fmt.Sprintf("%s; range %.3f–%.3f s", rate(arrayBytes, m.Wall), r[0].Wall.Seconds(), r[len(r)-1].Wall.Seconds())
+		return m
+	}
+	n := len(rs.perRound)
+	add := func(r result, note string) {
+		if note != "" {
+			r.Note += "; " + note
+		}
+		rs.results = append(rs.results, r)
+	}
+	add(summary("codec", "codec-only zstd decode (in-memory chunks)"), fmt.Sprintf("medians of %d rounds", n))
+	add(summary("write", "write 1 GiB alone to "+dir+" (fallocate)"), "")
+	add(summary("write-dd", "write 1 GiB alone to "+dir+" (dd-style)"), "")
+	add(summary("get", "zarrcat get -o "+disk), "time "+ratio("get/codec")+" the codec-only's, "+ratio("get/(codec+write)")+" codec-only + write")
+	if shm != "" {
+		add(summary("write-shm", "write 1 GiB alone to /dev/shm (fallocate)"), "")
+		add(summary("get-shm", "zarrcat get -o "+shm+".npy"), "time "+ratio("get-shm/codec")+" the codec-only's, "+ratio("get-shm/(codec+write-shm)")+" codec-only + write")
+	}
+	add(summary("get-null", "zarrcat get -o /dev/null"), "time "+ratio("get-null/codec")+" the codec-only's")
+	add(summary("stats", "zarrcat stats"), "rate "+ratio("stats rate/codec rate")+" the codec-only rate")
+	return rs, nil
+}
+
+// writeAlone writes n bytes of buf over and over to a new file at path,
+// as zarrcat get writes an .npy (fallocate first when falloc, then writes
+// of len(buf)), and returns the time from creating the file to closing
+// it; the file is removed afterwards.
+func writeAlone(path string, buf []byte, n int64, falloc bool) (time.Duration, error) {
+	defer os.Remove(path)
+	start := time.Now()
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	if falloc {
+		reserve(f, n)
+	}
+	for n > 0 {
+		k, err := f.Write(buf[:min(int64(len(buf)), n)])
+		if err != nil {
+			f.Close()
+			return 0, err
+		}
+		n -= int64(k)
+	}
+	if err := f.Close(); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
 }
 
 // rate formats bytes per wall time.
@@ -331,10 +454,10 @@ func writeSource(ctx context.Context, dir string, o options) error {
 	return nil
 }
 
-// codecOnly decodes every inner chunk of the source's shards with zstd on
-// GOMAXPROCS goroutines (each its own decoder and reused buffer) and
-// returns the median time of o.reps runs after a warm-up.
-func codecOnly(src string, o options) (time.Duration, error) {
+// codecOnly loads every inner chunk of the source's shards into memory and
+// returns a function decoding them all with zstd on GOMAXPROCS goroutines
+// (each its own decoder and reused buffer), which returns the time taken.
+func codecOnly(src string, o options) (func() (time.Duration, error), error) {
 	var chunks [][]byte
 	per := (o.shard / o.inner) * (o.shard / o.inner)
 	err := filepath.WalkDir(filepath.Join(src, "c"), func(p string, d fs.DirEntry, err error) error {
@@ -355,7 +478,7 @@ func codecOnly(src string, o options) (time.Duration, error) {
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	chunkBytes := o.inner * o.inner * 4
 	once := func() (time.Duration, error) {
@@ -391,11 +514,31 @@ func codecOnly(src string, o options) (time.Duration, error) {
 		wg.Wait()
 		return time.Since(start), errors.Join(errs...)
 	}
-	r, err := timed(o.reps, func() (result, error) {
-		d, err := once()
-		return result{Wall: d}, err
+	return once, nil
+}
+
+// cpRuns times zarrcat cp re-encoding the source (blosc lz4, 1024²
+// chunks in shards of o.shard²), then the same copy killed half-way and
+// resumed.
+func cpRuns(bin, src, dir string, arrayBytes int64, o options, report func(result)) error {
+	cpFlags := []string{"cp", "-q", "--chunks", "1024,1024", "--shards", fmt.Sprintf("%d,%d", o.shard, o.shard), "--codec", "blosc:lz4:shuffle:5"}
+	full := filepath.Join(dir, "cp-full.zarr")
+	cp, err := timed(o.reps, func() (result, error) {
+		os.RemoveAll(full)
+		return child(bin, append(cpFlags, src, full)...)
 	})
-	return r.Wall, err
+	if err != nil {
+		return err
+	}
+	cp.Name = "zarrcat cp → blosc lz4, 1024² in 4096² shards"
+	cp.Note = rate(arrayBytes, cp.Wall)
+	report(cp)
+	resumed, err := killAndResume(bin, cpFlags, src, full, dir, o)
+	if err != nil {
+		return err
+	}
+	report(resumed)
+	return nil
 }
 
 // killAndResume starts the copy into a new directory, kills it (SIGKILL)
