@@ -109,11 +109,11 @@ func (g *geometry) blockSamples(b int) (lo, hi int) {
 	return g.firstAtOrAfter(first * g.block), g.firstAtOrAfter((first + 1) * g.block)
 }
 
-// blockUnit returns the partition unit of block b (indexed from that of
-// sample 0).
+// blockUnit returns the partition unit of block b (the one holding its
+// first row), indexed from that of block 0.
 func (g *geometry) blockUnit(b int) int {
 	first := g.row(0) / g.block
-	return (first+b)*g.block/g.part - g.row(0)/g.part
+	return (first+b)*g.block/g.part - first*g.block/g.part
 }
 
 // numUnits returns the number of partition units.

@@ -263,6 +263,24 @@ func (l *Loader) NumBatches(e int) int {
 	return (p.length + l.cfg.BatchSize - 1) / l.cfg.BatchSize
 }
 
+// BatchSamples returns the dataset samples of batch index of epoch e, in
+// the order the batch holds them, without reading anything: the order is a
+// pure function of the seed, the epoch, the rank and world size and the
+// position. It returns nil past the epoch's last batch.
+func (l *Loader) BatchSamples(e, index int) []int {
+	p := l.epochPlan(e)
+	bs := l.cfg.BatchSize
+	lo, hi := index*bs, min((index+1)*bs, p.length)
+	if index < 0 || lo >= hi {
+		return nil
+	}
+	out := make([]int, hi-lo)
+	for i := range out {
+		out[i] = l.sampleAt(p, p.logical(lo+i))
+	}
+	return out
+}
+
 // epochPlan returns the plan of epoch e, keeping the two latest.
 func (l *Loader) epochPlan(e int) *epochPlan {
 	l.mu.Lock()
@@ -427,7 +445,7 @@ func (l *Loader) plan() {
 			batch.Epoch, batch.Index, batch.Aux = e, b, nil
 			batch.Samples = batch.smp[:hi-lo]
 			for i := range batch.Samples {
-				batch.Samples[i] = l.sampleAt(p, p.logical(lo+i))
+				batch.Samples[i] = l.sampleAt(p, p.logical(lo+i)) // as BatchSamples
 			}
 			batch.Data = batch.Data[:0]
 			for f, fg := range l.geo.fields {

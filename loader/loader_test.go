@@ -188,6 +188,14 @@ func TestEverySampleOnce(t *testing.T) {
 					t.Fatalf("sample %d delivered %d times", s, n)
 				}
 			}
+			for _, r := range got {
+				if bs := l.BatchSamples(0, r.index); !slices.Equal(bs, r.samples) {
+					t.Fatalf("batch %d holds %v, BatchSamples says %v", r.index, r.samples, bs)
+				}
+			}
+			if l.BatchSamples(0, len(got)) != nil || l.BatchSamples(0, -1) != nil {
+				t.Fatal("BatchSamples past the epoch")
+			}
 			if len(got) != l.NumBatches(0) {
 				t.Fatalf("%d batches, NumBatches %d", len(got), l.NumBatches(0))
 			}
@@ -611,4 +619,71 @@ func TestFeistel(t *testing.T) {
 			seen[j] = true
 		}
 	}
+}
+
+// FuzzLoader runs loaders of arbitrary configurations over a small array:
+// New refuses them or they deliver exactly their batches (every batch full
+// but a Short epoch's last, rows holding their samples' data, a Short
+// single-rank sampler's epoch covering the dataset once), and never panic
+// or hang.
+func FuzzLoader(f *testing.F) {
+	f.Add(uint8(7), uint8(2), uint8(3), uint8(1), uint8(0), uint8(0), uint8(1), uint8(0), int8(0), int8(0), uint8(0), uint8(0))
+	f.Add(uint8(5), uint8(1), uint8(2), uint8(3), uint8(2), uint8(2), uint8(2), uint8(1), int8(-1), int8(2), uint8(5), uint8(3))
+	f.Add(uint8(64), uint8(3), uint8(0), uint8(2), uint8(1), uint8(1), uint8(0), uint8(3), int8(-5), int8(5), uint8(1), uint8(1))
+	f.Add(uint8(1), uint8(4), uint8(9), uint8(1), uint8(0), uint8(0), uint8(3), uint8(0), int8(0), int8(0), uint8(200), uint8(0))
+	st := mem.New()
+	x := makeArray(f, st, "x", 130, 20, 5)
+	f.Fuzz(func(t *testing.T, batch, kind, k, world, rank, last, stride, start uint8, off0, off1 int8, blockRows, workers uint8) {
+		ds := Dataset{Fields: []Field{{Array: x, Offsets: []int{int(off0), int(off1)}}}, Stride: int(stride), Start: int(start)}
+		cfg := Config{BatchSize: int(batch), Sampler: Sampler{Kind: SamplerKind(kind), K: int(k)}, World: int(world),
+			Rank: int(rank), Last: Last(last), BlockRows: int(blockRows), Workers: int(workers % 5), Reads: 2, Epochs: 2, Seed: 3}
+		if cfg.Sampler.Kind == Weighted {
+			g, err := resolve(ds, 0)
+			if err != nil {
+				return
+			}
+			cfg.Sampler.Weights = make([]float64, g.n)
+			for i := range cfg.Sampler.Weights {
+				cfg.Sampler.Weights[i] = float64(i % 3)
+			}
+		}
+		l, err := New(context.Background(), ds, cfg)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidConfig) {
+				t.Fatalf("New: %v", err)
+			}
+			return
+		}
+		defer l.Close()
+		seen := map[int]int{}
+		for _, r := range collect(t, l, -1) {
+			if r.epoch == 0 {
+				for _, s := range r.samples {
+					seen[s]++
+				}
+			}
+			if len(r.samples) != cfg.BatchSize && (cfg.Last != Short || r.index != l.NumBatches(r.epoch)-1) {
+				t.Fatalf("batch %d/%d of %d samples", r.epoch, r.index, len(r.samples))
+			}
+			for i, s := range r.samples {
+				row := l.geo.row(s)
+				for j, o := range []int{int(off0), int(off1)} {
+					at := (i*2 + j) * cols * 4
+					if got := rowOf(t, r.data[0][at:at+cols*4]); got != row+o {
+						t.Fatalf("sample %d offset %d: row %d", s, o, got)
+					}
+				}
+			}
+		}
+		if cfg.Last == Short && cfg.World <= 1 && cfg.Sampler.Kind != Weighted {
+			if len(seen) != l.NumSamples() {
+				t.Fatalf("%d of %d samples in epoch 0", len(seen), l.NumSamples())
+			}
+			for s, n := range seen {
+				if n != 1 {
+					t.Fatalf("sample %d delivered %d times", s, n)
+				}
+			}
+		}
+	})
 }

@@ -254,7 +254,7 @@ func (l *Loader) planEpoch(e int) *epochPlan {
 			}
 			lo, hi := total/c.World, (total+c.World-1)/c.World
 			switch {
-			case sum <= 0:
+			case sum <= 0 || n == 0:
 				p.count, p.length = 0, 0
 			case c.Last == Short:
 				p.count, p.length = n, n
