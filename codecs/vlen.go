@@ -264,8 +264,9 @@ type VLenArena struct {
 	fill  []byte
 	limit int
 
-	mu   sync.RWMutex
-	segs []vlenSeg
+	mu    sync.RWMutex
+	segs  []vlenSeg
+	bytes atomic.Int64 // decoded chunk bytes kept so far
 }
 
 // vlenSeg is one segment: an encoded chunk (raw), or a slice of the
@@ -308,8 +309,13 @@ func (a *VLenArena) Spec(name string) Spec {
 func (a *VLenArena) addRaw(src []byte) uint64 {
 	raw := make([]byte, len(src))
 	copy(raw, src)
+	a.bytes.Add(int64(len(raw)))
 	return a.add(vlenSeg{raw: raw})
 }
+
+// Bytes returns how many bytes of decoded chunks the arena has taken in
+// all (released ones included).
+func (a *VLenArena) Bytes() int64 { return a.bytes.Load() }
 
 func (a *VLenArena) add(s vlenSeg) uint64 {
 	a.mu.Lock()

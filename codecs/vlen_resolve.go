@@ -11,10 +11,10 @@ func unsafeBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), le
 
 // ResolveStrings sets out[i] to the value of the i-th handle of handles
 // (8 bytes each, little-endian; len(out) of them) and releases the arena's
-// segments. A decoded chunk most of whose elements are in out is shared
-// by the strings (no copy: memory is the output's and the chunk's 4 bytes
-// of length per element); the elements of a chunk mostly left out are
-// copied, so the chunk itself is dropped. Call it once, when the read is
+// segments. A decoded chunk of which out holds at least 7/8 of the
+// elements is shared by the strings (no copy: memory is the output's and
+// the chunk's 4 bytes of length per element); the elements of any other
+// chunk are copied, so the chunk itself is dropped. Call it once, when the read is
 // over.
 func (a *VLenArena) ResolveStrings(handles []byte, out []string) error {
 	if len(handles) != 8*len(out) {
@@ -121,7 +121,7 @@ func (a *VLenArena) resolve(n int, handle func(int) uint64, set func(i int, v []
 		seg := &a.segs[s]
 		switch {
 		case seg.raw != nil:
-			share[s] = 2*k >= int(binary.LittleEndian.Uint32(seg.raw))
+			share[s] = 8*k >= 7*int(binary.LittleEndian.Uint32(seg.raw))
 		case seg.strs != nil, seg.blobs != nil:
 			share[s] = true
 		}

@@ -71,11 +71,11 @@ func ReadStringsSelection(ctx context.Context, a *Array, sel nd.Selection) ([]st
 	}
 	out := make([]string, sel.NumElements())
 	err := readVar(ctx, a, sel, codecs.HeaderBytes(out), codecs.StringHeaderSize,
-		func(arena *codecs.VLenArena, handles []byte) error {
+		func(arena *codecs.VLenArena, handles []byte, lo, hi int) error {
 			if handles == nil {
-				return arena.ResolveStringsInPlace(out)
+				return arena.ResolveStringsInPlace(out[lo:hi])
 			}
-			return arena.ResolveStrings(handles, out)
+			return arena.ResolveStrings(handles, out[lo:hi])
 		})
 	if err != nil {
 		clear(out) // no string is left with a handle for a length
@@ -108,11 +108,11 @@ func ReadByteStringsSelection(ctx context.Context, a *Array, sel nd.Selection) (
 	}
 	out := make([][]byte, sel.NumElements())
 	err := readVar(ctx, a, sel, codecs.HeaderBytes(out), codecs.BytesHeaderSize,
-		func(arena *codecs.VLenArena, handles []byte) error {
+		func(arena *codecs.VLenArena, handles []byte, lo, hi int) error {
 			if handles == nil {
-				return arena.ResolveBytesInPlace(out)
+				return arena.ResolveBytesInPlace(out[lo:hi])
 			}
-			return arena.ResolveBytes(handles, out)
+			return arena.ResolveBytes(handles, out[lo:hi])
 		})
 	if err != nil {
 		clear(out)
@@ -222,31 +222,56 @@ func checkVarRead(a *Array, sel nd.Selection, want dtype.DataType, stride int) e
 // read holds no handle buffer beside the output; on a 32-bit platform
 // they go into a buffer of their own, passed to resolve.
 func readVar(ctx context.Context, a *Array, sel nd.Selection, headers []byte, stride int,
-	resolve func(*codecs.VLenArena, []byte) error) error {
+	resolve func(arena *codecs.VLenArena, handles []byte, lo, hi int) error) error {
 	g, arena, err := a.vlenGrid()
 	if err != nil {
 		return err
 	}
 	defer arena.Close()
-	var handles []byte
-	if codecs.InPlace {
-		full := sel.FullShape()
-		strides := make([]int, len(full))
-		for d, s := len(full)-1, stride; d >= 0; d-- {
-			strides[d] = s
-			s *= full[d]
+	// One read, or (sparse: see strings_batch.go) batches of k rows of
+	// decode units along the first dimension, k sized from what the
+	// previous batch decoded.
+	rows, perRow, c := 1, sel.NumElements(), 0
+	if len(sel) > 0 && sel[0].Index == nil && sel[0].Order == nil && sel[0].Count > 1 && a.sparse(sel) {
+		rows, c = sel[0].Count, a.unitShape()[0]
+		perRow /= rows
+	}
+	k := 1
+	for i := 0; i < rows; {
+		sub, j := sel, rows
+		if c > 0 {
+			j = batchEnd(sel[0], c, i, k)
+			sub = batchSel(sel, i, j)
 		}
-		view := nd.View{Data: headers, Offset: 8, Shape: full, Strides: strides, ItemSize: dtype.HandleSize}
-		err = pipeline.ReadView(ctx, a.st, g, sel, view, a.opts.pipe)
-	} else {
-		handles = make([]byte, sel.NumElements()*dtype.HandleSize)
-		err = pipeline.Read(ctx, a.st, g, sel, handles, a.opts.pipe)
-	}
-	if err == nil {
-		err = resolve(arena, handles)
-	}
-	if err != nil {
-		return fmt.Errorf("read %q: %w", a.path, err)
+		lo, hi := i*perRow, j*perRow
+		before := arena.Bytes()
+		var handles []byte
+		if codecs.InPlace {
+			full := sub.FullShape()
+			strides := make([]int, len(full))
+			for d, s := len(full)-1, stride; d >= 0; d-- {
+				strides[d] = s
+				s *= full[d]
+			}
+			view := nd.View{Data: headers[lo*stride : hi*stride], Offset: 8, Shape: full, Strides: strides, ItemSize: dtype.HandleSize}
+			err = pipeline.ReadView(ctx, a.st, g, sub, view, a.opts.pipe)
+		} else {
+			handles = make([]byte, (hi-lo)*dtype.HandleSize)
+			err = pipeline.Read(ctx, a.st, g, sub, handles, a.opts.pipe)
+		}
+		if err == nil {
+			err = resolve(arena, handles, lo, hi)
+		}
+		if err != nil {
+			return fmt.Errorf("read %q: %w", a.path, err)
+		}
+		if vlenBatchHook != nil {
+			vlenBatchHook(arena.Bytes() - before)
+		}
+		if perUnitRow := (arena.Bytes() - before) / int64(k); perUnitRow > 0 {
+			k = int(max(1, min(vlenBatchBytes/perUnitRow, int64(rows))))
+		}
+		i = j
 	}
 	return nil
 }

@@ -49,6 +49,7 @@ func main() {
 	reps := flag.Int("reps", 3, "timed reads (median)")
 	child := flag.Bool("child", false, "internal: read the array once and report")
 	prof := flag.String("cpuprofile", "", "with -child: write a CPU profile of the read here")
+	every := flag.Int("every", 1, "with -child: read every N-th string")
 	flag.Parse()
 	ctx := context.Background()
 	path := filepath.Join(*dir, "n"+strconv.Itoa(*n))
@@ -64,7 +65,7 @@ func main() {
 			}
 			defer pprof.StopCPUProfile()
 		}
-		if err := readOnce(ctx, path); err != nil {
+		if err := readOnce(ctx, path, *every); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -144,7 +145,7 @@ func write(ctx context.Context, path string, n int) (textBytes int64, err error)
 
 // readOnce is the child: read the whole array, check a few values, and
 // print the wall time and VmHWM.
-func readOnce(ctx context.Context, path string) error {
+func readOnce(ctx context.Context, path string, every int) error {
 	st, err := fs.New(path, fs.ReadOnly())
 	if err != nil {
 		return err
@@ -154,14 +155,14 @@ func readOnce(ctx context.Context, path string) error {
 		return err
 	}
 	start := time.Now()
-	got, _, err := zarr.ReadStrings(ctx, a)
+	got, _, err := zarr.ReadStrings(ctx, a, nd.Every(every))
 	if err != nil {
 		return err
 	}
 	el := time.Since(start)
 	t := text()
 	for _, i := range []int{0, len(got) / 3, len(got) - 1} {
-		if want := values(t, i, i+1)[0]; got[i] != want {
+		if want := values(t, i*every, i*every+1)[0]; got[i] != want {
 			return fmt.Errorf("element %d: %q, want %q", i, got[i], want)
 		}
 	}
@@ -269,6 +270,29 @@ func run(ctx context.Context, path string, n, reps int) error {
 		float64(peak)/(1<<20), float64(output)/(1<<20), 16*n>>20, pipeline.DefaultMaxBytesInFlight>>20, float64(bound)/(1<<20), float64(peak)/float64(bound))
 	if peak > bound {
 		return fmt.Errorf("peak RSS %d bytes over the bound %d", peak, bound)
+	}
+	// A sparse read: every 16th string, a sixteenth of the output, from
+	// every chunk (read in batches, each chunk's few values copied out).
+	const every = 16
+	out, err := exec.Command(exe, "-child", "-n", strconv.Itoa(n), "-dir", filepath.Dir(path), "-every", strconv.Itoa(every)).Output()
+	if err != nil {
+		return fmt.Errorf("child: %v", err)
+	}
+	var ns, hwm int64
+	if _, err := fmt.Sscan(string(out), &ns, &hwm); err != nil {
+		return fmt.Errorf("child said %q", out)
+	}
+	t := text()
+	var sparseText int64
+	for i := 0; i < n; i += every {
+		sparseText += int64(len(values(t, i, i+1)[0]))
+	}
+	sOut := 16*int64((n+every-1)/every) + sparseText
+	sBound := sOut + pipeline.DefaultMaxBytesInFlight + 64<<20
+	fmt.Printf("sparse read (every %dth): %.2fs, peak RSS %.0f MiB; bound = output %.0f MiB + %d MiB + 64 MiB = %.0f MiB: %.2f of the bound\n",
+		every, time.Duration(ns).Seconds(), float64(hwm)/(1<<20), float64(sOut)/(1<<20), pipeline.DefaultMaxBytesInFlight>>20, float64(sBound)/(1<<20), float64(hwm)/float64(sBound))
+	if hwm > sBound {
+		return fmt.Errorf("sparse read: peak RSS %d bytes over the bound %d", hwm, sBound)
 	}
 	return nil
 }

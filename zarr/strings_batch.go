@@ -1,0 +1,103 @@
+package zarr
+
+// Sparse string reads in batches: the arena holds every decoded chunk a
+// read touches until the handles are resolved, so a read of a few
+// elements of many chunks (every 100th string) would hold all of their
+// text. Such a read runs as consecutive reads of a few chunk rows each
+// (along the first dimension), each resolved, its chunks dropped, before
+// the next: the arena holds about vlenBatchBytes at a time.
+
+import (
+	"slices"
+
+	"github.com/gozarr/gozarr/nd"
+)
+
+// vlenBatchBytes is the decoded text a batch of a sparse read aims at.
+var vlenBatchBytes int64 = 64 << 20
+
+// vlenBatchHook, when set (tests), is told the decoded bytes of each
+// batch.
+var vlenBatchHook func(decoded int64)
+
+// denseEnough: a selection using at least this share of the elements of
+// the decode units it touches reads in one go (its chunks are, nearly,
+// its output).
+const denseNum, denseDen = 7, 8
+
+// unitShape returns the shape of what a read decodes whole: the chunk, or
+// a shard's inner chunk.
+func (a *Array) unitShape() []int {
+	if a.grid.Shard != nil {
+		return a.grid.Shard.ChunkShape()
+	}
+	return a.meta.ChunkShape
+}
+
+// touchedExtent returns the number of indices of dimension d (length n,
+// chunks of c) inside the chunks that dim selects.
+func touchedExtent(dim nd.Dim, n, c int) int64 {
+	if dim.Count == 0 {
+		return 0
+	}
+	extent := func(k int) int64 { return int64(min((k+1)*c, n) - k*c) }
+	if dim.Index != nil {
+		var sum int64
+		last := -1
+		for _, i := range dim.Index {
+			if k := i / c; k != last {
+				sum, last = sum+extent(k), k
+			}
+		}
+		return sum
+	}
+	first, lastIdx := dim.Start, dim.Start+(dim.Count-1)*dim.Step
+	lo, hi := min(first, lastIdx)/c, max(first, lastIdx)/c
+	if step := max(dim.Step, -dim.Step); step >= c {
+		// Every selected index in a chunk of its own.
+		var sum int64
+		for k := range dim.Count {
+			sum += extent((dim.Start + k*dim.Step) / c)
+		}
+		return sum
+	}
+	return int64(min((hi+1)*c, n) - lo*c)
+}
+
+// sparse reports whether sel uses less than denseNum/denseDen of the
+// elements of the decode units it touches.
+func (a *Array) sparse(sel nd.Selection) bool {
+	unit := a.unitShape()
+	used, touched := 1.0, 1.0
+	for d, dim := range sel {
+		used *= float64(dim.Count)
+		touched *= float64(touchedExtent(dim, a.meta.Shape[d], unit[d]))
+	}
+	return used*denseDen < touched*denseNum
+}
+
+// batchEnd returns the end (exclusive, in output rows) of a batch of
+// sel's first dimension from row i covering k rows of decode units.
+func batchEnd(dim nd.Dim, c, i, k int) int {
+	idx := dim.Start + i*dim.Step
+	var j int
+	if dim.Step > 0 {
+		maxIdx := (idx/c+k)*c - 1
+		j = i + (maxIdx-idx)/dim.Step + 1
+	} else {
+		minIdx := max(0, (idx/c-k+1)*c)
+		j = i + (idx-minIdx)/(-dim.Step) + 1
+	}
+	return min(max(j, i+1), dim.Count)
+}
+
+// batchSel returns sel with its first dimension cut to rows [i, j).
+func batchSel(sel nd.Selection, i, j int) nd.Selection {
+	sub := slices.Clone(sel)
+	d := &sub[0]
+	d.Start, d.Count = sel[0].Start+i*sel[0].Step, j-i
+	if d.Count == 1 {
+		d.Step = 1
+	}
+	return sub
+}
