@@ -86,6 +86,7 @@ type Loader struct {
 	budget  *budget
 	total   int // batch buffers the loader owns
 	planErr error
+	pending *job // taken from the queue by a Next that gave up waiting
 
 	mu          sync.Mutex
 	state       State
@@ -310,9 +311,11 @@ func (l *Loader) State() State {
 }
 
 // Next returns the next batch, waiting for it (the wait counts as stall
-// time in Stats). After the last batch it returns io.EOF; after an error it
-// returns that error again. Release the batch when done with it: the loader
-// reuses its buffers, and has Prefetch+1 of them.
+// time in Stats); when ctx ends first it returns ctx's error, and a later
+// call waits for the same batch. After the last batch it returns io.EOF;
+// after an error of the loader it returns that error again. Release the
+// batch when done with it: the loader reuses its buffers, and has
+// Prefetch+1 of them. Next is for one goroutine at a time.
 func (l *Loader) Next(ctx context.Context) (*Batch, error) {
 	l.mu.Lock()
 	switch {
@@ -329,11 +332,14 @@ func (l *Loader) Next(ctx context.Context) (*Batch, error) {
 	}
 	l.mu.Unlock()
 	start := time.Now()
-	var j *job
-	select {
-	case j = <-l.queue:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	j := l.pending
+	l.pending = nil
+	if j == nil {
+		select {
+		case j = <-l.queue:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	if j == nil { // the queue is closed: the end, or the planner's error
 		err := l.planErr
@@ -349,9 +355,8 @@ func (l *Loader) Next(ctx context.Context) (*Batch, error) {
 	select {
 	case <-j.done:
 	case <-ctx.Done():
-		// The batch stays in flight; a later Next cannot take it back, so
-		// the loader ends here.
-		l.fail(ctx.Err())
+		l.pending = j // the next call waits for it again
+		l.stats.stall(time.Since(start))
 		return nil, ctx.Err()
 	}
 	l.stats.stall(time.Since(start))

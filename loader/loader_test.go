@@ -365,7 +365,10 @@ func TestWindowsAtEdges(t *testing.T) {
 	st := mem.New()
 	x := makeArray(t, st, "x", 203, 20, 5)
 	ds := Dataset{Fields: []Field{{Name: "x", Array: x, Offsets: []int{-2, 0, 3}, Rest: []nd.Item{nd.Range(1, 4)}},
-		{Name: "x2", Array: x, Offsets: []int{-1, 0, 1}, Rest: []nd.Item{nd.Index(5)}}}, Start: 1, Stride: 2}
+		{Name: "x2", Array: x, Offsets: []int{-1, 0, 1}, Rest: []nd.Item{nd.Index(5)}},
+		// No window: the rows of adjacent blocks do not touch (stride 2),
+		// so this field's blocks are separate reads where the others' merge.
+		{Name: "x3", Array: x, Rest: []nd.Item{nd.Index(2)}}}, Start: 1, Stride: 2}
 	for _, k := range kinds {
 		l := newLoader(t, ds, Config{BatchSize: 7, Sampler: Sampler{Kind: k, K: 2}, Seed: 1})
 		// Rows r = 1 + 2k with r−2 ≥ 0 and r+3 < 203: r from 3 to 199.
@@ -389,6 +392,9 @@ func TestWindowsAtEdges(t *testing.T) {
 					if v := int(binary.LittleEndian.Uint32(b.data[1][(i*3+j)*4:])); v != (r+o)*1000+5 {
 						t.Fatalf("%v: sample %d field 2 offset %d: %d", k, s, o, v)
 					}
+				}
+				if v := int(binary.LittleEndian.Uint32(b.data[2][i*4:])); v != r*1000+2 {
+					t.Fatalf("%v: sample %d field 3: %d", k, s, v)
 				}
 			}
 		}
@@ -466,15 +472,25 @@ func TestCancel(t *testing.T) {
 	l.Close()
 	settle(t, base)
 	b.Release()
-	// Next's own context.
+	// Next's own context: a deadline gives up on a batch, not on the
+	// loader; the next call gets that batch.
+	gate := make(chan struct{})
 	l = newLoader(t, ds, Config{BatchSize: 16, Transform: func(ctx context.Context, b *Batch) error {
-		<-ctx.Done()
-		return ctx.Err()
+		select {
+		case <-gate:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, err := l.Next(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Next with a deadline: %v", err)
+	}
+	close(gate)
+	if b, err := l.Next(context.Background()); err != nil || b.Index != 0 {
+		t.Fatalf("Next after a deadline: %v", err)
 	}
 	l.Close()
 	settle(t, base)

@@ -104,7 +104,7 @@ type group struct {
 	key    gkey
 	bytes  int64
 	blocks []int    // sorted
-	spanOf []int    // span of each block
+	spanOf [][]int  // per field, the span of each block
 	spans  [][]span // per field
 	bufs   [][]byte // per field
 	refs   int      // guarded by Loader.mu
@@ -191,9 +191,10 @@ func (l *Loader) newGroup(p *epochPlan, gi int) *group {
 	g := &group{key: gkey{p.epoch, gi}, ready: make(chan struct{})}
 	g.blocks = slices.Clone(p.blocks[gi*k : min(gi*k+k, len(p.blocks))])
 	slices.Sort(g.blocks)
-	g.spanOf = make([]int, len(g.blocks))
+	g.spanOf = make([][]int, len(geo.fields))
 	g.spans = make([][]span, len(geo.fields))
 	for f, fg := range geo.fields {
+		g.spanOf[f] = make([]int, len(g.blocks))
 		off := 0
 		for i, b := range g.blocks {
 			slo, shi := geo.blockSamples(b)
@@ -207,9 +208,7 @@ func (l *Loader) newGroup(p *epochPlan, gi int) *group {
 				g.spans[f] = append(g.spans[f], span{lo: lo, hi: hi, off: off})
 				off += (hi - lo) * fg.rowBytes
 			}
-			if f == 0 {
-				g.spanOf[i] = len(g.spans[f]) - 1
-			}
+			g.spanOf[f][i] = len(g.spans[f]) - 1
 		}
 		g.bytes += int64(off)
 	}
@@ -302,7 +301,7 @@ func (l *Loader) fill(ctx context.Context, j *job) error {
 		}
 		for f := range geo.fields {
 			fg := &geo.fields[f]
-			s := g.spans[f][g.spanOf[bi]]
+			s := g.spans[f][g.spanOf[f][bi]]
 			dst := b.Data[f][i*fg.sampleBytes : (i+1)*fg.sampleBytes]
 			src := g.bufs[f]
 			r := geo.row(k) - s.lo
