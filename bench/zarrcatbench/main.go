@@ -177,9 +177,8 @@ type task struct {
 
 // getAndStatsRounds times, in o.rounds interleaved rounds after a warm-up
 // round (each round rotates which run goes first, as the machine's speed
-// drifts): the codec-only decode; 1 GiB written alone to the work
-// directory and to /dev/shm as zarrcat writes it (fallocate, then 32 MiB
-// writes) and, to the work directory, as dd does (no fallocate); zarrcat
+// drifts): the codec-only decode; 1 GiB written alone (32 MiB writes) to
+// the work directory and to /dev/shm; zarrcat
 // get to an .npy on the work directory's disk, on /dev/shm and to
 // /dev/null; and zarrcat stats. Ratios are taken within each round (get
 // against the codec-only time, and against the codec-only time plus the
@@ -215,15 +214,14 @@ func getAndStatsRounds(bin, src, dir string, arrayBytes int64, o options) (round
 	disk := filepath.Join(dir, "out.npy")
 	tasks := []task{
 		{"codec", wall(decode)},
-		{"write", wall(func() (time.Duration, error) { return writeAlone(disk+".w", buf, arrayBytes, true) })},
-		{"write-dd", wall(func() (time.Duration, error) { return writeAlone(disk+".w", buf, arrayBytes, false) })},
+		{"write", wall(func() (time.Duration, error) { return writeAlone(disk+".w", buf, arrayBytes) })},
 		{"get", get(disk)},
 		{"get-null", get(os.DevNull)},
 		{"stats", func() (result, error) { return child(bin, "stats", "-q", src) }},
 	}
 	if shm != "" {
 		tasks = append(tasks,
-			task{"write-shm", wall(func() (time.Duration, error) { return writeAlone(shm+".w", buf, arrayBytes, true) })},
+			task{"write-shm", wall(func() (time.Duration, error) { return writeAlone(shm+".w", buf, arrayBytes) })},
 			task{"get-shm", get(shm + ".npy")})
 	}
 	var rs rounds
@@ -253,8 +251,8 @@ func getAndStatsRounds(bin, src, dir string, arrayBytes int64, o options) (round
 		}
 		round["stats rate/codec rate"] = round["codec"] / round["stats"]
 		rs.perRound = append(rs.perRound, round)
-		fmt.Fprintf(os.Stderr, "round %d: codec %.3f s, write %.3f s (dd-style %.3f s), get %.3f s (%.2f× codec, %.2f× codec+write), get /dev/null %.3f s, stats %.3f s (%.2f× the codec rate)\n",
-			r+1, round["codec"], round["write"], round["write-dd"], round["get"], round["get/codec"], round["get/(codec+write)"], round["get-null"], round["stats"], round["stats rate/codec rate"])
+		fmt.Fprintf(os.Stderr, "round %d: codec %.3f s, write %.3f s, get %.3f s (%.2f× codec, %.2f× codec+write), get /dev/null %.3f s, stats %.3f s (%.2f× the codec rate)\n",
+			r+1, round["codec"], round["write"], round["get"], round["get/codec"], round["get/(codec+write)"], round["get-null"], round["stats"], round["stats rate/codec rate"])
 	}
 	// ratio formats a ratio's median over rounds and its range.
 	ratio := func(key string) string {
@@ -285,11 +283,10 @@ func getAndStatsRounds(bin, src, dir string, arrayBytes int64, o options) (round
 		rs.results = append(rs.results, r)
 	}
 	add(summary("codec", "codec-only zstd decode (in-memory chunks)"), fmt.Sprintf("medians of %d rounds", n))
-	add(summary("write", "write 1 GiB alone to "+dir+" (fallocate)"), "")
-	add(summary("write-dd", "write 1 GiB alone to "+dir+" (dd-style)"), "")
+	add(summary("write", "write 1 GiB alone to "+dir), "")
 	add(summary("get", "zarrcat get -o "+disk), "time "+ratio("get/codec")+" the codec-only's, "+ratio("get/(codec+write)")+" codec-only + write")
 	if shm != "" {
-		add(summary("write-shm", "write 1 GiB alone to /dev/shm (fallocate)"), "")
+		add(summary("write-shm", "write 1 GiB alone to /dev/shm"), "")
 		add(summary("get-shm", "zarrcat get -o "+shm+".npy"), "time "+ratio("get-shm/codec")+" the codec-only's, "+ratio("get-shm/(codec+write-shm)")+" codec-only + write")
 	}
 	add(summary("get-null", "zarrcat get -o /dev/null"), "time "+ratio("get-null/codec")+" the codec-only's")
@@ -297,19 +294,16 @@ func getAndStatsRounds(bin, src, dir string, arrayBytes int64, o options) (round
 	return rs, nil
 }
 
-// writeAlone writes n bytes of buf over and over to a new file at path,
-// as zarrcat get writes an .npy (fallocate first when falloc, then writes
-// of len(buf)), and returns the time from creating the file to closing
-// it; the file is removed afterwards.
-func writeAlone(path string, buf []byte, n int64, falloc bool) (time.Duration, error) {
+// writeAlone writes n bytes of buf over and over to a new file at path
+// (writes of len(buf), as dd does and as zarrcat get writes its blocks),
+// and returns the time from creating the file to closing it; the file is
+// removed afterwards.
+func writeAlone(path string, buf []byte, n int64) (time.Duration, error) {
 	defer os.Remove(path)
 	start := time.Now()
 	f, err := os.Create(path)
 	if err != nil {
 		return 0, err
-	}
-	if falloc {
-		reserve(f, n)
 	}
 	for n > 0 {
 		k, err := f.Write(buf[:min(int64(len(buf)), n)])

@@ -69,11 +69,6 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err := enc.begin(); err != nil {
 			return err
 		}
-		if r, ok := w.(interface{ reserve(int64) error }); ok && (format == "npy" || format == "raw") {
-			if err := r.reserve(int64(sel.NumElements()) * int64(a.Metadata().DataType.Size())); err != nil {
-				return err
-			}
-		}
 		err := stream(ctx, a, sel, blockBytes(budget), func(b streamBlock) error {
 			prog.add(int64(len(b.Data)))
 			return enc.values(b.Data)

@@ -24,10 +24,9 @@ var errBrokenPipe = errors.New("broken pipe")
 // /dev/null with a regular file when run as root.
 type output struct {
 	*bufio.Writer
-	f       *os.File // nil for stdout
-	tmp     string   // temporary file to rename onto path; "" when written in place
-	path    string
-	regular bool // f is a regular file
+	f    *os.File // nil for stdout
+	tmp  string   // temporary file to rename onto path; "" when written in place
+	path string
 }
 
 // createOutput opens path for writing; "" or "-" is stdout.
@@ -43,34 +42,21 @@ func createOutput(path string, stdout io.Writer) (*output, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &output{Writer: bufio.NewWriterSize(f, bufSize), f: f, tmp: f.Name(), path: path, regular: true}, nil
+		return &output{Writer: bufio.NewWriterSize(f, bufSize), f: f, tmp: f.Name(), path: path}, nil
 	case err != nil:
 		return nil, err
 	}
 	// In place: a link is followed (O_TRUNC empties a regular file at its
 	// end, as a shell's > does; devices and FIFOs have nothing to truncate).
 	flag := os.O_WRONLY
-	t, err := os.Stat(path)
-	regular := err == nil && t.Mode().IsRegular()
-	if regular {
+	if t, err := os.Stat(path); err == nil && t.Mode().IsRegular() {
 		flag |= os.O_TRUNC
 	}
 	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return nil, err
 	}
-	return &output{Writer: bufio.NewWriterSize(f, bufSize), f: f, path: path, regular: regular}, nil
-}
-
-// reserve tells the output that n more bytes will follow what it was
-// given so far: a regular file has the space allocated up front
-// (reserveFile). Anything else ignores it.
-func (o *output) reserve(n int64) error {
-	if !o.regular {
-		return nil
-	}
-	// Space from offset 0: what is buffered has not reached the file yet.
-	return reserveFile(o.f, int64(o.Buffered())+n)
+	return &output{Writer: bufio.NewWriterSize(f, bufSize), f: f, path: path}, nil
 }
 
 // Commit flushes the output and, for an atomic replace, renames the
