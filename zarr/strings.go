@@ -262,6 +262,9 @@ func readVar(ctx context.Context, a *Array, sel nd.Selection, headers []byte, st
 		if err == nil {
 			err = resolve(arena, handles, lo, hi)
 		}
+		if errors.Is(err, codecs.ErrCorrupt) {
+			return fmt.Errorf("read %q: %w (a chunk of this array may hold at most %d bytes of values: if it is larger, raise it with zarr.WithMaxVLenChunkBytes)", a.path, err, a.vlenLimit())
+		}
 		if err != nil {
 			return fmt.Errorf("read %q: %w", a.path, err)
 		}
@@ -309,7 +312,7 @@ func writeHandles(ctx context.Context, a *Array, sel nd.Selection, n int, put fu
 // vlenGrid returns a copy of the array's grid whose chain is bound to a
 // new arena (the caller closes it), without the chunk cache.
 func (a *Array) vlenGrid() (*pipeline.Grid, *codecs.VLenArena, error) {
-	arena := codecs.NewVLenArena(a.meta.FillValue, a.opts.maxVLen)
+	arena := codecs.NewVLenArena(a.meta.FillValue, a.vlenLimit())
 	specs, err := bindVLen(a.meta.Codecs, arena)
 	if err == nil {
 		var g pipeline.Grid
@@ -373,9 +376,26 @@ func bindVLen(specs []codecs.Spec, arena *codecs.VLenArena) ([]codecs.Spec, erro
 
 // WithMaxVLenChunkBytes bounds the content of one chunk (inner chunk, for
 // a sharded array) of a variable-length array: the bytes of its elements,
-// beside the count and the 4-byte lengths. A chunk claiming more is
+// beside the count and the 4-byte lengths. A chunk holding more is
 // ErrCorrupt, found before it is decompressed past the bound. The bound is
 // also the chunk's share of the in-flight cap (pipeline.Options'
-// MaxBytesInFlight), so a larger one reads fewer chunks at once. Default
-// codecs.DefaultVLenChunkBytes (64 MiB).
+// MaxBytesInFlight), so a larger one reads fewer chunks at once, and the
+// size of the write engine's encode buffers. Default: VLenBytesPerElement
+// per element of the chunk, at least codecs.DefaultVLenChunkBytes (16
+// MiB), at most the per-chunk limit (WithMaxChunkBytes).
 func WithMaxVLenChunkBytes(n int64) Option { return func(o *options) { o.maxVLen = n } }
+
+// VLenBytesPerElement is the mean element size the default content bound
+// of a variable-length chunk allows (WithMaxVLenChunkBytes): 256 bytes, so
+// zarr-python's default chunks (up to about 2 Mi elements) of strings up
+// to that long read without an option.
+const VLenBytesPerElement = 256
+
+// vlenLimit returns the content bound of one decode unit.
+func (a *Array) vlenLimit() int64 {
+	if a.opts.maxVLen > 0 {
+		return a.opts.maxVLen
+	}
+	n := int64(nd.NumElements(a.unitShape()))
+	return min(max(codecs.DefaultVLenChunkBytes, VLenBytesPerElement*n), a.opts.chunkLimit())
+}

@@ -14,7 +14,7 @@ import (
 )
 
 // vlenBatchBytes is the decoded text a batch of a sparse read aims at.
-var vlenBatchBytes int64 = 64 << 20
+var vlenBatchBytes int64 = 32 << 20
 
 // vlenBatchHook, when set (tests), is told the decoded bytes of each
 // batch.
