@@ -394,18 +394,23 @@ func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	workers := runtime.GOMAXPROCS(0)
-	a, sel, local, err := openSelectionWith(ctx, pos, flags, func(local bool) pipeline.Options {
-		if local {
-			// Each worker of fusedMoments reads on its own goroutine.
-			return pipeline.Options{DecodeConcurrency: 1, IOConcurrency: 1, MaxBytesInFlight: max(blockBytes(budget)/int64(workers), 1)}
-		}
+	a, sel, local, err := openSelectionWith(ctx, pos, flags, func(bool) pipeline.Options {
 		return pipeline.Options{MaxBytesInFlight: blockBytes(budget)}
 	})
 	if err != nil {
 		return err
 	}
-	fused := local && !listed(sel)
+	_, workers := fusedPlan(a, budget)
+	fused := local && !listed(sel) && workers > 0
+	if fused {
+		// Again, for fusedMoments' workers: each reads on its own goroutine.
+		a, sel, _, err = openSelectionWith(ctx, pos, flags, func(bool) pipeline.Options {
+			return pipeline.Options{DecodeConcurrency: 1, IOConcurrency: 1, MaxBytesInFlight: max(blockBytes(budget)/int64(workers), 1)}
+		})
+		if err != nil {
+			return err
+		}
+	}
 	if _, err := momentsOf(a.Metadata().DataType, nil, a.Metadata().FillValue, nil, nil); err != nil {
 		return err
 	}
@@ -475,13 +480,38 @@ func printStats(w io.Writer, r *statsReport) {
 }
 
 // selectionMoments returns the moments of sel, filling hist's counts when
-// hist is set: by fusedMoments when fused (a local store), else streamed in
+// hist is set: by fusedMoments when fused (a local store, its array opened
+// for it) and fusedPlan finds boxes within budget, else streamed in
 // blocks, each block cut into one part per core.
 func selectionMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, budget int64, hist *histogram, prog *progress, fused bool) (moments, error) {
-	if fused {
-		return fusedMoments(ctx, a, sel, budget, runtime.GOMAXPROCS(0), hist, prog)
+	if target, workers := fusedPlan(a, budget); fused && workers > 0 {
+		return fusedMoments(ctx, a, sel, target, workers, hist, prog)
 	}
 	return streamedMoments(ctx, a, sel, budget, hist, prog)
+}
+
+// fusedPlan returns the box size fusedMoments reads and how many workers
+// fit within budget (each holds a box, and the engine a read unit decoded
+// and encoded): boxes of fusedBoxBytes, or of a sixty-fourth of budget if
+// less, or of one read unit where that is larger and within a sixteenth of
+// budget (so that no unit is decoded for two boxes). No workers: the read
+// units are too large, and stats streams in blocks instead.
+func fusedPlan(a *zarr.Array, budget int64) (target int64, workers int) {
+	unit := int64(a.Metadata().DataType.Size())
+	for _, u := range readUnits(a) {
+		unit *= int64(max(u, 1))
+		if unit > budget {
+			return 0, 0
+		}
+	}
+	target = min(fusedBoxBytes, max(budget/64, 1))
+	if unit > target {
+		if unit > budget/16 {
+			return 0, 0
+		}
+		target = unit
+	}
+	return target, int(min(int64(runtime.GOMAXPROCS(0)), max(1, budget/(8*target))))
 }
 
 // fusedBoxBytes is the output size fusedMoments aims at per box: a few
@@ -489,18 +519,17 @@ func selectionMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, budg
 const fusedBoxBytes = 2 << 20
 
 // fusedMoments is selectionMoments with the reduction fused into the
-// reads: GOMAXPROCS workers each read one box of chunkBoxes at a time
+// reads: workers each read one box of chunkBoxes (of target bytes) at a time
 // (the engine decoding on the worker's goroutine, whole chunks straight
 // into the worker's buffer, without the strided copy a C-order block
 // needs) and reduce it at once, while its values are in the CPU's caches.
 // The boxes' moments are merged in the boxes' order, whichever worker
 // finished first, so the result depends on neither scheduling nor the
 // number of workers; at most 4 boxes per worker are ahead of the merge.
-func fusedMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, budget int64, workers int, hist *histogram, prog *progress) (moments, error) {
+func fusedMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, target int64, workers int, hist *histogram, prog *progress) (moments, error) {
 	meta := a.Metadata()
 	dt, fill := meta.DataType, meta.FillValue
 	item := dt.Size()
-	target := min(fusedBoxBytes, max(budget/64, 1)) // not of workers: the same boxes for any
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type result struct {

@@ -9,12 +9,15 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/npy"
 	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store/mem"
+	"github.com/gozarr/gozarr/zarr"
 )
 
 // npyValue decodes element i of a little-endian .npy of a real type.
@@ -247,9 +250,9 @@ func TestFusedMomentsDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []moments
-		for _, budget := range []int64{1 << 28, 4096} {
+		for _, target := range []int64{1 << 21, 64} {
 			for _, workers := range []int{1, 3} {
-				m, err := fusedMoments(ctx, a, sel, budget, workers, nil, nil)
+				m, err := fusedMoments(ctx, a, sel, target, workers, nil, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -293,5 +296,44 @@ func BenchmarkAccumulate(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestFusedPlan: boxes of fusedBoxBytes for small read units, one unit
+// per box where a unit is larger but within a sixteenth of the budget, and
+// no fused reads (streamed blocks) beyond that; workers within the budget.
+func TestFusedPlan(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		chunk      int
+		budget     int64
+		target     int64
+		maxWorkers int
+	}{
+		{512, 256 << 20, fusedBoxBytes, runtime.GOMAXPROCS(0)},
+		{1024, 256 << 20, 4 << 20, runtime.GOMAXPROCS(0)},
+		{1024, 32 << 20, 0, 0},
+		{4096, 256 << 20, 0, 0},
+		{512, 64 << 10, 0, 0},
+		{64, 1 << 20, 16 << 10, runtime.GOMAXPROCS(0)},
+	} {
+		meta, err := zarr.NewArrayMetadata([]int{4096, 4096}, dtype.TypeFloat32, []int{c.chunk, c.chunk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := zarr.CreateArray(ctx, mem.New(), "", meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		target, workers := fusedPlan(a, c.budget)
+		if c.target == 0 {
+			if workers != 0 {
+				t.Errorf("chunk %d², budget %d: %d workers, want none (streamed)", c.chunk, c.budget, workers)
+			}
+			continue
+		}
+		if target != c.target || workers < 1 || workers > c.maxWorkers || int64(workers)*8*target > c.budget {
+			t.Errorf("chunk %d², budget %d: boxes of %d bytes, %d workers; want %d bytes, 1 to %d workers", c.chunk, c.budget, target, workers, c.target, c.maxWorkers)
+		}
 	}
 }
