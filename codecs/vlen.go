@@ -137,9 +137,16 @@ func (c *VLen) Decode(dst, src []byte, repr ChunkRepr) error {
 		return err
 	}
 	seg := c.arena.addRaw(src)
+	fill := c.arena.fill
 	for i := 0; i < len(dst); i += 8 {
 		off := binary.LittleEndian.Uint64(dst[i:])
-		binary.LittleEndian.PutUint64(dst[i:], seg<<32|off)
+		h := seg<<32 | off
+		// A value equal to the fill value is the fill handle, so a chunk
+		// a write leaves all fill is recognised as empty.
+		if l := int(binary.LittleEndian.Uint32(src[off:])); l == len(fill) && string(src[int(off)+4:int(off)+4+l]) == string(fill) {
+			h = 0
+		}
+		binary.LittleEndian.PutUint64(dst[i:], h)
 	}
 	return nil
 }

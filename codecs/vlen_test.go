@@ -84,6 +84,19 @@ func TestVLenDecodeEncode(t *testing.T) {
 	}
 }
 
+// TestVLenFillHandle: decoded values equal to the fill value get handle
+// 0, so the write engine sees a chunk of them as empty.
+func TestVLenFillHandle(t *testing.T) {
+	c, _ := boundVLen(t, dtype.TypeVarString, "NA")
+	h := make([]byte, 24)
+	if err := c.Decode(h, encodeVLen("NA", "x", "NA"), vlenRepr(dtype.TypeVarString, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if a, b, c := binary.LittleEndian.Uint64(h), binary.LittleEndian.Uint64(h[8:]), binary.LittleEndian.Uint64(h[16:]); a != 0 || b == 0 || c != 0 {
+		t.Errorf("handles %x %x %x, want 0, not 0, 0", a, b, c)
+	}
+}
+
 // TestVLenHostile: a chunk claiming 2^32-1 elements, or an element
 // running past the end, is ErrCorrupt with no large allocation.
 func TestVLenHostile(t *testing.T) {
