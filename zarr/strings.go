@@ -131,6 +131,12 @@ func WriteStrings(ctx context.Context, a *Array, data []string, items ...nd.Item
 	if err != nil {
 		return err
 	}
+	return WriteStringsSelection(ctx, a, sel, data)
+}
+
+// WriteStringsSelection is WriteStrings with an already normalised
+// selection.
+func WriteStringsSelection(ctx context.Context, a *Array, sel nd.Selection, data []string) error {
 	switch d := a.meta.DataType; d.Kind() {
 	case dtype.String, dtype.Bytes:
 		b, err := dtype.PutStrings(d, data)
@@ -157,6 +163,12 @@ func WriteByteStrings(ctx context.Context, a *Array, data [][]byte, items ...nd.
 	if err != nil {
 		return err
 	}
+	return WriteByteStringsSelection(ctx, a, sel, data)
+}
+
+// WriteByteStringsSelection is WriteByteStrings with an already
+// normalised selection.
+func WriteByteStringsSelection(ctx context.Context, a *Array, sel nd.Selection, data [][]byte) error {
 	if err := checkVarType(a, dtype.TypeVarBytes, "WriteByteStrings"); err != nil {
 		return err
 	}

@@ -354,7 +354,7 @@ func sourceCompressors(a *zarr.Array) ([]codecs.BytesToBytes, error) {
 	var out []codecs.BytesToBytes
 	after := false
 	for _, s := range specs {
-		if s.Name == "bytes" {
+		if s.Name == "bytes" || s.Name == "vlen-utf8" || s.Name == "vlen-bytes" {
 			after = true
 			continue
 		}
@@ -423,6 +423,19 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 			for u := range units {
 				sel := unitSelection(meta, u.Coords)
 				n := sel.NumElements()
+				if srcDT.VarLen() { // strings.go
+					skip, err := copyVarUnit(gctx, dst, a, b, u.Key, sel, p.resume)
+					if err != nil {
+						return err
+					}
+					if skip {
+						skipped.Add(1)
+					}
+					done.Add(1)
+					nbytes.Add(int64(n * srcDT.Size()))
+					prog.add(int64(n * srcDT.Size()))
+					continue
+				}
 				buf = slices.Grow(buf[:0], n*srcDT.Size())[:n*srcDT.Size()]
 				if err := a.ReadSelection(gctx, sel, buf); err != nil {
 					return err

@@ -122,6 +122,9 @@ func compareMetadata(a, b *zarr.Array) *diffReport {
 // compareValues compares a and b over sel block by block, filling r.
 func compareValues(ctx context.Context, a, b *zarr.Array, sel nd.Selection, budget int64, r *diffReport, prog *progress) error {
 	dt := a.Metadata().DataType
+	if dt.VarLen() { // strings.go
+		return compareVarValues(ctx, a, b, sel, budget, r, prog)
+	}
 	n := dt.Size()
 	return streamAll(ctx, []*zarr.Array{a, b}, sel, budget/8, func(blk streamBlock) error {
 		x, y := blk.Data, blk.More[0]

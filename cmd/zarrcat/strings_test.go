@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/zarr"
 )
 
 const vlenDir = "../../testdata/vlen"
@@ -113,5 +116,63 @@ func TestGetVarLenText(t *testing.T) {
 	var stdout bytes.Buffer
 	if err := run(ctx, []string{"get", "--format", "raw", vlenDir + "/v3_string.zarr"}, &stdout, &stdout); err == nil {
 		t.Error("raw output of strings: no error")
+	}
+}
+
+// TestCpDiffVarLen copies string and bytes arrays (as they are, and
+// re-chunked into shards) and diffs them with the source; a changed value
+// is found.
+func TestCpDiffVarLen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for i, c := range []struct{ src, flags string }{
+		{"v2_string.zarr", ""},
+		{"v3_string_sharded.zarr", "--chunks 3,2 --codec zstd"},
+		{"v3_bytes.zarr", "--chunks 4 --shards 8"},
+	} {
+		dst := filepath.Join(dir, strconv.Itoa(i)+".zarr")
+		src := filepath.Join(vlenDir, c.src)
+		var out bytes.Buffer
+		if err := run(ctx, append(append([]string{"cp", "-q"}, strings.Fields(c.flags)...), src, dst), &out, &out); err != nil {
+			t.Fatalf("cp %s: %v\n%s", c.src, err, out.String())
+		}
+		out.Reset()
+		if err := run(ctx, []string{"diff", src, dst}, &out, &out); err != nil {
+			t.Fatalf("diff %s: %v\n%s", c.src, err, out.String())
+		}
+		if !strings.Contains(out.String(), "hold the same values") {
+			t.Errorf("diff %s: %s", c.src, out.String())
+		}
+	}
+	// A copy with one value changed differs there.
+	dst := filepath.Join(dir, "changed.zarr")
+	var out bytes.Buffer
+	if err := run(ctx, []string{"cp", "-q", filepath.Join(vlenDir, "v3_string_fill.zarr"), dst}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	st, err := fs.New(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := zarr.OpenArray(ctx, st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := zarr.WriteStrings(ctx, b, []string{"changed"}, nd.Range(4, 5)); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	err = run(ctx, []string{"diff", "--json", filepath.Join(vlenDir, "v3_string_fill.zarr"), dst}, &out, &out)
+	var r struct {
+		Differing int64
+		First     []int
+		FirstA    string `json:"first_a"`
+		FirstB    string `json:"first_b"`
+	}
+	if jerr := json.Unmarshal(out.Bytes(), &r); jerr != nil || err == nil {
+		t.Fatalf("diff: %v %v\n%s", err, jerr, out.String())
+	}
+	if r.Differing != 1 || len(r.First) != 1 || r.First[0] != 4 || r.FirstA != `"N/A"` || r.FirstB != `"changed"` {
+		t.Errorf("diff found %+v", r)
 	}
 }
