@@ -19,7 +19,11 @@
 // it used, and its amplification says so.
 //
 // Ratios are within the run: block-shuffle ÷ sequential (target ≥ 0.8),
-// S3 with latency ÷ local (target ≥ 0.8), amplification (target ≤ 1.05).
+// S3 with latency ÷ local (target ≥ 0.8), amplification (target ≤ 1.05),
+// and S3 with latency ÷ S3 without (what prefetching hides). Each job runs
+// -reps times, interleaved, and its fastest run is reported; the CPU
+// seconds of the child (and of the S3 server, from its pid file) tell a
+// run bound by CPU, as on a shared machine, from one waiting for requests.
 package main
 
 import (
@@ -40,6 +44,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gozarr/gozarr/loader"
@@ -84,6 +89,8 @@ type result struct {
 	ReadP99MS  float64
 	PeakRSS    int64
 	ChunkReuse float64
+	CPU        float64 // the child's user+system seconds
+	ServerCPU  float64 // the S3 server's during the child's run (-1: unknown)
 }
 
 func (r result) rate() float64 { return float64(r.Samples) / r.Seconds }
@@ -91,7 +98,18 @@ func (r result) amp() float64  { return float64(r.Decoded) / float64(r.Delivered
 
 const arrayPath = "rows"
 
+// childEnv carries a child's job: the child is this program again (or the
+// test binary, whose TestMain looks for it too).
+const childEnv = "LOADERBENCH_CHILD"
+
 func main() {
+	if j := os.Getenv(childEnv); j != "" {
+		if err := child(j, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "loaderbench child:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "loaderbench:", err)
 		os.Exit(1)
@@ -110,25 +128,13 @@ func run(args []string, w io.Writer) error {
 	prefetch := f.Int("prefetch", 4, "batches prepared ahead")
 	samplers := f.String("samplers", "sequential,block-shuffle,chunk-shuffle,permutation", "samplers to run")
 	permBatches := f.Int("perm-batches", 4, "batches the permutation sampler runs")
-	reps := f.Int("reps", 3, "runs of each job, interleaved (the median's figures are reported)")
+	reps := f.Int("reps", 3, "runs of each job, interleaved (the fastest run's figures are reported)")
 	latency := f.Duration("latency", 20*time.Millisecond, "per-request latency injected over S3")
 	useS3 := f.String("s3", "auto", "auto (when GOZARR_S3_* name a server), on or off")
 	python := f.String("python", "auto", "zarr-python comparison: auto (when its chroot exists) or off")
 	dir := f.String("dir", "", "directory for the local array (default: a new one in /tmp, removed after)")
-	child := f.String("child", "", "internal: run one job (JSON) and print its result")
 	if err := f.Parse(args); err != nil {
 		return err
-	}
-	if *child != "" {
-		var j job
-		if err := json.Unmarshal([]byte(*child), &j); err != nil {
-			return err
-		}
-		r, err := measure(context.Background(), j)
-		if err != nil {
-			return err
-		}
-		return json.NewEncoder(w).Encode(r)
 	}
 	n, err := parseSize(*size)
 	if err != nil {
@@ -213,8 +219,9 @@ func run(args []string, w io.Writer) error {
 		note = "S3: skipped (no GOZARR_S3_* server; eval \"$(bash .ci/s3server.sh start)\")"
 	}
 	// Rounds of every job, so that a machine whose load changes (a shared
-	// one) weighs on every job alike; each job's median run is reported,
-	// with the highest peak RSS of its runs.
+	// one) weighs on every job alike; each job's fastest run is reported
+	// (the one the machine's other work disturbed least), with the highest
+	// peak RSS of its runs.
 	runs := make([][]result, len(jobs))
 	load := loadAvg()
 	for rep := range max(*reps, 1) {
@@ -230,7 +237,7 @@ func run(args []string, w io.Writer) error {
 	var results []result
 	for _, rs := range runs {
 		slices.SortFunc(rs, func(a, b result) int { return cmp.Compare(a.rate(), b.rate()) })
-		m := rs[len(rs)/2]
+		m := rs[len(rs)-1]
 		for _, r := range rs {
 			m.PeakRSS = max(m.PeakRSS, r.PeakRSS)
 		}
@@ -252,6 +259,19 @@ func loadAvg() string {
 		return f[0]
 	}
 	return "?"
+}
+
+// child runs the job blob names and prints its result.
+func child(blob string, w io.Writer) error {
+	var j job
+	if err := json.Unmarshal([]byte(blob), &j); err != nil {
+		return err
+	}
+	r, err := measure(context.Background(), j)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(w).Encode(r)
 }
 
 // parseSize reads "512MiB", "1GiB", "4096".
@@ -344,7 +364,9 @@ func cleanup(ctx context.Context, st *s3.Store) {
 // runChild runs j in a new process of this program.
 func runChild(j job) (result, error) {
 	blob, _ := json.Marshal(j)
-	cmd := exec.Command(os.Args[0], "-child", string(blob))
+	s0, s0ok := serverCPU()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"="+string(blob))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -353,6 +375,10 @@ func runChild(j job) (result, error) {
 	var r result
 	if err := json.Unmarshal(out, &r); err != nil {
 		return result{}, fmt.Errorf("child said %q: %w", out, err)
+	}
+	r.ServerCPU = -1
+	if s1, ok := serverCPU(); ok && j.Store == "s3" && s0ok {
+		r.ServerCPU = s1 - s0
 	}
 	return r, nil
 }
@@ -421,11 +447,44 @@ func measure(ctx context.Context, j job) (result, error) {
 	r := result{Job: j, Samples: s.Samples, Seconds: secs, Delivered: s.DeliveredBytes, Decoded: s.DecodedBytes,
 		Fetched: s.FetchedBytes, Requests: cs.Requests(), StallMS: float64(s.Stall.Microseconds()) / 1e3,
 		ReadP50MS: float64(s.Read.P50.Microseconds()) / 1e3, ReadP99MS: float64(s.Read.P99.Microseconds()) / 1e3,
-		PeakRSS: peakRSS()}
+		PeakRSS: peakRSS(), CPU: selfCPU()}
 	if s.DistinctChunks > 0 {
 		r.ChunkReuse = float64(s.ChunkDecodes) / float64(s.DistinctChunks)
 	}
 	return r, nil
+}
+
+// selfCPU returns this process's user+system CPU seconds.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return -1
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// serverCPU returns the CPU seconds of the S3 server .ci/s3server.sh runs
+// (its pid file; GOZARR_S3_STATE or /tmp/gozarr-s3), from /proc/<pid>/stat.
+func serverCPU() (float64, bool) {
+	dir := cmp.Or(os.Getenv("GOZARR_S3_STATE"), "/tmp/gozarr-s3")
+	pid, err := os.ReadFile(filepath.Join(dir, "pid"))
+	if err != nil {
+		return 0, false
+	}
+	b, err := os.ReadFile("/proc/" + strings.TrimSpace(string(pid)) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// utime and stime: the 12th and 13th fields after the command name,
+	// which is in parentheses; in ticks of 1/100 s.
+	_, rest, _ := strings.Cut(string(b), ")")
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0, false
+	}
+	ut, err1 := strconv.ParseFloat(f[11], 64)
+	st, err2 := strconv.ParseFloat(f[12], 64)
+	return (ut + st) / 100, err1 == nil && err2 == nil
 }
 
 // peakRSS returns this process's VmHWM (its own since exec), or -1.
@@ -497,8 +556,8 @@ func report(w io.Writer, rs []result, note, py string, args []string) {
 		fmt.Fprintf(w, "%d rows × %d float32 (%d MiB), zstd-sharded (shards 1024 rows, inner 256 × %d); batch %d, K %d, budget %d MiB, reads %d, prefetch %d\n\n",
 			j.Rows, j.Cols, int64(j.Rows)*int64(j.Cols)*4>>20, j.Inner, j.Batch, j.K, j.Budget>>20, j.Reads, j.Prefetch)
 	}
-	fmt.Fprintln(w, "| store | sampler | samples | samples/s | MB/s | decoded ÷ delivered | fetched ÷ delivered | requests | chunk reuse | stall ms | read p50/p99 ms | peak RSS MiB | RSS limit MiB |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| store | sampler | samples | samples/s | MB/s | decoded ÷ delivered | fetched ÷ delivered | requests | chunk reuse | stall ms | read p50/p99 ms | CPU s (server) | samples per CPU s | peak RSS MiB | RSS limit MiB |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	rate := map[string]float64{}
 	for _, r := range rs {
 		j := r.Job
@@ -507,9 +566,14 @@ func report(w io.Writer, rs []result, note, py string, args []string) {
 			name += fmt.Sprintf(" +%v", j.Latency)
 		}
 		limit := j.Budget + int64(j.Batch*j.Cols*4) + 64<<20
-		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.0f | %.3f | %.3f | %d | %.2f | %.0f | %.1f / %.1f | %d | %d |\n",
+		cpu, all := fmt.Sprintf("%.1f", r.CPU), r.CPU
+		if r.ServerCPU >= 0 {
+			cpu += fmt.Sprintf(" (%.1f)", r.ServerCPU)
+			all += r.ServerCPU
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.0f | %.3f | %.3f | %d | %.2f | %.0f | %.1f / %.1f | %s | %.0f | %d | %d |\n",
 			name, j.Sampler, r.Samples, r.rate(), float64(r.Delivered)/r.Seconds/1e6, r.amp(),
-			float64(r.Fetched)/float64(r.Delivered), r.Requests, r.ChunkReuse, r.StallMS, r.ReadP50MS, r.ReadP99MS, r.PeakRSS>>20, limit>>20)
+			float64(r.Fetched)/float64(r.Delivered), r.Requests, r.ChunkReuse, r.StallMS, r.ReadP50MS, r.ReadP99MS, cpu, float64(r.Samples)/all, r.PeakRSS>>20, limit>>20)
 		key := j.Store + "/" + j.Sampler
 		if j.Store == "s3" && j.Latency == 0 {
 			key += "/0"
