@@ -253,14 +253,22 @@ func TestRechunkParts(t *testing.T) {
 // TestRetryExact fails a worker once after it wrote one shard (a worker
 // lost before its bundle committed), then before writing another: prism
 // fails the job at a failed bundle, so the job is run again, which runs
-// every bundle again as a runner's retry would. The output is exact.
+// every bundle again as a runner's retry would. The output is exact, with
+// read blocks that are whole write blocks (written without a shuffle) and
+// with read blocks that straddle them (pieces merged after the shuffle).
 func TestRetryExact(t *testing.T) {
+	for _, chunk := range []int{256, 300} {
+		t.Run(fmt.Sprint("source chunks ", chunk), func(t *testing.T) { testRetryExact(t, chunk) })
+	}
+}
+
+func testRetryExact(t *testing.T, chunk int) {
 	dir := t.TempDir()
 	shape := []int{2048, 2048}
 	src := pattern(shape[0] * shape[1])
-	sr := newArray(t, filepath.Join(dir, "src.zarr"), shape, dtype.TypeUint8, []int{256, 256}, nil, src)
+	sr := newArray(t, filepath.Join(dir, "src.zarr"), shape, dtype.TypeUint8, []int{chunk, chunk}, nil, src)
 	dr := newArray(t, filepath.Join(dir, "dst.zarr"), shape, dtype.TypeUint8, []int{1024, 1024}, []int{512, 512}, nil)
-	// Stale bytes in a shard the failed run does not reach, to be replaced.
+	// Stale bytes in a shard, to be replaced.
 	a, _ := dr.Open(context.Background())
 	if err := a.WriteBytes(context.Background(), bytes.Repeat([]byte{7}, 1024*1024), items([]int{1024, 1024}, []int{1024, 1024})...); err != nil {
 		t.Fatal(err)
@@ -303,8 +311,8 @@ func TestRetryExact(t *testing.T) {
 			t.Fatalf("still failing after %d tries: %v", tries, err)
 		}
 	}
-	if tries < 2 || len(failures) != 2 {
-		t.Fatalf("%d tries, failures injected %v: want the fault hook to have failed runs", tries, failures)
+	if tries != 3 || len(failures) != 2 {
+		t.Fatalf("%d tries, failures injected %v: want both faults to have failed a run", tries, failures)
 	}
 	if got := n(); got != 4 {
 		t.Errorf("%d write units written, want 4", got)

@@ -24,7 +24,7 @@ func init() {
 	register.DoFn3x1[context.Context, []byte, func(Block), error](&planFn{})
 	register.DoFn3x1[context.Context, Block, func(string, Block), error](&readFn{})
 	register.DoFn4x1[context.Context, string, Block, func(string), error](&writeFn{})
-	register.DoFn4x1[context.Context, string, Block, func(string, Block), error](&splitFn{})
+	register.DoFn5x1[context.Context, string, Block, func(string, Block), func(string), error](&splitFn{})
 	register.DoFn4x1[context.Context, string, func(*Block) bool, func(string), error](&mergeFn{})
 	register.DoFn4x1[context.Context, []byte, func(*string) bool, func(int), error](&finalizeFn{})
 	register.Emitter1[Block]()
@@ -168,9 +168,13 @@ func Write(s beam.Scope, dst Ref, blocks beam.PCollection, opts WriteOptions) be
 	return merge(s, &splitFn{Dst: dst}, blocks)
 }
 
+// merge writes blocks cut by split: pieces that are a whole group box are
+// written where they are (no other piece can meet that box), the others
+// grouped by box and merged.
 func merge(s beam.Scope, split *splitFn, blocks beam.PCollection) beam.PCollection {
-	pieces := beam.ParDo(s, split, blocks)
-	return beam.ParDo(s, &mergeFn{Dst: split.Dst, Src: split.Src, MaxMem: split.MaxMem}, beam.GroupByKey(s, pieces))
+	pieces, direct := beam.ParDo2(s, split, blocks)
+	merged := beam.ParDo(s, &mergeFn{Dst: split.Dst, Src: split.Src, MaxMem: split.MaxMem}, beam.GroupByKey(s, pieces))
+	return beam.Flatten(s, direct, merged)
 }
 
 // writeFn writes blocks that cover whole write units.
@@ -201,16 +205,36 @@ func writeBlock(ctx context.Context, a *zarr.Array, r Ref, b Block, touched []Bl
 		return fmt.Errorf("zarrbeam: write %s block %s of shape %v: %w (blocks must cover whole chunks or shards: align them, or write with WriteOptions{Merge: true})",
 			r, FormatKey(b.Start), b.Shape, err)
 	}
-	for _, t := range plan.Tasks() {
-		if touched != nil && !slices.ContainsFunc(touched, func(c Block) bool { return meets(c, t.Start, t.Shape) }) {
+	tasks := plan.Tasks()
+	if touched == nil {
+		// All of the block: one write, which encodes and stores its units
+		// concurrently (each unit replaced whole, as its task would).
+		for _, t := range tasks {
+			if err := fault("write", t.Key()); err != nil {
+				return err
+			}
+		}
+		if err := a.WriteBytes(ctx, b.Data, items(b.Start, b.Shape)...); err != nil {
+			return fmt.Errorf("zarrbeam: write %s block %s: %w", r, FormatKey(b.Start), err)
+		}
+		for _, t := range tasks {
+			if err := fault("written", t.Key()); err != nil {
+				return err
+			}
+		}
+		for _, t := range tasks {
+			emit(t.Key())
+		}
+		return nil
+	}
+	for _, t := range tasks {
+		if !slices.ContainsFunc(touched, func(c Block) bool { return meets(c, t.Start, t.Shape) }) {
 			continue
 		}
 		if err := fault("write", t.Key()); err != nil {
 			return err
 		}
-		start := make([]int, len(t.Start))
-		copy(start, t.Start)
-		if err := t.Run(ctx, sub(b, start, t.Shape, item).Data); err != nil {
+		if err := t.Run(ctx, sub(b, t.Start, t.Shape, item).Data); err != nil {
 			return fmt.Errorf("zarrbeam: write %s unit %q: %w", r, t.Key(), err)
 		}
 		if err := fault("written", t.Key()); err != nil {
@@ -266,8 +290,9 @@ func (g groupSpec) open(ctx context.Context) (*zarr.Array, []int, error) {
 	return a, p.Write, nil
 }
 
-// splitFn cuts blocks into pieces, one per group box they meet, keyed by
-// the group box's start.
+// splitFn cuts blocks into pieces, one per group box they meet: a piece
+// that is its whole box it writes (and emits the keys written on its
+// second output), the others it emits keyed by their box's start.
 type splitFn struct {
 	Dst, Src Ref
 	MaxMem   int64
@@ -280,15 +305,24 @@ func (f *splitFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-func (f *splitFn) ProcessElement(ctx context.Context, _ string, b Block, emit func(string, Block)) error {
+func (f *splitFn) ProcessElement(ctx context.Context, _ string, b Block, emit func(string, Block), written func(string)) error {
 	if err := checkBlock(f.a, b); err != nil {
 		return fmt.Errorf("zarrbeam: write %s: %w", f.Dst, err)
 	}
 	item := f.a.Metadata().DataType.Size()
+	shape := f.a.Shape()
 	for s, c := range tiles(b.Start, b.Shape, f.group) {
 		key := make([]int, len(s))
+		whole := true
 		for d := range key {
 			key[d] = s[d] - s[d]%f.group[d]
+			whole = whole && s[d] == key[d] && c[d] == min(f.group[d], shape[d]-key[d])
+		}
+		if whole {
+			if err := writeBlock(ctx, f.a, f.Dst, sub(b, s, c, item), nil, written); err != nil {
+				return err
+			}
+			continue
 		}
 		emit(FormatKey(key), sub(b, s, c, item))
 	}
