@@ -313,6 +313,15 @@ func (a *VLenArena) Spec(name string) Spec {
 	return Spec{Name: name, Configuration: json.RawMessage(`{"gozarr_arena":` + strconv.FormatUint(a.id, 10) + `}`)}
 }
 
+// Release drops every value the arena holds but the fill value: the
+// decoded chunks and the caller's values of a write batch that is over.
+// Their handles name nothing afterwards.
+func (a *VLenArena) Release() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	clear(a.segs[1:])
+}
+
 // addRaw keeps a copy of the encoded chunk src and returns its segment.
 func (a *VLenArena) addRaw(src []byte) uint64 {
 	raw := make([]byte, len(src))

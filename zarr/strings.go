@@ -153,7 +153,9 @@ func WriteStringsSelection(ctx context.Context, a *Array, sel nd.Selection, data
 			return fmt.Errorf("write %q: %w: element %d is not valid UTF-8", a.path, ErrInvalidValue, i)
 		}
 	}
-	return writeHandles(ctx, a, sel, len(data), func(arena *codecs.VLenArena, h []byte) { arena.PutStrings(h, data) })
+	return writeHandles(ctx, a, sel, len(data), func(arena *codecs.VLenArena, h []byte, lo, hi int) {
+		arena.PutStrings(h, data[lo:hi])
+	})
 }
 
 // WriteByteStrings writes data into the selected elements of a
@@ -172,7 +174,9 @@ func WriteByteStringsSelection(ctx context.Context, a *Array, sel nd.Selection, 
 	if err := checkVarType(a, dtype.TypeVarBytes, "WriteByteStrings"); err != nil {
 		return err
 	}
-	return writeHandles(ctx, a, sel, len(data), func(arena *codecs.VLenArena, h []byte) { arena.PutBytes(h, data) })
+	return writeHandles(ctx, a, sel, len(data), func(arena *codecs.VLenArena, h []byte, lo, hi int) {
+		arena.PutBytes(h, data[lo:hi])
+	})
 }
 
 // ErrInvalidValue reports a value that the array's data type cannot hold
@@ -240,24 +244,9 @@ func readVar(ctx context.Context, a *Array, sel nd.Selection, headers []byte, st
 		return err
 	}
 	defer arena.Close()
-	// One read, or (sparse: see strings_batch.go) batches of k rows of
-	// decode units along the first dimension, k sized from what the
-	// previous batch decoded.
-	rows, perRow, c := 1, sel.NumElements(), 0
-	if len(sel) > 0 && sel[0].Index == nil && sel[0].Order == nil && sel[0].Count > 1 && a.sparse(sel) {
-		rows, c = sel[0].Count, a.unitShape()[0]
-		perRow /= rows
-	}
-	k := 1
-	for i := 0; i < rows; {
-		sub, j := sel, rows
-		if c > 0 {
-			j = batchEnd(sel[0], c, i, k)
-			sub = batchSel(sel, i, j)
-		}
-		lo, hi := i*perRow, j*perRow
-		before := arena.Bytes()
+	return a.inBatches(sel, arena, func(sub nd.Selection, lo, hi int) error {
 		var handles []byte
+		var err error
 		if codecs.InPlace {
 			full := sub.FullShape()
 			strides := make([]int, len(full))
@@ -280,20 +269,13 @@ func readVar(ctx context.Context, a *Array, sel nd.Selection, headers []byte, st
 		if err != nil {
 			return fmt.Errorf("read %q: %w", a.path, err)
 		}
-		if vlenBatchHook != nil {
-			vlenBatchHook(arena.Bytes() - before)
-		}
-		if perUnitRow := (arena.Bytes() - before) / int64(k); perUnitRow > 0 {
-			k = int(max(1, min(vlenBatchBytes/perUnitRow, int64(rows))))
-		}
-		i = j
-	}
-	return nil
+		return nil
+	})
 }
 
 // writeHandles writes n values into sel: put turns them into handles of
 // the operation's arena, which the engine writes.
-func writeHandles(ctx context.Context, a *Array, sel nd.Selection, n int, put func(*codecs.VLenArena, []byte)) error {
+func writeHandles(ctx context.Context, a *Array, sel nd.Selection, n int, put func(arena *codecs.VLenArena, handles []byte, lo, hi int)) error {
 	rw, ok := a.st.(pipeline.ReadWriter)
 	if !ok {
 		return fmt.Errorf("write %q: %w", a.path, store.ErrReadOnly)
@@ -301,8 +283,7 @@ func writeHandles(ctx context.Context, a *Array, sel nd.Selection, n int, put fu
 	if want := sel.NumElements(); n != want {
 		return fmt.Errorf("write %q: %d values for a selection of %d elements", a.path, n, want)
 	}
-	size, err := a.selectionBytes(sel)
-	if err != nil {
+	if _, err := a.selectionBytes(sel); err != nil {
 		return fmt.Errorf("write %w", err)
 	}
 	g, arena, err := a.vlenGrid()
@@ -310,15 +291,20 @@ func writeHandles(ctx context.Context, a *Array, sel nd.Selection, n int, put fu
 		return err
 	}
 	defer arena.Close()
-	handles := make([]byte, size)
-	put(arena, handles)
 	if a.grid.IndexCache != nil && a.grid.Shard != nil {
 		defer a.invalidateShards(sel)
 	}
-	if err := pipeline.Write(ctx, rw, g, sel, handles, a.opts.pipe); err != nil {
-		return fmt.Errorf("write %q: %w", a.path, err)
-	}
-	return nil
+	// A sparse write reads and rewrites the chunks it touches: in batches,
+	// so the arena holds the decoded ones of one batch at a time.
+	return a.inBatches(sel, arena, func(sub nd.Selection, lo, hi int) error {
+		handles := make([]byte, (hi-lo)*dtype.HandleSize)
+		put(arena, handles, lo, hi)
+		defer arena.Release()
+		if err := pipeline.Write(ctx, rw, g, sub, handles, a.opts.pipe); err != nil {
+			return fmt.Errorf("write %q: %w", a.path, err)
+		}
+		return nil
+	})
 }
 
 // vlenGrid returns a copy of the array's grid whose chain is bound to a

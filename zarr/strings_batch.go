@@ -10,6 +10,7 @@ package zarr
 import (
 	"slices"
 
+	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/nd"
 )
 
@@ -100,4 +101,38 @@ func batchSel(sel nd.Selection, i, j int) nd.Selection {
 		d.Step = 1
 	}
 	return sub
+}
+
+// inBatches runs op on sel whole, or, when sel is sparse and its first
+// dimension a plain range, on consecutive batches of k rows of decode
+// units along that dimension, k sized from what the previous batch
+// decoded into arena. op gets the batch's selection and the range [lo,
+// hi) of sel's elements (C order) it covers.
+func (a *Array) inBatches(sel nd.Selection, arena *codecs.VLenArena, op func(sub nd.Selection, lo, hi int) error) error {
+	rows, perRow, c := 1, sel.NumElements(), 0
+	if len(sel) > 0 && sel[0].Index == nil && sel[0].Order == nil && sel[0].Count > 1 && a.sparse(sel) {
+		rows, c = sel[0].Count, a.unitShape()[0]
+		perRow /= rows
+	}
+	k := 1
+	for i := 0; i < rows; {
+		sub, j := sel, rows
+		if c > 0 {
+			j = batchEnd(sel[0], c, i, k)
+			sub = batchSel(sel, i, j)
+		}
+		before := arena.Bytes()
+		if err := op(sub, i*perRow, j*perRow); err != nil {
+			return err
+		}
+		decoded := arena.Bytes() - before
+		if vlenBatchHook != nil {
+			vlenBatchHook(decoded)
+		}
+		if perUnitRow := decoded / int64(k); perUnitRow > 0 {
+			k = int(max(1, min(vlenBatchBytes/perUnitRow, int64(rows))))
+		}
+		i = j
+	}
+	return nil
 }

@@ -86,4 +86,28 @@ func TestSparseStringReadBatches(t *testing.T) {
 			}
 		}
 	}
+	// A sparse write: every 37th row, in batches, the rest kept.
+	batches = batches[:0]
+	rows := make([]string, 0, 3*(6400/37+1))
+	for i := 0; i < 6400; i += 37 {
+		for j := range 3 {
+			all[i*3+j] = fmt.Sprintf("new %d", i*3+j)
+			rows = append(rows, all[i*3+j])
+		}
+	}
+	if err := WriteStrings(ctx, a, rows, nd.Every(37), nd.All()); err != nil {
+		t.Fatal(err)
+	}
+	if len(batches) < 2 {
+		t.Errorf("sparse write in %d batches", len(batches))
+	}
+	for i, n := range batches {
+		if n > 2*vlenBatchBytes && i > 0 {
+			t.Errorf("write batch %d decoded %d bytes, aim %d", i, n, vlenBatchBytes)
+		}
+	}
+	got, _, err := ReadStrings(ctx, a)
+	if err != nil || !slices.Equal(got, all) {
+		t.Fatalf("after the sparse write: %v", err)
+	}
 }
