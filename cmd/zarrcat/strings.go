@@ -33,18 +33,7 @@ func getVarLen(ctx context.Context, a *zarr.Array, sel nd.Selection, format stri
 	dt := a.Metadata().DataType
 	blocks := func(use func([]string) error) error {
 		for sub := range splitSelection(sel, vlenItemBytes, readUnits(a), blockBytes(budget)) {
-			var vals []string
-			var err error
-			if dt == dtype.TypeVarBytes {
-				var bs [][]byte
-				bs, err = zarr.ReadByteStringsSelection(ctx, a, sub)
-				vals = make([]string, len(bs))
-				for i, b := range bs {
-					vals[i] = string(b)
-				}
-			} else {
-				vals, err = zarr.ReadStringsSelection(ctx, a, sub)
-			}
+			vals, err := readVarBlock(ctx, a, sub)
 			if err == nil {
 				err = use(vals)
 			}
