@@ -1,0 +1,445 @@
+// Command gatherbench measures gathers — orthogonal selections of random
+// rows and coordinate selections of random points — on zstd-sharded
+// arrays, against the codec alone decoding the same inner chunks on all
+// cores in the same run, and beside zarr-python 3.4 doing the same
+// oindex/vindex reads in the reference chroot when it is present.
+//
+//	go run ./bench/gatherbench [-dir D] [-rows 100000] [-points 100000] [-reps 3] [-small] [-peers=false]
+//
+// Arrays (made once, kept in -dir):
+//   - rows: 65536 × 4096 float32 (1 GiB), shards of 4096² made of 512²
+//     inner chunks (1 MiB), zstd level 1, as the main bench's zstd-sharded
+//     layout; a row is 16 KiB (the loader's samples); rows are drawn with
+//     replacement, so a gather repeats some;
+//   - cube: 512 × 512 × 256 float32 (256 MiB), shards of 256 × 256 × 128 of
+//     32³ inner chunks (128 KiB), zstd level 1.
+//
+// Reported per workload: wall time (median of -reps), the codec-only decode
+// of the inner chunks the selection touches (median, all cores) and the
+// ratio, bytes fetched from the store, bytes decoded ÷ bytes delivered,
+// and zarr-python's time and gozarr's speed-up over it.
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+func main() {
+	dir := flag.String("dir", filepath.Join(os.TempDir(), "gozarr-gatherbench"), "where the arrays are made (once) and kept")
+	nrows := flag.Int("rows", 100_000, "random rows to gather")
+	npoints := flag.Int("points", 100_000, "random points to gather")
+	reps := flag.Int("reps", 3, "repetitions (the median is reported)")
+	small := flag.Bool("small", false, "arrays 1/8 the size (a quick run)")
+	peers := flag.Bool("peers", true, "also time zarr-python 3.4 in the reference chroot (../shared/tools/zarr-python), when present")
+	flag.Parse()
+	if err := run(*dir, *nrows, *npoints, *reps, *small, *peers); err != nil {
+		fmt.Fprintln(os.Stderr, "gatherbench:", err)
+		os.Exit(1)
+	}
+}
+
+// geometry is one benchmark array.
+type geometry struct {
+	name         string
+	shape, shard []int
+	inner        []int
+}
+
+func geometries(small bool) []geometry {
+	rows := geometry{name: "rows", shape: []int{65536, 4096}, shard: []int{4096, 4096}, inner: []int{512, 512}}
+	cube := geometry{name: "cube", shape: []int{512, 512, 256}, shard: []int{256, 256, 128}, inner: []int{32, 32, 32}}
+	if small {
+		rows.name, cube.name = "rows-small", "cube-small"
+		rows.shape[0] /= 8
+		rows.shard[0] /= 8
+		cube.shape[0] /= 8
+		cube.shard[0] /= 4
+	}
+	return []geometry{rows, cube}
+}
+
+// elem is the value stored at C-order index i: quantised noise, which zstd
+// compresses about 2×, so the codec does real work.
+func elem(i uint64) float32 {
+	x := i*0x9e3779b97f4a7c15 + 1
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x ^= x >> 31
+	return float32(math.Round(float64(x>>40)/float64(1<<24)*4096) / 64)
+}
+
+// makeArray creates g under dir unless it is there, writing one shard row
+// at a time (bounded memory).
+func makeArray(ctx context.Context, dir string, g geometry) (string, error) {
+	path := filepath.Join(dir, g.name+".zarr")
+	if _, err := os.Stat(filepath.Join(path, "done")); err == nil {
+		return path, nil
+	}
+	os.RemoveAll(path)
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return "", err
+	}
+	st, err := fs.New(path)
+	if err != nil {
+		return "", err
+	}
+	zstd, err := codecs.NewZstd(1, false)
+	if err != nil {
+		return "", err
+	}
+	meta, err := zarr.NewArrayMetadata(g.shape, dtype.TypeFloat32, g.shard, zarr.Sharded(g.inner...), zarr.Compress(zstd))
+	if err != nil {
+		return "", err
+	}
+	a, err := zarr.CreateArray(ctx, st, "", meta)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(os.Stderr, "making %s %v (%d MiB)…\n", g.name, g.shape, nd.NumElements(g.shape)*4>>20)
+	rowElems := nd.NumElements(g.shape[1:])
+	buf := make([]float32, g.shard[0]*rowElems)
+	for r0 := 0; r0 < g.shape[0]; r0 += g.shard[0] {
+		base := uint64(r0 * rowElems)
+		for i := range buf {
+			buf[i] = elem(base + uint64(i))
+		}
+		if err := zarr.Write(ctx, a, buf, nd.Range(r0, r0+g.shard[0])); err != nil {
+			return "", err
+		}
+	}
+	return path, os.WriteFile(filepath.Join(path, "done"), nil, 0o644)
+}
+
+// counting counts the bytes a read fetches from a filesystem store, keeping
+// its capabilities (ranged reads into buffers, sizes: a local store).
+type counting struct {
+	st      *fs.Store
+	fetched atomic.Int64
+}
+
+func (c *counting) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	b, err := c.st.Get(ctx, key, r)
+	c.fetched.Add(int64(len(b)))
+	return b, err
+}
+
+func (c *counting) ReadInto(ctx context.Context, key string, off int64, dst []byte) (int, error) {
+	n, err := c.st.ReadInto(ctx, key, off, dst)
+	c.fetched.Add(int64(n))
+	return n, err
+}
+
+func (c *counting) Size(ctx context.Context, key string) (int64, error) { return c.st.Size(ctx, key) }
+
+// workload is one gather.
+type workload struct {
+	name    string
+	arr     int // index into the geometries
+	read    func(ctx context.Context, a *zarr.Array, out []byte) error
+	out     int                       // bytes delivered
+	touched map[string]map[int]bool   // shard key → inner chunk (C-order index) → touched
+	pyArgs  func(dir string) []string // the zarr-python side's arguments
+}
+
+func run(dir string, nrows, npoints, reps int, small, peers bool) error {
+	ctx := context.Background()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	geos := geometries(small)
+	paths := make([]string, len(geos))
+	arrays := make([]*zarr.Array, len(geos))
+	counters := make([]*counting, len(geos))
+	for i, g := range geos {
+		p, err := makeArray(ctx, dir, g)
+		if err != nil {
+			return err
+		}
+		st, err := fs.New(p, fs.ReadOnly())
+		if err != nil {
+			return err
+		}
+		counters[i] = &counting{st: st}
+		if arrays[i], err = zarr.OpenArray(ctx, counters[i], ""); err != nil {
+			return err
+		}
+		paths[i] = p
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	rg := geos[0]
+	rowBytes := nd.NumElements(rg.shape[1:]) * 4
+	rows := make([]int, nrows) // random rows, with replacement
+	for k := range rows {
+		rows[k] = r.IntN(rg.shape[0])
+	}
+	sorted := slices.Sorted(slices.Values(rows))
+	cg := geos[1]
+	pts := make([][]int, 3)
+	for d := range 3 {
+		pts[d] = make([]int, npoints)
+		for k := range npoints {
+			pts[d][k] = r.IntN(cg.shape[d])
+		}
+	}
+	rowTouched := touchedRows(arrays[0], rows)
+	wls := []workload{
+		{name: fmt.Sprintf("%d random rows, sorted (oindex)", len(rows)), arr: 0, out: len(rows) * rowBytes, touched: rowTouched,
+			read: func(ctx context.Context, a *zarr.Array, out []byte) error {
+				return a.ReadBytesInto(ctx, out, nd.Indices(sorted...), nd.All())
+			},
+			pyArgs: func(d string) []string { return []string{"oindex", paths[0], saveInts(d, "rows_sorted.npy", sorted)} }},
+		{name: fmt.Sprintf("%d random rows, unsorted (oindex)", len(rows)), arr: 0, out: len(rows) * rowBytes, touched: rowTouched,
+			read: func(ctx context.Context, a *zarr.Array, out []byte) error {
+				return a.ReadBytesInto(ctx, out, nd.Indices(rows...), nd.All())
+			},
+			pyArgs: func(d string) []string { return []string{"oindex", paths[0], saveInts(d, "rows.npy", rows)} }},
+		{name: fmt.Sprintf("%d random points of a 3-D array (vindex)", npoints), arr: 1, out: npoints * 4, touched: touchedPoints(arrays[1], pts),
+			read: func(ctx context.Context, a *zarr.Array, out []byte) error {
+				p, err := a.Points(pts)
+				if err != nil {
+					return err
+				}
+				return a.ReadPointsInto(ctx, out, p)
+			},
+			pyArgs: func(d string) []string {
+				return []string{"vindex", paths[1], saveInts(d, "p0.npy", pts[0]), saveInts(d, "p1.npy", pts[1]), saveInts(d, "p2.npy", pts[2])}
+			}},
+	}
+	py := zarrPython(peers)
+	fmt.Printf("gatherbench: %d cores, GOMAXPROCS %d, %s\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
+	fmt.Println("| workload | gozarr | codec-only | ratio | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	for _, w := range wls {
+		a := arrays[w.arr]
+		out := make([]byte, w.out)
+		var gz []float64
+		var fetched int64
+		for range reps {
+			counters[w.arr].fetched.Store(0)
+			t0 := time.Now()
+			if err := w.read(ctx, a, out); err != nil {
+				return fmt.Errorf("%s: %w", w.name, err)
+			}
+			gz = append(gz, time.Since(t0).Seconds())
+			fetched = counters[w.arr].fetched.Load()
+		}
+		if err := check(w, out, rows, sorted, pts, geos); err != nil {
+			return err
+		}
+		codec, decoded, err := codecOnly(ctx, a, paths[w.arr], w.touched, reps)
+		if err != nil {
+			return err
+		}
+		pyCell, speedCell := "—", "—"
+		if py != "" {
+			pt, err := timePython(py, w.pyArgs(dir), reps)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "zarr-python:", err)
+			} else {
+				pyCell = fmt.Sprintf("%.3f s", pt)
+				speedCell = fmt.Sprintf("%.1f×", pt/median(gz))
+			}
+		}
+		fmt.Printf("| %s | %.3f s | %.3f s | %.2f | %s | %s | %d MiB | %.2f |\n", w.name, median(gz), codec, median(gz)/codec,
+			pyCell, speedCell, fetched>>20, float64(decoded)/float64(w.out))
+	}
+	return nil
+}
+
+// check verifies the gathered values against elem.
+func check(w workload, out []byte, rows, sorted []int, pts [][]int, geos []geometry) error {
+	at := func(k int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(out[4*k:])) }
+	switch w.arr {
+	case 0:
+		list := rows
+		if strings.Contains(w.name, "sorted") && !strings.Contains(w.name, "unsorted") {
+			list = sorted
+		}
+		cols := geos[0].shape[1]
+		for k, i := range list {
+			for _, j := range []int{0, cols - 1} {
+				if got, want := at(k*cols+j), elem(uint64(i*cols+j)); got != want {
+					return fmt.Errorf("%s: row %d col %d = %v, want %v", w.name, i, j, got, want)
+				}
+			}
+		}
+	case 1:
+		s := geos[1].shape
+		for k := range pts[0] {
+			if got, want := at(k), elem(uint64((pts[0][k]*s[1]+pts[1][k])*s[2]+pts[2][k])); got != want {
+				return fmt.Errorf("%s: point %d = %v, want %v", w.name, k, got, want)
+			}
+		}
+	}
+	return nil
+}
+
+// touchedRows lists the inner chunks that rows (all columns) touch.
+func touchedRows(a *zarr.Array, rows []int) map[string]map[int]bool {
+	l := a.Sharding()
+	shard, inner := a.ChunkShape(), l.ChunkShape()
+	t := map[string]map[int]bool{}
+	for _, i := range rows {
+		key := a.ChunkKey([]int{i / shard[0], 0})
+		if t[key] == nil {
+			t[key] = map[int]bool{}
+		}
+		for j := 0; j < shard[1]; j += inner[1] {
+			t[key][l.Linear([]int{(i % shard[0]) / inner[0], j / inner[1]})] = true
+		}
+	}
+	return t
+}
+
+// touchedPoints lists the inner chunks that the points touch.
+func touchedPoints(a *zarr.Array, pts [][]int) map[string]map[int]bool {
+	l := a.Sharding()
+	shard, inner := a.ChunkShape(), l.ChunkShape()
+	t := map[string]map[int]bool{}
+	for k := range pts[0] {
+		sc, ic := make([]int, 3), make([]int, 3)
+		for d := range 3 {
+			sc[d] = pts[d][k] / shard[d]
+			ic[d] = (pts[d][k] % shard[d]) / inner[d]
+		}
+		key := a.ChunkKey(sc)
+		if t[key] == nil {
+			t[key] = map[int]bool{}
+		}
+		t[key][l.Linear(ic)] = true
+	}
+	return t
+}
+
+// codecOnly decodes the touched inner chunks (their encoded bytes loaded
+// first, outside the timing) with the array's inner codec chain on all
+// cores, and returns the median time and the bytes decoded.
+func codecOnly(ctx context.Context, a *zarr.Array, path string, touched map[string]map[int]bool, reps int) (float64, int64, error) {
+	l := a.Sharding()
+	var encs [][]byte
+	for key, inner := range touched {
+		b, err := os.ReadFile(filepath.Join(path, filepath.FromSlash(key)))
+		if err != nil {
+			return 0, 0, err
+		}
+		ix, err := l.IndexOf(b)
+		if err != nil {
+			return 0, 0, err
+		}
+		for lin := range inner {
+			if off, n, ok := ix.Entry(lin); ok {
+				encs = append(encs, b[off:off+n])
+			}
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	var times []float64
+	for range reps {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		var firstErr atomic.Value
+		t0 := time.Now()
+		for range workers {
+			wg.Go(func() {
+				dst := make([]byte, l.InnerBytes()+codecs.DecodeSlack)
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= len(encs) {
+						return
+					}
+					if err := l.Inner().Decode(dst[:l.InnerBytes()], encs[i]); err != nil {
+						firstErr.CompareAndSwap(nil, err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		times = append(times, time.Since(t0).Seconds())
+		if err, _ := firstErr.Load().(error); err != nil {
+			return 0, 0, err
+		}
+	}
+	return median(times), int64(len(encs)) * int64(l.InnerBytes()), nil
+}
+
+// zarrPython returns the zarr-python wrapper when the chroot is present.
+func zarrPython(want bool) string {
+	if !want {
+		return ""
+	}
+	tool, err := filepath.Abs("../shared/tools/zarr-python")
+	if err != nil {
+		return ""
+	}
+	env := os.Getenv("REFENV")
+	if env == "" {
+		env = "/tmp/refenv"
+	}
+	if _, err := os.Stat(filepath.Join(env, "usr/bin/python3")); err != nil {
+		fmt.Fprintln(os.Stderr, "zarr-python: no chroot at", env, "(build it with ../shared/tools/zarr-python-env.sh): peers skipped")
+		return ""
+	}
+	if _, err := os.Stat(tool); err != nil {
+		fmt.Fprintln(os.Stderr, "zarr-python: no", tool, ": peers skipped")
+		return ""
+	}
+	return tool
+}
+
+// timePython runs the zarr-python side (bench/gatherbench/zarr_python_gather.py)
+// and returns its median time, which the script measures around the read
+// alone.
+func timePython(tool string, args []string, reps int) (float64, error) {
+	script, err := filepath.Abs("bench/gatherbench/zarr_python_gather.py")
+	if err != nil {
+		return 0, err
+	}
+	cmd := exec.Command(tool, append([]string{script, strconv.Itoa(reps)}, args...)...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+}
+
+// saveInts writes v as an int64 .npy file in dir and returns its path.
+func saveInts(dir, name string, v []int) string {
+	path := filepath.Join(dir, name)
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
+	}
+	err := npy.WriteFile(path, "<i8", []int{len(v)}, b)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gatherbench:", err)
+	}
+	return path
+}
+
+func median(xs []float64) float64 {
+	s := slices.Sorted(slices.Values(xs))
+	return s[len(s)/2]
+}
