@@ -224,7 +224,7 @@ func (c *VLen) Encode(dst, src []byte, repr ChunkRepr) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: element %d: %w", c.name, i/8, err)
 		}
-		if len(v) > math.MaxUint32 || total > math.MaxUint32-len(v) {
+		if int64(total)+4+int64(len(v)) > math.MaxUint32 {
 			return nil, fmt.Errorf("%w: %s: chunk of more than 4 GiB", ErrInvalidConfig, c.name)
 		}
 		total += 4 + len(v)
@@ -287,7 +287,7 @@ type vlenSeg struct {
 
 // maxSegElems is how many caller values one segment takes (the index
 // must fit the handle's low 32 bits).
-const maxSegElems = 1 << 31
+const maxSegElems = min(1<<31, math.MaxInt)
 
 // NewVLenArena returns an open arena whose handle 0 is fill (the fill
 // value's content) and whose decoded chunks may hold at most chunkBytes of

@@ -3,6 +3,7 @@ package codecs
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"runtime"
 	"slices"
 	"testing"
@@ -107,7 +108,7 @@ func TestVLenHostile(t *testing.T) {
 		n    int
 	}{
 		{"count 2^32-1", []byte{0xff, 0xff, 0xff, 0xff}, 2},
-		{"count 2^32-1 for as many", []byte{0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0}, 1<<32 - 1},
+		{"count 2^32-1 for as many", []byte{0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0}, min(1<<32-1, math.MaxInt)},
 		{"length 2^32-1", []byte{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 'a'}, 1},
 		{"length past the end", []byte{2, 0, 0, 0, 1, 0, 0, 0, 'a', 5, 0, 0, 0, 'b'}, 2},
 		{"too short for the lengths", []byte{3, 0, 0, 0, 0, 0, 0, 0}, 3},

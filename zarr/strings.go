@@ -247,7 +247,7 @@ func readVar(ctx context.Context, a *Array, sel nd.Selection, headers []byte, st
 	return a.inBatches(sel, arena, func(sub nd.Selection, lo, hi int) error {
 		var handles []byte
 		var err error
-		if codecs.InPlace {
+		if vlenInPlace {
 			full := sub.FullShape()
 			strides := make([]int, len(full))
 			for d, s := len(full)-1, stride; d >= 0; d-- {

@@ -17,6 +17,10 @@ import (
 // vlenBatchBytes is the decoded text a batch of a sparse read aims at.
 var vlenBatchBytes int64 = 32 << 20
 
+// vlenInPlace: reads place handles in the output's headers (64-bit
+// platforms; tests turn it off to run the other path).
+var vlenInPlace = codecs.InPlace
+
 // vlenBatchHook, when set (tests), is told the decoded bytes of each
 // batch.
 var vlenBatchHook func(decoded int64)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/store/mem"
 )
 
@@ -109,5 +110,51 @@ func TestSparseStringReadBatches(t *testing.T) {
 	got, _, err := ReadStrings(ctx, a)
 	if err != nil || !slices.Equal(got, all) {
 		t.Fatalf("after the sparse write: %v", err)
+	}
+}
+
+// TestStringsHandleBuffer reads every fixture through the path 32-bit
+// platforms take (handles in a buffer of their own, resolved from it).
+func TestStringsHandleBuffer(t *testing.T) {
+	defer func(v bool) { vlenInPlace = v }(vlenInPlace)
+	vlenInPlace = false
+	ctx := context.Background()
+	for _, name := range []string{"v3_string", "v2_string_F", "v3_string_sharded", "v3_bytes_fill", "v2_string_0d"} {
+		st, err := fs.New("../testdata/vlen", fs.ReadOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := OpenArray(ctx, st, name+".zarr")
+		if err != nil {
+			t.Fatal(err)
+		}
+		vlenInPlace = true
+		var want, got []string
+		if a.Metadata().DataType == dtype.TypeVarBytes {
+			w, _, err1 := ReadByteStrings(ctx, a, nd.SliceFrom(1))
+			vlenInPlace = false
+			g, _, err2 := ReadByteStrings(ctx, a, nd.SliceFrom(1))
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			for i := range w {
+				want, got = append(want, string(w[i])), append(got, string(g[i]))
+			}
+		} else {
+			items := []nd.Item{}
+			if a.Metadata().NDim() > 0 {
+				items = []nd.Item{nd.Every(2)}
+			}
+			w, _, err1 := ReadStrings(ctx, a, items...)
+			vlenInPlace = false
+			g, _, err2 := ReadStrings(ctx, a, items...)
+			if err1 != nil || err2 != nil {
+				t.Fatal(err1, err2)
+			}
+			want, got = w, g
+		}
+		if !slices.Equal(got, want) || len(got) == 0 {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
 	}
 }

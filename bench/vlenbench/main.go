@@ -21,6 +21,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -215,7 +216,7 @@ func codecOnly(path string, n int) (time.Duration, error) {
 			var buf []byte
 			for c := w; c < len(chunks); c += runtime.GOMAXPROCS(0) {
 				var err error
-				if buf, err = zs.Decode(buf[:0], chunks[c], 1<<31); err == nil {
+				if buf, err = zs.Decode(buf[:0], chunks[c], math.MaxInt32); err == nil {
 					err = codecs.ValidateVLen(dtype.TypeVarString, buf, min(chunk, n-c*chunk))
 				}
 				if err != nil {
