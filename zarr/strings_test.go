@@ -520,3 +520,23 @@ func TestVLenDataset(t *testing.T) {
 		})
 	}
 }
+
+// TestObjectDTypeErrors: v2 object arrays gozarr cannot read say why.
+func TestObjectDTypeErrors(t *testing.T) {
+	for _, c := range []struct{ filters, want string }{
+		{`[{"id": "json2"}]`, `object codec "json2"`},
+		{`[{"id": "vlen-array", "dtype": "<i4"}]`, `object codec "vlen-array"`},
+		{`null`, "without an object codec"},
+		{`[{"id": "zstd"}, {"id": "vlen-utf8"}]`, `object codec "zstd"`},
+	} {
+		doc := `{"shape": [2], "chunks": [2], "dtype": "|O", "fill_value": null, "order": "C", "filters": ` + c.filters + `, "compressor": null, "zarr_format": 2}`
+		_, err := zarr.ParseArrayMetadataV2([]byte(doc), nil)
+		if !errors.Is(err, zarr.ErrUnsupported) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("filters %s: %v, want ErrUnsupported naming %s", c.filters, err, c.want)
+		}
+	}
+	m, err := zarr.ParseArrayMetadataV2([]byte(`{"shape": [2], "chunks": [2], "dtype": "|O", "fill_value": 0, "order": "C", "filters": [{"id": "vlen-utf8"}], "compressor": null, "zarr_format": 2}`), nil)
+	if err != nil || m.DataType != dtype.TypeVarString || string(m.FillValue) != "0" {
+		t.Errorf("fill 0 (zarr-python 2): %v %q", err, m.FillValue)
+	}
+}
