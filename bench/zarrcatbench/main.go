@@ -1,15 +1,18 @@
 // Command zarrcatbench measures the zarrcat binary against the figures of
 // issue 15, in one run:
 //
-//		go run ./bench/zarrcatbench            # 1 GiB array; ~3 min on 2 cores
+//		go run ./bench/zarrcatbench            # 1 GiB array; ~4 min on 2 cores
 //		go run ./bench/zarrcatbench -size 4096 # 64 MiB smoke run
+//		go run ./bench/zarrcatbench -skip-cp -skip-s3 -rounds 9  # get and stats only
 //
 //	  - get: zarrcat get of a float32 array of -size² (16384² = 1 GiB) in
 //	    shards of 4096² holding zstd level-1 inner chunks of 512², written to
-//	    an .npy file: wall time and the child's peak RSS, against the
+//	    an .npy file on the work directory's disk, on /dev/shm and to
+//	    /dev/null: wall and CPU time and the child's peak RSS, against the
 //	    codec-only decode of the same inner chunks (klauspost/compress's zstd
 //	    on GOMAXPROCS goroutines, each with a reused buffer, every chunk in
-//	    memory beforehand).
+//	    memory beforehand), and against the codec-only decode plus the same
+//	    1 GiB written alone (32 MiB writes to a new file in the same place).
 //	  - stats: zarrcat stats of the same array, its rate against the
 //	    codec-only rate.
 //	  - cp: zarrcat cp re-encoding it to blosc lz4 with 1024² chunks in 4096²
@@ -22,8 +25,12 @@
 //	    in-process gofakes3.
 //
 // Each zarrcat run is a child process; its peak RSS is what /usr/bin/time
-// reports (see measure). Timed runs are the median of -reps after one
-// warm-up (the kill-and-resume run is done once).
+// reports (see measure). get, stats, the codec-only decode and the writes
+// alone run in -rounds interleaved rounds after a warm-up round, each round
+// in a rotated order, and every ratio is taken within a round, then
+// reported as the median over rounds with its range: this shared machine's
+// speed drifts from second to second. cp and tree are the median of -reps
+// after one warm-up (the kill-and-resume run is done once).
 package main
 
 import (
@@ -101,6 +108,7 @@ type result struct {
 	Name    string        `json:"name"`
 	Wall    time.Duration `json:"wall_ns"`
 	PeakRSS int64         `json:"peak_rss_bytes"`
+	CPU     time.Duration `json:"cpu_ns,omitempty"` // user + system
 	Note    string        `json:"note,omitempty"`
 }
 
@@ -131,7 +139,7 @@ func run(o options) error {
 	var results []result
 	report := func(r result) {
 		results = append(results, r)
-		fmt.Printf("%-44s %9.3f s  peak RSS %7.1f MiB  %s\n", r.Name, r.Wall.Seconds(), float64(r.PeakRSS)/(1<<20), r.Note)
+		fmt.Printf("%-44s %9.3f s  CPU %6.3f s  peak RSS %7.1f MiB  %s\n", r.Name, r.Wall.Seconds(), r.CPU.Seconds(), float64(r.PeakRSS)/(1<<20), r.Note)
 	}
 
 	rounds, err := getAndStatsRounds(bin, src, dir, arrayBytes, o)
@@ -191,8 +199,9 @@ func getAndStatsRounds(bin, src, dir string, arrayBytes int64, o options) (round
 	}
 	wall := func(f func() (time.Duration, error)) func() (result, error) {
 		return func() (result, error) {
+			c := cpuTime()
 			d, err := f()
-			return result{Wall: d}, err
+			return result{Wall: d, CPU: cpuTime() - c}, err
 		}
 	}
 	buf := make([]byte, 32<<20)
@@ -235,6 +244,7 @@ func getAndStatsRounds(bin, src, dir string, arrayBytes int64, o options) (round
 				return rounds{}, fmt.Errorf("%s: %w", t.name, err)
 			}
 			round[t.name] = res.Wall.Seconds()
+			round[t.name+" cpu"] = res.CPU.Seconds()
 			if r >= 0 {
 				runs[t.name] = append(runs[t.name], res)
 			}
@@ -250,6 +260,10 @@ func getAndStatsRounds(bin, src, dir string, arrayBytes int64, o options) (round
 			round["get-shm/(codec+write-shm)"] = round["get-shm"] / (round["codec"] + round["write-shm"])
 		}
 		round["stats rate/codec rate"] = round["codec"] / round["stats"]
+		round["get cpu/codec cpu"] = round["get cpu"] / round["codec cpu"]
+		round["get cpu/(codec+write) cpu"] = round["get cpu"] / (round["codec cpu"] + round["write cpu"])
+		round["get-null cpu/codec cpu"] = round["get-null cpu"] / round["codec cpu"]
+		round["stats cpu/codec cpu"] = round["stats cpu"] / round["codec cpu"]
 		rs.perRound = append(rs.perRound, round)
 		fmt.Fprintf(os.Stderr, "round %d: codec %.3f s, write %.3f s, get %.3f s (%.2f× codec, %.2f× codec+write), get /dev/null %.3f s, stats %.3f s (%.2f× the codec rate)\n",
 			r+1, round["codec"], round["write"], round["get"], round["get/codec"], round["get/(codec+write)"], round["get-null"], round["stats"], round["stats rate/codec rate"])
@@ -284,13 +298,13 @@ func getAndStatsRounds(bin, src, dir string, arrayBytes int64, o options) (round
 	}
 	add(summary("codec", "codec-only zstd decode (in-memory chunks)"), fmt.Sprintf("medians of %d rounds", n))
 	add(summary("write", "write 1 GiB alone to "+dir), "")
-	add(summary("get", "zarrcat get -o "+disk), "time "+ratio("get/codec")+" the codec-only's, "+ratio("get/(codec+write)")+" codec-only + write")
+	add(summary("get", "zarrcat get -o "+disk), "time "+ratio("get/codec")+" the codec-only's, "+ratio("get/(codec+write)")+" codec-only + write; CPU "+ratio("get cpu/codec cpu")+", "+ratio("get cpu/(codec+write) cpu"))
 	if shm != "" {
 		add(summary("write-shm", "write 1 GiB alone to /dev/shm"), "")
 		add(summary("get-shm", "zarrcat get -o "+shm+".npy"), "time "+ratio("get-shm/codec")+" the codec-only's, "+ratio("get-shm/(codec+write-shm)")+" codec-only + write")
 	}
-	add(summary("get-null", "zarrcat get -o /dev/null"), "time "+ratio("get-null/codec")+" the codec-only's")
-	add(summary("stats", "zarrcat stats"), "rate "+ratio("stats rate/codec rate")+" the codec-only rate")
+	add(summary("get-null", "zarrcat get -o /dev/null"), "time "+ratio("get-null/codec")+" the codec-only's; CPU "+ratio("get-null cpu/codec cpu"))
+	add(summary("stats", "zarrcat stats"), "rate "+ratio("stats rate/codec rate")+" the codec-only rate; CPU "+ratio("stats cpu/codec cpu"))
 	return rs, nil
 }
 
@@ -368,7 +382,9 @@ func measure(cmd *exec.Cmd) (result, error) {
 	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss
 	}
-	return result{Wall: wall, PeakRSS: rss * 1024}, nil // KiB
+	// The CPU time of /usr/bin/time's wait includes its child's.
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return result{Wall: wall, PeakRSS: rss * 1024, CPU: cpu}, nil // KiB
 }
 
 // timed runs f once untimed, then reps times, and returns the run of
