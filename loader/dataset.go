@@ -36,7 +36,11 @@ type Field struct {
 	// takes rows row(k)+Offsets[0], row(k)+Offsets[1], … in that order
 	// (e.g. -1, 0, 1 for t-1, t, t+1), and the field's sample shape gains
 	// a leading dimension of len(Offsets). nil: the sample is row(k)
-	// alone, with no extra dimension.
+	// alone, with no extra dimension. A window sampler reads each block
+	// with the rows its samples' windows reach beyond it, so windows
+	// wider than the gap between blocks decode a neighbouring chunk row
+	// too (Stats.Amplification counts it); a chunk cache on the array
+	// (zarr.WithCache) turns those into hits.
 	Offsets []int
 	// Rest selects within each row (the dimensions after axis 0), as the
 	// items of zarr.Array.ReadBytesInto: nd.Range for a box of a patch,

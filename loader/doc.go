@@ -36,9 +36,10 @@
 // rows where they are, and decode a chunk for few rows of it; Stats says how
 // many.
 //
-// Reads go through zarr.Array.ReadBytesInto, with the arrays' own fetch and
-// decode concurrency (zarr.WithConcurrency); Config.Reads of them run at
-// once, Config.Prefetch batches are prepared ahead, and everything in flight
+// Reads are zarr.Array reads — a range of rows per run of adjacent blocks
+// of a window, one orthogonal read (nd.Indices) per field and batch for
+// Permutation and Weighted — with the arrays' own fetch and decode
+// concurrency (zarr.WithConcurrency); Config.Reads of them run at once, Config.Prefetch batches are prepared ahead, and everything in flight
 // stays within Config.Budget. Batches come in buffers the consumer gives
 // back (Batch.Release); Close leaves no goroutine behind.
 package loader
