@@ -42,11 +42,11 @@ var ErrVLenUnbound = errors.New("variable-length elements need the string API (z
 
 // DefaultVLenChunkBytes bounds the content of one variable-length chunk (its
 // element bytes, besides the 4 bytes of count and of each length), as
-// decoded before the vlen codec, unless an arena says otherwise: 16 MiB.
+// decoded before the vlen codec, unless an arena says otherwise: 4 MiB.
 // The bound is also the chunk's share of the in-flight cap and the size
 // of the write engine's encode buffers, so it is kept well under
 // pipeline.DefaultMaxBytesInFlight.
-const DefaultVLenChunkBytes = 16 << 20
+const DefaultVLenChunkBytes = 4 << 20
 
 func init() {
 	for _, name := range []string{"vlen-utf8", "vlen-bytes"} {

@@ -379,7 +379,7 @@ func bindVLen(specs []codecs.Spec, arena *codecs.VLenArena) ([]codecs.Spec, erro
 // also the chunk's share of the in-flight cap (pipeline.Options'
 // MaxBytesInFlight), so a larger one reads fewer chunks at once, and the
 // size of the write engine's encode buffers. Default: VLenBytesPerElement
-// per element of the chunk, at least codecs.DefaultVLenChunkBytes (16
+// per element of the chunk, at least codecs.DefaultVLenChunkBytes (4
 // MiB), at most the per-chunk limit (WithMaxChunkBytes).
 func WithMaxVLenChunkBytes(n int64) Option { return func(o *options) { o.maxVLen = n } }
 
