@@ -56,6 +56,7 @@ type Config struct {
 	// Transform, if set, runs on the loader's workers on each batch once it
 	// is assembled, before the consumer gets it; it may change the batch's
 	// data in place and set Batch.Aux. An error ends the loader with it.
+	// It must return once ctx ends: Close waits for it.
 	Transform func(ctx context.Context, b *Batch) error
 	// Counter, if set, is the store the arrays were opened through; its
 	// bytes count as fetched in Stats.
