@@ -600,6 +600,9 @@ func fusedMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, target i
 		}
 	}
 	wg.Wait()
+	if err == nil {
+		err = ctx.Err() // the caller's: boxes may have been left out
+	}
 	for _, b := range bins {
 		for i, c := range b {
 			hist.counts[i] += c

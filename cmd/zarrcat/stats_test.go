@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -231,7 +232,7 @@ func TestChunkBoxes(t *testing.T) {
 // TestFusedMomentsDeterministic: stats over the fused reads gives the same
 // bits with one worker as with several (the boxes merge in their order),
 // and agrees with the streamed blocks, on sharded and plain arrays with
-// strided selections.
+// strided selections; cancelled, it returns the context's error.
 func TestFusedMomentsDeterministic(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct{ arr, sel string }{
@@ -258,6 +259,11 @@ func TestFusedMomentsDeterministic(t *testing.T) {
 				}
 				got = append(got, m)
 			}
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := fusedMoments(cctx, a, sel, 64, 3, nil, nil); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s [%s]: cancelled: %v, want context.Canceled", c.arr, c.sel, err)
 		}
 		s, err := streamedMoments(ctx, a, sel, 1<<28, nil, nil)
 		if err != nil {
