@@ -41,6 +41,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -261,11 +262,23 @@ func loadAvg() string {
 	return "?"
 }
 
-// child runs the job blob names and prints its result.
+// child runs the job blob names and prints its result; with
+// LOADERBENCH_CPUPROFILE set, it writes a CPU profile of the job there.
 func child(blob string, w io.Writer) error {
 	var j job
 	if err := json.Unmarshal([]byte(blob), &j); err != nil {
 		return err
+	}
+	if path := os.Getenv("LOADERBENCH_CPUPROFILE"); path != "" {
+		f, err := os.Create(fmt.Sprintf("%s.%s-%v-%s", path, j.Store, j.Latency, j.Sampler))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	r, err := measure(context.Background(), j)
 	if err != nil {
