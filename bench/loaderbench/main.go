@@ -5,7 +5,7 @@
 // reads in a simple loop when its chroot is present.
 //
 //	eval "$(bash .ci/s3server.sh start)"   # versitygw on loopback (optional)
-//	go run ./bench/loaderbench                   # 1 GiB, ~2 min on 2 cores
+//	go run ./bench/loaderbench -reads 32         # 1 GiB, 3 runs each: ~4 min on 2 cores
 //	go run ./bench/loaderbench -size 128MiB      # a quick run
 //
 // The array is rows of 16 KiB (4096 float32; -cols), size ÷ 16 KiB of them,
@@ -15,8 +15,9 @@
 // blocks reads each inner chunk once. Each sampler runs in a child process
 // of its own, so the peak RSS reported (VmHWM) is its own: the limit it is
 // held to is Budget + one batch + 64 MiB. The global permutation runs a few
-// batches only (-perm-batches): it decodes a 1 MiB inner chunk per 4 KiB of
-// it used, and its amplification says so.
+// batches only (-perm-batches): its rows are scattered, so it decodes a
+// 4 MiB inner chunk for one or two 16 KiB rows of it, and its amplification
+// says so. LOADERBENCH_CPUPROFILE=path writes each child's CPU profile.
 //
 // Ratios are within the run: block-shuffle ÷ sequential (target ≥ 0.8),
 // S3 with latency ÷ local (target ≥ 0.8), amplification (target ≤ 1.05),
