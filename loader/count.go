@@ -2,21 +2,27 @@ package loader
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/gozarr/gozarr/store"
 )
 
 // CountingStore wraps a store.Reader and counts the bytes and requests it
-// answers, through every way the pipeline reads (Get, ReadInto, vectored
-// and ranged reads: its Capabilities pass the wrapped store's on, counted).
-// Open the loader's arrays through it and set Config.Counter to report
-// fetched bytes in Stats.
+// answers, and times them, through every way the pipeline reads (Get,
+// ReadInto, vectored and ranged reads: its Capabilities pass the wrapped
+// store's on, counted). Open the loader's arrays through it and set
+// Config.Counter to report fetched bytes and fetch latency in Stats. It is
+// safe for concurrent use.
 type CountingStore struct {
 	r        store.Reader
 	caps     store.Capabilities
 	bytes    atomic.Int64
 	requests atomic.Int64
+
+	mu   sync.Mutex
+	hist hist
 }
 
 // NewCountingStore returns a CountingStore over r.
@@ -44,15 +50,27 @@ func (c *CountingStore) Bytes() int64 { return c.bytes.Load() }
 // counts once).
 func (c *CountingStore) Requests() int64 { return c.requests.Load() }
 
-func (c *CountingStore) count(n int) {
+// Latency returns the latency of the requests answered so far.
+func (c *CountingStore) Latency() Latency {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hist.summary()
+}
+
+func (c *CountingStore) count(n int, start time.Time) {
+	d := time.Since(start)
 	c.bytes.Add(int64(n))
 	c.requests.Add(1)
+	c.mu.Lock()
+	c.hist.add(d)
+	c.mu.Unlock()
 }
 
 // Get implements store.Reader.
 func (c *CountingStore) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	start := time.Now()
 	b, err := c.r.Get(ctx, key, r)
-	c.count(len(b))
+	c.count(len(b), start)
 	return b, err
 }
 
@@ -73,8 +91,9 @@ type countInto struct {
 }
 
 func (w countInto) ReadInto(ctx context.Context, key string, off int64, dst []byte) (int, error) {
+	start := time.Now()
 	n, err := w.r.ReadInto(ctx, key, off, dst)
-	w.c.count(n)
+	w.c.count(n, start)
 	return n, err
 }
 
@@ -84,8 +103,9 @@ type countVec struct {
 }
 
 func (w countVec) ReadVec(ctx context.Context, key string, off int64, bufs [][]byte) (int, error) {
+	start := time.Now()
 	n, err := w.r.ReadVec(ctx, key, off, bufs)
-	w.c.count(n)
+	w.c.count(n, start)
 	return n, err
 }
 
@@ -95,11 +115,12 @@ type countRanges struct {
 }
 
 func (w countRanges) GetRanges(ctx context.Context, key string, ranges []store.ByteRange) ([][]byte, error) {
+	start := time.Now()
 	bs, err := w.r.GetRanges(ctx, key, ranges)
 	n := 0
 	for _, b := range bs {
 		n += len(b)
 	}
-	w.c.count(n)
+	w.c.count(n, start)
 	return bs, err
 }

@@ -596,7 +596,8 @@ func TestCountingStore(t *testing.T) {
 	l := newLoader(t, Dataset{Fields: []Field{{Array: x}}}, Config{BatchSize: 100, Sampler: Sampler{Kind: BlockShuffle}, Counter: cs})
 	collect(t, l, -1)
 	s := l.Stats()
-	if s.FetchedBytes <= 0 || s.FetchRatio() <= 0 || s.Read.N == 0 || s.Assemble.N != 10 || s.Read.P50 > s.Read.Max {
+	if s.FetchedBytes <= 0 || s.FetchRatio() <= 0 || s.Read.N == 0 || s.Assemble.N != 10 || s.Read.P50 > s.Read.Max ||
+		s.Fetch.N != cs.Requests() || s.Fetch.N == 0 || s.Fetch.P99 > s.Fetch.Max {
 		t.Fatalf("stats %+v", s)
 	}
 }
@@ -702,4 +703,26 @@ func FuzzLoader(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestHistogram(t *testing.T) {
+	var h hist
+	for i := 1; i <= 1000; i++ {
+		h.add(time.Duration(i) * time.Millisecond)
+	}
+	l := h.summary()
+	for _, c := range []struct {
+		got, want time.Duration
+	}{{l.P50, 500 * time.Millisecond}, {l.P90, 900 * time.Millisecond}, {l.P99, 990 * time.Millisecond}} {
+		if r := float64(c.got) / float64(c.want); r < 0.9 || r > 1.1 {
+			t.Errorf("percentile %v, want %v ± 10%%", c.got, c.want)
+		}
+	}
+	if l.N != 1000 || l.Max != time.Second {
+		t.Errorf("%+v", l)
+	}
+	var empty hist
+	if empty.summary() != (Latency{}) {
+		t.Error("empty histogram has percentiles")
+	}
 }

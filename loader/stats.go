@@ -29,10 +29,13 @@ type Stats struct {
 	ChunkDecodes, DistinctChunks int64
 	// Stall is how long Next waited for batches.
 	Stall time.Duration
-	// Read is the latency of one array read (fetch and decode together:
-	// the engine overlaps them), Assemble that of filling one batch
-	// (its copies, or its reads for the random samplers, and Transform).
+	// Read is the latency of one array read (its fetches and decodes: the
+	// engine overlaps them), Assemble that of filling one batch (its
+	// copies, or its reads for the random samplers, and Transform).
 	Read, Assemble Latency
+	// Fetch is the latency of one store request, as Config.Counter timed
+	// it (every request it answered); zero without a Counter.
+	Fetch Latency
 }
 
 // Amplification returns DecodedBytes ÷ DeliveredBytes: the chunk bytes
@@ -198,6 +201,7 @@ func (l *Loader) Stats() Stats {
 	s.FetchedBytes = -1
 	if st.counter != nil {
 		s.FetchedBytes = st.counter.Bytes() - st.fetch0
+		s.Fetch = st.counter.Latency()
 	}
 	return s
 }

@@ -89,6 +89,8 @@ type result struct {
 	StallMS    float64
 	ReadP50MS  float64
 	ReadP99MS  float64
+	FetchP50MS float64
+	FetchP99MS float64
 	PeakRSS    int64
 	ChunkReuse float64
 	CPU        float64 // the child's user+system seconds
@@ -461,6 +463,7 @@ func measure(ctx context.Context, j job) (result, error) {
 	r := result{Job: j, Samples: s.Samples, Seconds: secs, Delivered: s.DeliveredBytes, Decoded: s.DecodedBytes,
 		Fetched: s.FetchedBytes, Requests: cs.Requests(), StallMS: float64(s.Stall.Microseconds()) / 1e3,
 		ReadP50MS: float64(s.Read.P50.Microseconds()) / 1e3, ReadP99MS: float64(s.Read.P99.Microseconds()) / 1e3,
+		FetchP50MS: float64(s.Fetch.P50.Microseconds()) / 1e3, FetchP99MS: float64(s.Fetch.P99.Microseconds()) / 1e3,
 		PeakRSS: peakRSS(), CPU: selfCPU()}
 	if s.DistinctChunks > 0 {
 		r.ChunkReuse = float64(s.ChunkDecodes) / float64(s.DistinctChunks)
@@ -570,8 +573,8 @@ func report(w io.Writer, rs []result, note, py string, args []string) {
 		fmt.Fprintf(w, "%d rows × %d float32 (%d MiB), zstd-sharded (shards 1024 rows, inner 256 × %d); batch %d, K %d, budget %d MiB, reads %d, prefetch %d\n\n",
 			j.Rows, j.Cols, int64(j.Rows)*int64(j.Cols)*4>>20, j.Inner, j.Batch, j.K, j.Budget>>20, j.Reads, j.Prefetch)
 	}
-	fmt.Fprintln(w, "| store | sampler | samples | samples/s | MB/s | decoded ÷ delivered | fetched ÷ delivered | requests | chunk reuse | stall ms | read p50/p99 ms | CPU s (server) | samples per CPU s | peak RSS MiB | RSS limit MiB |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| store | sampler | samples | samples/s | MB/s | decoded ÷ delivered | fetched ÷ delivered | requests | chunk reuse | stall ms | read p50/p99 ms | fetch p50/p99 ms | CPU s (server) | samples per CPU s | peak RSS MiB | RSS limit MiB |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	rate := map[string]float64{}
 	for _, r := range rs {
 		j := r.Job
@@ -585,9 +588,9 @@ func report(w io.Writer, rs []result, note, py string, args []string) {
 			cpu += fmt.Sprintf(" (%.1f)", r.ServerCPU)
 			all += r.ServerCPU
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.0f | %.3f | %.3f | %d | %.2f | %.0f | %.1f / %.1f | %s | %.0f | %d | %d |\n",
+		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.0f | %.3f | %.3f | %d | %.2f | %.0f | %.1f / %.1f | %.1f / %.1f | %s | %.0f | %d | %d |\n",
 			name, j.Sampler, r.Samples, r.rate(), float64(r.Delivered)/r.Seconds/1e6, r.amp(),
-			float64(r.Fetched)/float64(r.Delivered), r.Requests, r.ChunkReuse, r.StallMS, r.ReadP50MS, r.ReadP99MS, cpu, float64(r.Samples)/all, r.PeakRSS>>20, limit>>20)
+			float64(r.Fetched)/float64(r.Delivered), r.Requests, r.ChunkReuse, r.StallMS, r.ReadP50MS, r.ReadP99MS, r.FetchP50MS, r.FetchP99MS, cpu, float64(r.Samples)/all, r.PeakRSS>>20, limit>>20)
 		key := j.Store + "/" + j.Sampler
 		if j.Store == "s3" && j.Latency == 0 {
 			key += "/0"
