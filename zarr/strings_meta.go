@@ -84,3 +84,15 @@ func arrayToBytes(d dtype.DataType, e codecs.Endian) (codecs.Codec, error) {
 	}
 	return codecs.NewBytes(e)
 }
+
+// varHint is what a type mismatch on a variable-length array adds: the
+// calls that read it.
+func varHint(d dtype.DataType) string {
+	switch d {
+	case dtype.TypeVarString:
+		return " (read it with zarr.ReadStrings)"
+	case dtype.TypeVarBytes:
+		return " (read it with zarr.ReadByteStrings)"
+	}
+	return ""
+}

@@ -74,7 +74,7 @@ var hostLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 func asBytes[T Element](a *Array, s []T) ([]byte, error) {
 	want := a.meta.DataType
 	if got := kindOf[T](); got != want && !(got == dtype.TypeInt64 && (want.Kind() == dtype.Datetime || want.Kind() == dtype.Timedelta)) {
-		return nil, fmt.Errorf("%w: Go type %T is %s, array %q is %s", ErrTypeMismatch, *new(T), got, a.path, want)
+		return nil, fmt.Errorf("%w: Go type %T is %s, array %q is %s%s", ErrTypeMismatch, *new(T), got, a.path, want, varHint(want))
 	}
 	if !hostLittle && want.Size() > 1 {
 		return nil, fmt.Errorf("%w: typed access needs a little-endian host; use ReadBytesInto", ErrUnsupported)
