@@ -403,6 +403,7 @@ func (l *Loader) Close() error {
 	l.mu.Unlock()
 	l.cancel()
 	l.wg.Wait()
+	l.budget.drain() // every window has been released
 	return nil
 }
 
@@ -413,12 +414,8 @@ func (l *Loader) plan() {
 	defer close(l.queue)
 	defer close(l.work)
 	ctx := l.ctx
-	var held []*group // the previous batch's windows, kept while the next may share them
-	defer func() {
-		for _, g := range held {
-			l.unref(g)
-		}
-	}()
+	w := newPlanned(l)
+	defer w.release()
 	allocated := 0
 	bs := l.cfg.BatchSize
 	st := l.State()
@@ -437,13 +434,18 @@ func (l *Loader) plan() {
 				if allocated < l.total {
 					allocated++
 					batch = l.newBatch()
-				} else {
-					select {
-					case batch = <-l.free:
-					case <-ctx.Done():
-						l.planErr = ctx.Err()
-						return
-					}
+				}
+			}
+			for batch == nil {
+				// Waiting for the consumer: read windows ahead as the
+				// budget frees up.
+				w.readAhead(ctx)
+				select {
+				case batch = <-l.free:
+				case <-l.budget.changed():
+				case <-ctx.Done():
+					l.planErr = ctx.Err()
+					return
 				}
 			}
 			j := &job{epoch: e, index: b, plan: p, batch: batch, done: make(chan struct{})}
@@ -459,10 +461,11 @@ func (l *Loader) plan() {
 			}
 			if p.groupStart != nil {
 				var err error
-				if j.groups, err = l.windows(ctx, p, lo, hi, &held); err != nil {
+				if j.groups, err = w.windows(ctx, p, lo, hi); err != nil {
 					l.planErr = err
 					return
 				}
+				w.readAhead(ctx)
 			}
 			select {
 			case l.work <- j:

@@ -22,7 +22,7 @@ type budget struct {
 	peak int64 // the most used at once
 	wake chan struct{}
 
-	free      [][]byte // buffers of released windows
+	free      []winBuf // buffers of released windows
 	freeBytes int64
 }
 
@@ -48,38 +48,87 @@ func (b *budget) acquire(ctx context.Context, n, mine int64) error {
 	}
 }
 
+// tryAcquire takes n bytes if they fit, without waiting.
+func (b *budget) tryAcquire(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+n > b.cap {
+		return false
+	}
+	b.used += n
+	b.peak = max(b.peak, b.used)
+	return true
+}
+
+// changed returns a channel closed when bytes are next released.
+func (b *budget) changed() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.wake
+}
+
 // get returns a buffer of n bytes, a freed window's when one is large
 // enough (the smallest such), so that a loader at work allocates nothing
 // once its windows have been read: the garbage collector would otherwise
 // let the heap grow to twice the budget.
-func (b *budget) get(n int) []byte {
+func (b *budget) get(n int) winBuf {
 	b.mu.Lock()
 	best := -1
 	for i, f := range b.free {
-		if cap(f) >= n && (best < 0 || cap(f) < cap(b.free[best])) {
+		if cap(f.b) >= n && (best < 0 || cap(f.b) < cap(b.free[best].b)) {
 			best = i
 		}
 	}
 	if best >= 0 {
 		f := b.free[best]
 		b.free = slices.Delete(b.free, best, best+1)
-		b.freeBytes -= int64(cap(f))
+		b.freeBytes -= int64(cap(f.b))
 		b.mu.Unlock()
-		return f[:n]
+		f.b = f.b[:n]
+		return f
 	}
 	b.mu.Unlock()
-	return make([]byte, n)
+	if m := mapBytes(n); m != nil {
+		return winBuf{b: m, mapped: true}
+	}
+	return winBuf{b: make([]byte, n)}
+}
+
+// winBuf is a window's buffer, from mapBytes or the heap.
+type winBuf struct {
+	b      []byte
+	mapped bool
+}
+
+// unmap frees w if mapBytes made it (a heap buffer is left to the GC).
+func (w winBuf) unmap() {
+	if w.mapped {
+		unmapBytes(w.b)
+	}
 }
 
 // put keeps a window's buffer for get, while the free ones and the bytes
-// in use fit in the budget.
-func (b *budget) put(buf []byte) {
+// in use fit in the budget; it unmaps the others (no window refers to a
+// buffer put back).
+func (b *budget) put(w winBuf) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.freeBytes+int64(cap(buf))+b.used <= max(b.cap, b.peak) {
-		b.free = append(b.free, buf)
-		b.freeBytes += int64(cap(buf))
+	if b.freeBytes+int64(cap(w.b))+b.used <= max(b.cap, b.peak) {
+		b.free = append(b.free, w)
+		b.freeBytes += int64(cap(w.b))
+		return
 	}
+	w.unmap()
+}
+
+// drain unmaps the free buffers (Close, once every window is released).
+func (b *budget) drain() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, f := range b.free {
+		f.unmap()
+	}
+	b.free, b.freeBytes = nil, 0
 }
 
 func (b *budget) release(n int64) {
@@ -107,15 +156,83 @@ type group struct {
 	spanOf [][]int  // per field, the span of each block
 	spans  [][]span // per field
 	bufs   [][]byte // per field
+	mem    []winBuf // behind bufs
 	refs   int      // guarded by Loader.mu
 	ready  chan struct{}
 	err    error
 }
 
+// planned is the planner's own view of the windows: those the previous
+// batch used (held, which the next batch may share) and those read ahead
+// of the batches (ahead), each with one reference of the planner's.
+type planned struct {
+	l          *Loader
+	held       []*group
+	ahead      map[gkey]*group
+	aheadBytes int64
+	next       gkey   // the next window to read ahead; epoch -1: not yet known
+	cand       *group // next, laid out, waiting for budget
+	maxAhead   int
+}
+
+func newPlanned(l *Loader) *planned {
+	// Enough windows ahead to keep twice Reads reads going.
+	k := l.k()
+	return &planned{l: l, ahead: map[gkey]*group{}, next: gkey{-1, 0}, maxAhead: (2*l.cfg.Reads+k-1)/k + 1}
+}
+
+// release drops the planner's references.
+func (w *planned) release() {
+	for _, g := range w.held {
+		w.l.unref(g)
+	}
+	for _, g := range w.ahead {
+		w.l.unref(g)
+	}
+	w.held, w.ahead = nil, nil
+}
+
+// start begins reading window g with n references.
+func (w *planned) start(ctx context.Context, g *group, n int) {
+	g.refs = n
+	w.l.wg.Go(func() { w.l.readGroup(ctx, g) })
+}
+
+// readAhead starts reading the windows after the last one begun, in order,
+// while they fit in the budget as it is (it never waits) and up to
+// maxAhead of them.
+func (w *planned) readAhead(ctx context.Context) {
+	l := w.l
+	for w.next.epoch >= 0 && w.next.epoch < l.cfg.Epochs && len(w.ahead) < w.maxAhead {
+		p := l.epochPlan(w.next.epoch)
+		if p.groupStart == nil {
+			return
+		}
+		if w.next.g >= p.numGroups() {
+			w.next = gkey{w.next.epoch + 1, 0}
+			continue
+		}
+		g := w.cand
+		if g == nil || g.key != w.next {
+			g = l.newGroup(p, w.next.g)
+		}
+		if !l.budget.tryAcquire(g.bytes) {
+			w.cand = g // laid out once, however often the budget is tried
+			return
+		}
+		w.cand = nil
+		w.start(ctx, g, 1)
+		w.ahead[g.key] = g
+		w.aheadBytes += g.bytes
+		w.next.g++
+	}
+}
+
 // windows returns the read windows positions [lo, hi) of p take rows from,
-// starting the reads of those not held by the previous batch (held, which
-// it replaces by this batch's).
-func (l *Loader) windows(ctx context.Context, p *epochPlan, lo, hi int, held *[]*group) ([]*group, error) {
+// with a reference each for the batch: those the previous batch held or
+// read ahead, and new ones (waiting for budget).
+func (w *planned) windows(ctx context.Context, p *epochPlan, lo, hi int) ([]*group, error) {
+	l := w.l
 	var ids []int
 	for pos := lo; pos < hi; pos++ {
 		gi := p.groupOf(p.logical(pos))
@@ -123,11 +240,11 @@ func (l *Loader) windows(ctx context.Context, p *epochPlan, lo, hi int, held *[]
 			ids = append(ids, gi)
 		}
 	}
-	// Hold this batch's windows from the previous batch (the next batch may
-	// share them too) and let go of the others before waiting for budget.
+	// Keep the previous batch's windows this batch shares, let go of the
+	// others before waiting for budget.
 	var gs, keep []*group
 	var mine int64
-	for _, g := range *held {
+	for _, g := range w.held {
 		if g.key.epoch == p.epoch && slices.Contains(ids, g.key.g) {
 			keep = append(keep, g)
 			mine += g.bytes
@@ -135,28 +252,40 @@ func (l *Loader) windows(ctx context.Context, p *epochPlan, lo, hi int, held *[]
 			l.unref(g)
 		}
 	}
-	*held = keep
+	w.held = keep
 	for _, gi := range ids {
 		key := gkey{p.epoch, gi}
-		i := slices.IndexFunc(keep, func(g *group) bool { return g.key == key })
-		if i >= 0 {
-			g := keep[i]
+		if w.next.epoch < key.epoch || w.next.epoch == key.epoch && w.next.g <= key.g {
+			w.next = gkey{key.epoch, key.g + 1} // read ahead from here on
+		}
+		if i := slices.IndexFunc(keep, func(g *group) bool { return g.key == key }); i >= 0 {
+			l.ref(keep[i])
+			gs = append(gs, keep[i])
+			continue
+		}
+		if g, ok := w.ahead[key]; ok { // the planner's reference moves to held
+			delete(w.ahead, key)
+			w.aheadBytes -= g.bytes
 			l.ref(g)
 			gs = append(gs, g)
+			w.held = append(w.held, g)
+			mine += g.bytes
 			continue
 		}
 		g := l.newGroup(p, gi)
-		if err := l.budget.acquire(ctx, g.bytes, mine); err != nil {
+		// Windows read ahead are needed by the batches after this one: they
+		// count as this batch's for the budget's escape, or they could hold
+		// the budget this batch waits for.
+		if err := l.budget.acquire(ctx, g.bytes, mine+w.aheadBytes); err != nil {
 			for _, g := range gs {
 				l.unref(g)
 			}
 			return nil, err
 		}
 		mine += g.bytes
-		g.refs = 2 // the batch's and the planner's hold
-		l.wg.Go(func() { l.readGroup(ctx, g) })
+		w.start(ctx, g, 2) // the batch's and the planner's
 		gs = append(gs, g)
-		*held = append(*held, g)
+		w.held = append(w.held, g)
 	}
 	return gs, nil
 }
@@ -175,10 +304,10 @@ func (l *Loader) unref(g *group) {
 	l.mu.Unlock()
 	if last {
 		<-g.ready // its read has ended (reads end on cancellation too)
-		for _, b := range g.bufs {
+		for _, b := range g.mem {
 			l.budget.put(b)
 		}
-		g.bufs = nil
+		g.bufs, g.mem = nil, nil
 		l.budget.release(g.bytes)
 	}
 }
@@ -221,7 +350,9 @@ func (l *Loader) readGroup(ctx context.Context, g *group) {
 	g.bufs = make([][]byte, len(g.spans))
 	for f, ss := range g.spans {
 		last := ss[len(ss)-1]
-		g.bufs[f] = l.budget.get(last.off + (last.hi-last.lo)*l.geo.fields[f].rowBytes)
+		w := l.budget.get(last.off + (last.hi-last.lo)*l.geo.fields[f].rowBytes)
+		g.mem = append(g.mem, w)
+		g.bufs[f] = w.b
 	}
 	eg, ctx := errgroup.WithContext(ctx)
 	for f, ss := range g.spans {
