@@ -165,7 +165,7 @@ func Write(s beam.Scope, dst Ref, blocks beam.PCollection, opts WriteOptions) be
 	if !opts.Merge {
 		return beam.ParDo(s, &writeFn{Dst: dst}, blocks)
 	}
-	return merge(s, &splitFn{Dst: dst}, blocks)
+	return merge(s, &splitFn{groupSpec{Dst: dst}}, blocks)
 }
 
 // merge writes blocks cut by split: pieces that are a whole group box are
@@ -173,7 +173,7 @@ func Write(s beam.Scope, dst Ref, blocks beam.PCollection, opts WriteOptions) be
 // grouped by box and merged.
 func merge(s beam.Scope, split *splitFn, blocks beam.PCollection) beam.PCollection {
 	pieces, direct := beam.ParDo2(s, split, blocks)
-	merged := beam.ParDo(s, &mergeFn{Dst: split.Dst, Src: split.Src, MaxMem: split.MaxMem}, beam.GroupByKey(s, pieces))
+	merged := beam.ParDo(s, &mergeFn{groupSpec{Dst: split.Dst, Src: split.Src, MaxMem: split.MaxMem}}, beam.GroupByKey(s, pieces))
 	return beam.Flatten(s, direct, merged)
 }
 
@@ -262,48 +262,40 @@ func checkBlock(a *zarr.Array, b Block) error {
 	return nil
 }
 
-// groupSpec resolves the shape of the boxes pieces are grouped by: the
-// destination's write unit, or the rechunk plan's write block when Src is
-// set.
+// groupSpec resolves, in Setup, the shape of the boxes pieces are
+// grouped by: the destination's write unit, or the rechunk plan's write
+// block when Src is set. splitFn and mergeFn embed it.
 type groupSpec struct {
-	Dst, Src Ref
-	MaxMem   int64
-}
-
-func (g groupSpec) open(ctx context.Context) (*zarr.Array, []int, error) {
-	a, err := g.Dst.Open(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	if g.Src.URL == "" {
-		w, _ := units(a)
-		return a, w, nil
-	}
-	src, err := g.Src.Open(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := planRechunk(src, a, g.MaxMem)
-	if err != nil {
-		return nil, nil, fmt.Errorf("zarrbeam: rechunk %s to %s: %w", g.Src, g.Dst, err)
-	}
-	return a, p.Write, nil
-}
-
-// splitFn cuts blocks into pieces, one per group box they meet: a piece
-// that is its whole box it writes (and emits the keys written on its
-// second output), the others it emits keyed by their box's start.
-type splitFn struct {
 	Dst, Src Ref
 	MaxMem   int64
 	a        *zarr.Array
 	group    []int
 }
 
-func (f *splitFn) Setup(ctx context.Context) (err error) {
-	f.a, f.group, err = groupSpec{f.Dst, f.Src, f.MaxMem}.open(ctx)
-	return err
+func (g *groupSpec) Setup(ctx context.Context) (err error) {
+	if g.a, err = g.Dst.Open(ctx); err != nil {
+		return err
+	}
+	if g.Src.URL == "" {
+		g.group, _ = units(g.a)
+		return nil
+	}
+	src, err := g.Src.Open(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := planRechunk(src, g.a, g.MaxMem)
+	if err != nil {
+		return fmt.Errorf("zarrbeam: rechunk %s to %s: %w", g.Src, g.Dst, err)
+	}
+	g.group = p.Write
+	return nil
 }
+
+// splitFn cuts blocks into pieces, one per group box they meet: a piece
+// that is its whole box it writes (and emits the keys written on its
+// second output), the others it emits keyed by their box's start.
+type splitFn struct{ groupSpec }
 
 func (f *splitFn) ProcessElement(ctx context.Context, _ string, b Block, emit func(string, Block), written func(string)) error {
 	if err := checkBlock(f.a, b); err != nil {
@@ -330,17 +322,7 @@ func (f *splitFn) ProcessElement(ctx context.Context, _ string, b Block, emit fu
 }
 
 // mergeFn writes each group box once from its pieces.
-type mergeFn struct {
-	Dst, Src Ref
-	MaxMem   int64
-	a        *zarr.Array
-	group    []int
-}
-
-func (f *mergeFn) Setup(ctx context.Context) (err error) {
-	f.a, f.group, err = groupSpec{f.Dst, f.Src, f.MaxMem}.open(ctx)
-	return err
-}
+type mergeFn struct{ groupSpec }
 
 func (f *mergeFn) ProcessElement(ctx context.Context, key string, pieces func(*Block) bool, emit func(string)) error {
 	start, err := ParseKey(key)
@@ -409,7 +391,7 @@ func Rechunk(s beam.Scope, src, dst Ref, opts RechunkOptions) beam.PCollection {
 	}
 	boxes := beam.ParDo(s, &planFn{Src: src, Dst: dst, MaxMem: mem, Selection: opts.Selection}, beam.Impulse(s))
 	blocks := beam.ParDo(s, &readFn{Src: src}, beam.Reshuffle(s, boxes))
-	return merge(s, &splitFn{Dst: dst, Src: src, MaxMem: mem}, blocks)
+	return merge(s, &splitFn{groupSpec{Dst: dst, Src: src, MaxMem: mem}}, blocks)
 }
 
 // FinalizeOptions are the options of Finalize.
