@@ -726,3 +726,38 @@ func TestHistogram(t *testing.T) {
 		t.Error("empty histogram has percentiles")
 	}
 }
+
+// TestReadAhead: windows are read ahead of the batches as the budget
+// allows, not only as far as the batch buffers reach, and no further.
+func TestReadAhead(t *testing.T) {
+	ds, _ := testData(t)
+	cfg := Config{BatchSize: 8, Sampler: Sampler{Kind: BlockShuffle, K: 2}, Prefetch: 1, Reads: 8}
+	probe := newLoader(t, ds, cfg)
+	win := probe.newGroup(probe.epochPlan(0), 0).bytes
+	probe.Close()
+	cfg.Budget = 2*int64(8*(cols*4+8)) + 4*win
+	l := newLoader(t, ds, cfg)
+	b, err := l.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		l.budget.mu.Lock()
+		used := l.budget.used
+		l.budget.mu.Unlock()
+		if used > l.budget.cap {
+			t.Fatalf("%d bytes of windows held, budget %d", used, l.budget.cap)
+		}
+		// Windows of 64 rows (one at the end shorter): the 2 batch
+		// buffers of 8 rows reach into one; the budget holds 4.
+		if used >= 3*win {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes of windows read ahead, want ≥ %d", used, 3*win)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	b.Release()
+}
