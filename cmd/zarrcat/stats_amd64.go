@@ -1,10 +1,22 @@
+//go:build !purego
+
 package main
+
+import "golang.org/x/sys/cpu"
 
 // accumF32 and accumF64 are the SSE2 loops of fastFloat32 and fastFloat64
 // (stats_amd64.s).
 //
 //go:noescape
 func accumF32(p *float32, n int, shift float64) (s, q float64, lo, hi float32)
+
+// accumF32AVX2 is accumF32 with AVX2 and FMA, which haveAVX2 reports.
+//
+//go:noescape
+func accumF32AVX2(p *float32, n int, shift float64) (s, q float64, lo, hi float32)
+
+// haveAVX2 reports whether accumF32AVX2 can run.
+var haveAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
 func accumF64(p *float64, n int, shift float64) (s, q, lo, hi float64)
@@ -50,7 +62,17 @@ func fastFloat32(vals []float32, fill float32) (moments, bool) {
 	var l laneSums
 	if n > 0 {
 		var lo, hi float32
-		l.s, l.q, lo, hi = accumF32(&vals[0], n, shift)
+		if haveAVX2 {
+			n = len(vals) &^ 15
+		}
+		switch {
+		case haveAVX2 && n > 0:
+			l.s, l.q, lo, hi = accumF32AVX2(&vals[0], n, shift)
+		case haveAVX2:
+			lo, hi = vals[0], vals[0]
+		default:
+			l.s, l.q, lo, hi = accumF32(&vals[0], n, shift)
+		}
 		l.lo, l.hi = float64(lo), float64(hi)
 	} else {
 		l.lo, l.hi = float64(vals[0]), float64(vals[0])

@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // func accumF32(p *float32, n int, shift float64) (s, q float64, lo, hi float32)
@@ -218,4 +220,87 @@ c64done:
 	PSHUFD $0x4e, X9, X0
 	PADDQ  X0, X9
 	MOVQ   X9, ret+24(FP)
+	RET
+
+// func accumF32AVX2(p *float32, n int, shift float64) (s, q float64, lo, hi float32)
+//
+// accumF32 with AVX2 and FMA (n a multiple of 16): four float64 lanes per
+// register, squares of two deviations summed by one FMA before they join
+// the running sums, so every running sum takes one addition per 16 values.
+TEXT ·accumF32AVX2(SB), NOSPLIT, $0-48
+	MOVQ         p+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSD shift+16(FP), Y10
+	MOVL         $0x7f800000, AX
+	MOVQ         AX, X6
+	VBROADCASTSS X6, Y6
+	MOVL         $0xff800000, AX
+	MOVQ         AX, X7
+	VBROADCASTSS X7, Y7
+	VXORPD       Y11, Y11, Y11
+	VXORPD       Y12, Y12, Y12
+	VXORPD       Y13, Y13, Y13
+	VXORPD       Y14, Y14, Y14
+	SHRQ         $4, CX
+	JZ           a32done
+
+a32loop:
+	VMOVUPS     (SI), Y0
+	VMOVUPS     32(SI), Y1
+	VMINPS      Y0, Y6, Y6
+	VMAXPS      Y0, Y7, Y7
+	VMINPS      Y1, Y6, Y6
+	VMAXPS      Y1, Y7, Y7
+	VCVTPS2PD   (SI), Y2
+	VCVTPS2PD   16(SI), Y3
+	VCVTPS2PD   32(SI), Y4
+	VCVTPS2PD   48(SI), Y5
+	VSUBPD      Y10, Y2, Y2
+	VSUBPD      Y10, Y3, Y3
+	VSUBPD      Y10, Y4, Y4
+	VSUBPD      Y10, Y5, Y5
+	VMULPD      Y2, Y2, Y0
+	VFMADD231PD Y3, Y3, Y0
+	VMULPD      Y4, Y4, Y1
+	VFMADD231PD Y5, Y5, Y1
+	VADDPD      Y0, Y13, Y13
+	VADDPD      Y1, Y14, Y14
+	VADDPD      Y3, Y2, Y2
+	VADDPD      Y5, Y4, Y4
+	VADDPD      Y2, Y11, Y11
+	VADDPD      Y4, Y12, Y12
+	ADDQ        $64, SI
+	DECQ        CX
+	JNZ         a32loop
+
+a32done:
+	VADDPD       Y12, Y11, Y11
+	VEXTRACTF128 $1, Y11, X0
+	VADDPD       X0, X11, X11
+	VADDPD       Y14, Y13, Y13
+	VEXTRACTF128 $1, Y13, X1
+	VADDPD       X1, X13, X13
+	VEXTRACTF128 $1, Y6, X0
+	VMINPS       X0, X6, X6
+	VEXTRACTF128 $1, Y7, X1
+	VMAXPS       X1, X7, X7
+	VZEROUPPER
+	MOVHLPS X11, X0
+	ADDSD   X0, X11
+	MOVSD   X11, s+24(FP)
+	MOVHLPS X13, X0
+	ADDSD   X0, X13
+	MOVSD   X13, q+32(FP)
+	MOVHLPS X6, X0
+	MINPS   X0, X6
+	MOVAPS  X6, X0
+	SHUFPS  $0x55, X0, X0
+	MINSS   X0, X6
+	MOVSS   X6, lo+40(FP)
+	MOVHLPS X7, X0
+	MAXPS   X0, X7
+	MOVAPS  X7, X0
+	SHUFPS  $0x55, X0, X0
+	MAXSS   X0, X7
+	MOVSS   X7, hi+44(FP)
 	RET

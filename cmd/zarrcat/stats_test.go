@@ -126,7 +126,10 @@ func TestStatsErrors(t *testing.T) {
 // value and signed zeros, at every length around their group sizes: the
 // same counts and extremes, sums within rounding, and the same verdict on
 // whether the slow path must take the sub-chunk.
-func TestFastKernels(t *testing.T) {
+func TestFastKernels(t *testing.T) { checkFastKernels(t) }
+
+// checkFastKernels is TestFastKernels.
+func checkFastKernels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 1 << 41, -(1 << 45), 0, math.Copysign(0, -1), 7}
 	for trial := range 3000 {
