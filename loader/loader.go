@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // Config tunes a Loader. BatchSize is required; every other zero field
@@ -41,8 +43,10 @@ type Config struct {
 	// Reads is how many array reads run at once, each with the array's
 	// own fetch and decode concurrency; default 8. Over a distant store,
 	// more reads hide its latency (32 hide S3's 20 ms in the bench). The
-	// window samplers read windows ahead, as far as the Budget allows and
-	// at most enough to keep 2×Reads block reads going.
+	// reads running fill at most a quarter of the Budget at once (a larger
+	// read runs alone). The window samplers read windows ahead, as far as
+	// the Budget allows and at most enough to keep 2×Reads block reads
+	// going.
 	Reads int
 	// Prefetch is how many batches the loader prepares ahead of the
 	// consumer (default 2); the loader owns Prefetch+1 batch buffers and
@@ -85,14 +89,16 @@ type Loader struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	queue   chan *job     // batches in delivery order
-	work    chan *job     // batches to assemble
-	free    chan *Batch   // returned batch buffers
-	reads   chan struct{} // the Reads slots
-	budget  *budget
-	total   int // batch buffers the loader owns
-	planErr error
-	pending *job // taken from the queue by a Next that gave up waiting
+	queue     chan *job           // batches in delivery order
+	work      chan *job           // batches to assemble
+	free      chan *Batch         // returned batch buffers
+	reads     chan struct{}       // the Reads slots
+	readBytes *semaphore.Weighted // output bytes of the reads running
+	readCap   int64
+	budget    *budget
+	total     int // batch buffers the loader owns
+	planErr   error
+	pending   *job // taken from the queue by a Next that gave up waiting
 
 	mu          sync.Mutex
 	state       State
@@ -244,6 +250,8 @@ func New(ctx context.Context, ds Dataset, cfg Config) (*Loader, error) {
 	l.work = make(chan *job, l.total)
 	l.free = make(chan *Batch, l.total)
 	l.reads = make(chan struct{}, cfg.Reads)
+	l.readCap = max(cfg.Budget/4, 1)
+	l.readBytes = semaphore.NewWeighted(l.readCap)
 	l.wg.Go(l.plan)
 	for range cfg.Workers {
 		l.wg.Go(l.assemble)

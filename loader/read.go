@@ -358,18 +358,16 @@ func (l *Loader) readGroup(ctx context.Context, g *group) {
 	for f, ss := range g.spans {
 		fg := &l.geo.fields[f]
 		for _, s := range ss {
-			select {
-			case l.reads <- struct{}{}:
-			case <-ctx.Done():
+			out := g.bufs[f][s.off : s.off+(s.hi-s.lo)*fg.rowBytes]
+			if err := l.startRead(ctx, len(out)); err != nil {
 				g.err = eg.Wait()
 				if g.err == nil {
-					g.err = ctx.Err()
+					g.err = err
 				}
 				return
 			}
 			eg.Go(func() error {
-				defer func() { <-l.reads }()
-				out := g.bufs[f][s.off : s.off+(s.hi-s.lo)*fg.rowBytes]
+				defer l.endRead(len(out))
 				return l.read(ctx, g.key.epoch, f, out, nd.Range(s.lo, s.hi))
 			})
 		}
@@ -468,11 +466,34 @@ func (l *Loader) readSamples(ctx context.Context, epoch, f int, samples []int, o
 // after another, with one orthogonal read (nd.Indices): every chunk the
 // rows touch is fetched and decoded once.
 func (l *Loader) readRows(ctx context.Context, epoch, f int, rows []int, out []byte) error {
-	select {
-	case l.reads <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := l.startRead(ctx, len(out)); err != nil {
+		return err
 	}
-	defer func() { <-l.reads }()
+	defer l.endRead(len(out))
 	return l.read(ctx, epoch, f, out, nd.Indices(rows...))
 }
+
+// startRead waits for a read of n output bytes to be let in: one of the
+// Reads slots, and n of the bytes reads may fill at once (a quarter of the
+// budget; a read larger than that runs alone), so a few huge reads — a
+// window of whole shards — do not hold the budget's worth of encoded bytes
+// and decoding at once. endRead gives them back.
+func (l *Loader) startRead(ctx context.Context, n int) error {
+	if err := l.readBytes.Acquire(ctx, l.readWeight(n)); err != nil {
+		return err
+	}
+	select {
+	case l.reads <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		l.readBytes.Release(l.readWeight(n))
+		return ctx.Err()
+	}
+}
+
+func (l *Loader) endRead(n int) {
+	<-l.reads
+	l.readBytes.Release(l.readWeight(n))
+}
+
+func (l *Loader) readWeight(n int) int64 { return min(int64(n), l.readCap) }
