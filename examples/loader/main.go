@@ -93,7 +93,7 @@ func run(ctx context.Context) error {
 	}
 	cfg := loader.Config{
 		BatchSize: *batch, Sampler: loader.Sampler{Kind: loader.BlockShuffle, K: *k},
-		Seed: 42, Epochs: *epochs, Budget: 512 << 20, Reads: 16, Prefetch: 4, Counter: counter,
+		Seed: 42, Epochs: *epochs, Budget: 512 << 20, Reads: 32, Prefetch: 4, Counter: counter,
 	}
 	if *resume && *statePath != "" {
 		b, err := os.ReadFile(*statePath)
