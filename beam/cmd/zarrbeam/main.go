@@ -7,9 +7,9 @@
 //	zarrbeam -src s3://bucket/in.zarr -dst /data/out.zarr \
 //	    -chunks 1024,1024 -shards 4096,4096 -max-mem 256MiB
 //
-// Any gozarr store URL works for -src and -dst (a local path, file://,
-// s3://; gs:// and az:// need the store/gcs and store/azure modules
-// registered). The destination array's metadata is written first (shape,
+// Any gozarr store URL works for -src and -dst: a local path, file://,
+// s3://, gs:// (the store/gcs module is linked in); az:// needs a build
+// with a blank import of the store/azure module. The destination array's metadata is written first (shape,
 // data type, fill value, attributes and dimension names of the source;
 // chunks, shards and compression from the flags), then every write block
 // by one worker, then the metadata again and, with -consolidate, the
@@ -31,6 +31,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	zarrbeam "github.com/gozarr/gozarr/beam"
 	"github.com/gozarr/gozarr/codecs"
+	_ "github.com/gozarr/gozarr/store/gcs" // gs:// locations
 	"github.com/gozarr/gozarr/zarr"
 )
 
