@@ -76,6 +76,7 @@ type options struct {
 	size, shard, inner int
 	reps, rounds       int
 	skipCp             bool
+	only               string
 	dir                string
 	arrays             int
 	latency            time.Duration
@@ -91,6 +92,7 @@ func main() {
 	flag.IntVar(&o.reps, "reps", 3, "timed repetitions of cp and tree (after one warm-up)")
 	flag.IntVar(&o.rounds, "rounds", 5, "interleaved rounds of codec-only, write-alone, get and stats (after one warm-up round)")
 	flag.BoolVar(&o.skipCp, "skip-cp", false, "skip the cp runs")
+	flag.StringVar(&o.only, "only", "", "run only these of the rounds' runs (comma-separated: write, get, get-null, stats, write-shm, get-shm; codec always)")
 	flag.StringVar(&o.dir, "dir", "", "work directory, kept (default: a temporary one, removed)")
 	flag.IntVar(&o.arrays, "arrays", 1000, "arrays in the group tree lists over S3")
 	flag.DurationVar(&o.latency, "latency", 20*time.Millisecond, "delay added to every S3 request of the tree run")
@@ -233,6 +235,10 @@ func getAndStatsRounds(bin, src, dir string, arrayBytes int64, o options) (round
 			task{"write-shm", wall(func() (time.Duration, error) { return writeAlone(shm+".w", buf, arrayBytes) })},
 			task{"get-shm", get(shm + ".npy")})
 	}
+	if o.only != "" {
+		keep := strings.Split(o.only+",codec", ",")
+		tasks = slices.DeleteFunc(tasks, func(t task) bool { return !slices.Contains(keep, t.name) })
+	}
 	var rs rounds
 	runs := map[string][]result{}
 	for r := -1; r < max(o.rounds, 1); r++ {
@@ -252,27 +258,51 @@ func getAndStatsRounds(bin, src, dir string, arrayBytes int64, o options) (round
 		if r < 0 {
 			continue // warm-up
 		}
-		round["get/codec"] = round["get"] / round["codec"]
-		round["get/(codec+write)"] = round["get"] / (round["codec"] + round["write"])
-		round["get-null/codec"] = round["get-null"] / round["codec"]
-		if shm != "" {
-			round["get-shm/codec"] = round["get-shm"] / round["codec"]
-			round["get-shm/(codec+write-shm)"] = round["get-shm"] / (round["codec"] + round["write-shm"])
+		// ratioOf sets round[key] to num over the sum of den, where all ran.
+		ratioOf := func(key, num string, den ...string) {
+			d := 0.0
+			for _, k := range append(den, num) {
+				if _, ok := round[k]; !ok {
+					return
+				}
+				if k != num {
+					d += round[k]
+				}
+			}
+			round[key] = round[num] / d
 		}
-		round["stats rate/codec rate"] = round["codec"] / round["stats"]
-		round["get cpu/codec cpu"] = round["get cpu"] / round["codec cpu"]
-		round["get cpu/(codec+write) cpu"] = round["get cpu"] / (round["codec cpu"] + round["write cpu"])
-		round["get-null cpu/codec cpu"] = round["get-null cpu"] / round["codec cpu"]
-		round["stats cpu/codec cpu"] = round["stats cpu"] / round["codec cpu"]
+		ratioOf("get/codec", "get", "codec")
+		ratioOf("get/(codec+write)", "get", "codec", "write")
+		ratioOf("get-null/codec", "get-null", "codec")
+		ratioOf("get-shm/codec", "get-shm", "codec")
+		ratioOf("get-shm/(codec+write-shm)", "get-shm", "codec", "write-shm")
+		ratioOf("stats rate/codec rate", "codec", "stats")
+		ratioOf("get cpu/codec cpu", "get cpu", "codec cpu")
+		ratioOf("get cpu/(codec+write) cpu", "get cpu", "codec cpu", "write cpu")
+		ratioOf("get-null cpu/codec cpu", "get-null cpu", "codec cpu")
+		ratioOf("stats cpu/codec cpu", "stats cpu", "codec cpu")
 		rs.perRound = append(rs.perRound, round)
-		fmt.Fprintf(os.Stderr, "round %d: codec %.3f s, write %.3f s, get %.3f s (%.2f× codec, %.2f× codec+write), get /dev/null %.3f s, stats %.3f s (%.2f× the codec rate)\n",
-			r+1, round["codec"], round["write"], round["get"], round["get/codec"], round["get/(codec+write)"], round["get-null"], round["stats"], round["stats rate/codec rate"])
+		line := fmt.Sprintf("round %d:", r+1)
+		for _, t := range tasks {
+			line += fmt.Sprintf(" %s %.3f s", t.name, round[t.name])
+		}
+		for _, k := range []string{"get/codec", "get/(codec+write)", "stats rate/codec rate"} {
+			if v, ok := round[k]; ok {
+				line += fmt.Sprintf(", %s %.2f×", k, v)
+			}
+		}
+		fmt.Fprintln(os.Stderr, line)
 	}
 	// ratio formats a ratio's median over rounds and its range.
 	ratio := func(key string) string {
 		var v []float64
 		for _, r := range rs.perRound {
-			v = append(v, r[key])
+			if x, ok := r[key]; ok {
+				v = append(v, x)
+			}
+		}
+		if len(v) == 0 {
+			return "-"
 		}
 		slices.Sort(v)
 		return fmt.Sprintf("%.2f× (%.2f–%.2f)", v[len(v)/2], v[0], v[len(v)-1])
@@ -280,6 +310,9 @@ func getAndStatsRounds(bin, src, dir string, arrayBytes int64, o options) (round
 	// summary is a run's median wall and largest peak RSS over rounds.
 	summary := func(name, label string) result {
 		r := slices.Clone(runs[name])
+		if len(r) == 0 {
+			return result{}
+		}
 		slices.SortFunc(r, func(a, b result) int { return int(a.Wall - b.Wall) })
 		m := r[len(r)/2]
 		for _, x := range r {
@@ -291,6 +324,9 @@ func getAndStatsRounds(bin, src, dir string, arrayBytes int64, o options) (round
 	}
 	n := len(rs.perRound)
 	add := func(r result, note string) {
+		if r.Name == "" {
+			return // not run (-only)
+		}
 		if note != "" {
 			r.Note += "; " + note
 		}
