@@ -8,7 +8,10 @@ import (
 	"github.com/gozarr/gozarr/nd"
 )
 
-// Stats is what a loader has done so far.
+// Stats is what a loader has done so far. Reads count once done,
+// windows read ahead of the batches included, so mid-epoch ratios run
+// ahead of the batches delivered; at the end of the loader they are
+// exact.
 type Stats struct {
 	Batches int64 // batches delivered
 	Samples int64 // samples delivered
