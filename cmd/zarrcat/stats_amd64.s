@@ -2,6 +2,29 @@
 
 #include "textflag.h"
 
+// F32RESULTS stores the results of accumF32 and accumF32AVX2 from their
+// two-lane sums (X11, X13) and four-lane extremes (X6, X7), and returns.
+#define F32RESULTS \
+	MOVHLPS X11, X0 \
+	ADDSD   X0, X11 \
+	MOVSD   X11, s+24(FP) \
+	MOVHLPS X13, X0 \
+	ADDSD   X0, X13 \
+	MOVSD   X13, q+32(FP) \
+	MOVHLPS X6, X0 \
+	MINPS   X0, X6 \
+	MOVAPS  X6, X0 \
+	SHUFPS  $0x55, X0, X0 \
+	MINSS   X0, X6 \
+	MOVSS   X6, lo+40(FP) \
+	MOVHLPS X7, X0 \
+	MAXPS   X0, X7 \
+	MOVAPS  X7, X0 \
+	SHUFPS  $0x55, X0, X0 \
+	MAXSS   X0, X7 \
+	MOVSS   X7, hi+44(FP) \
+	RET
+
 // func accumF32(p *float32, n int, shift float64) (s, q float64, lo, hi float32)
 //
 // Over the n values at p (n a multiple of 8): the sums of x-shift and of
@@ -60,29 +83,11 @@ f32loop:
 	JNZ  f32loop
 
 f32done:
-	ADDPD   X8, X11
-	ADDPD   X9, X12
-	ADDPD   X12, X11
-	MOVHLPS X11, X0
-	ADDSD   X0, X11
-	MOVSD   X11, s+24(FP)
-	ADDPD   X14, X13
-	MOVHLPS X13, X0
-	ADDSD   X0, X13
-	MOVSD   X13, q+32(FP)
-	MOVHLPS X6, X0
-	MINPS   X0, X6
-	MOVAPS  X6, X0
-	SHUFPS  $0x55, X0, X0
-	MINSS   X0, X6
-	MOVSS   X6, lo+40(FP)
-	MOVHLPS X7, X0
-	MAXPS   X0, X7
-	MOVAPS  X7, X0
-	SHUFPS  $0x55, X0, X0
-	MAXSS   X0, X7
-	MOVSS   X7, hi+44(FP)
-	RET
+	ADDPD X8, X11
+	ADDPD X9, X12
+	ADDPD X12, X11
+	ADDPD X14, X13
+	F32RESULTS
 
 // func accumF64(p *float64, n int, shift float64) (s, q, lo, hi float64)
 //
@@ -285,22 +290,4 @@ a32done:
 	VEXTRACTF128 $1, Y7, X1
 	VMAXPS       X1, X7, X7
 	VZEROUPPER
-	MOVHLPS X11, X0
-	ADDSD   X0, X11
-	MOVSD   X11, s+24(FP)
-	MOVHLPS X13, X0
-	ADDSD   X0, X13
-	MOVSD   X13, q+32(FP)
-	MOVHLPS X6, X0
-	MINPS   X0, X6
-	MOVAPS  X6, X0
-	SHUFPS  $0x55, X0, X0
-	MINSS   X0, X6
-	MOVSS   X6, lo+40(FP)
-	MOVHLPS X7, X0
-	MAXPS   X0, X7
-	MOVAPS  X7, X0
-	SHUFPS  $0x55, X0, X0
-	MAXSS   X0, X7
-	MOVSS   X7, hi+44(FP)
-	RET
+	F32RESULTS
