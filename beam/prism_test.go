@@ -358,4 +358,12 @@ func TestMisalignedRefused(t *testing.T) {
 	}
 	want := append(append(append([]byte(nil), nines[:100*600]...), src[100*600:500*600]...), nines[500*600:]...)
 	sameBytes(t, "merged region", readAll(t, dr), want)
+
+	// Overlapping blocks are refused, not silently resolved.
+	p, s = beam.NewPipelineWithRoot()
+	twice := beam.Flatten(s, Read(s, sr, ReadOptions{BlockShape: []int{100, 100}}), Read(s, sr, ReadOptions{Selection: "0:50, 0:50"}))
+	Write(s, dr, twice, WriteOptions{Merge: true})
+	if err := run(t, p); err == nil || !strings.Contains(err.Error(), "overlap") {
+		t.Errorf("overlapping blocks merged: %v, want an error naming the overlap", err)
+	}
 }

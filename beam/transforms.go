@@ -346,6 +346,9 @@ func (f *mergeFn) ProcessElement(ctx context.Context, key string, pieces func(*B
 		covered += copyBox(box, p, item)
 		boxes = append(boxes, Block{Start: p.Start, Shape: p.Shape})
 	}
+	if covered > nd.NumElements(box.Shape) {
+		return fmt.Errorf("%w: write %s: the pieces of box %s overlap (blocks given to Write must not)", ErrInvalid, f.Dst, key)
+	}
 	if covered < nd.NumElements(box.Shape) {
 		// Pieces cover the box in part: the rest keeps what is stored,
 		// and units no piece meets are not written (another job may own
