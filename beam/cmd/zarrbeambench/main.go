@@ -9,7 +9,8 @@
 //	go run ./cmd/zarrbeambench -workers 1,2,4 -latency 20ms
 //
 // It reports, per worker count, the wall time, the throughput (source MB
-// per second), per worker, the workers' CPU time, and two limits measured
+// per second), per worker, the workers' and the S3 server's CPU time (and
+// so how many cores were busy on average), and two limits measured
 // in the same run: the codec floor (decode every source chunk and encode
 // every shard in this process on every core, memory to memory) and the
 // request floor (each worker's requests at the S3 store's concurrency
@@ -48,6 +49,7 @@ var (
 	latency  = flag.Duration("latency", 20*time.Millisecond, "delay added to every S3 request of the workers")
 	maxMem   = flag.Int64("max-mem", 16<<20, "zarrbeam.RechunkOptions.MaxMem")
 	prefix   = flag.String("prefix", "zarrbeambench", "key prefix on the S3 server")
+	srvPID   = flag.String("server-pid", "", "file holding the S3 server's process id, for its CPU time (default: $GOZARR_S3_STATE/pid, else /tmp/gozarr-s3/pid; none if absent)")
 	worker   = flag.Bool("as-worker", false, "internal: run as worker -part of the job")
 	part     = flag.String("part", "", "internal: the worker's box (NumPy syntax)")
 	src, dst = flag.String("src", "", "internal: source URL"), flag.String("dst", "", "internal: destination URL")
@@ -164,8 +166,8 @@ func run(ctx context.Context) error {
 	fmt.Printf("re-encode %d² uint8 (%.0f MB), %d² chunks → %d² shards of %d² inner chunks, zstd; S3 +%v per request; max-mem %d MiB: read blocks %v, write blocks %v (%d rows of them); GOMAXPROCS %d\n\n",
 		n, mb64, srcChunk, shard, inner, *latency, *maxMem>>20, plan.Read, plan.Write, rows, runtime.GOMAXPROCS(0))
 	fmt.Printf("codec floor (memory to memory, this process, all cores): %.0f ms, %.0f MB/s\n\n", ms(floor), mb64/floor.Seconds())
-	fmt.Println("| workers | wall ms | MB/s | MB/s per worker | speed-up | workers' CPU ms | wall / codec floor | request floor ms |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	fmt.Println("| workers | wall ms | MB/s | MB/s per worker | speed-up | workers' CPU ms | server CPU ms | cores busy | wall / codec floor | request floor ms |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	var first time.Duration
 	exe, err := os.Executable()
 	if err != nil {
@@ -187,6 +189,7 @@ func run(ctx context.Context) error {
 		srcURL := fmt.Sprintf("s3://%s/%s/src", srv.Bucket, base)
 		dstURL := fmt.Sprintf("s3://%s/%s/%s", srv.Bucket, base, dp)
 		cmds := make([]*exec.Cmd, w)
+		srv0 := serverCPU()
 		t0 := time.Now()
 		for i := range w {
 			lo, hi := i*rows/w*plan.Write[0], min(n, (i+1)*rows/w*plan.Write[0])
@@ -212,6 +215,7 @@ func run(ctx context.Context) error {
 			cpu += c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 		}
 		wall := time.Since(t0)
+		srvCPU := serverCPU() - srv0
 		if first == 0 {
 			first = wall
 		}
@@ -232,10 +236,40 @@ func run(ctx context.Context) error {
 		gets := (n / srcChunk) * (n / srcChunk) / w
 		puts := (n / shard) * (n / shard) / w
 		reqFloor := time.Duration((gets+63)/64+(puts+63)/64) * *latency
-		fmt.Printf("| %d | %.0f | %.0f | %.0f | %.2f | %.0f | %.1f | %.0f |\n", w, ms(wall), mb64/wall.Seconds(),
-			mb64/wall.Seconds()/float64(w), first.Seconds()/wall.Seconds(), ms(cpu), wall.Seconds()/floor.Seconds(), ms(reqFloor))
+		fmt.Printf("| %d | %.0f | %.0f | %.0f | %.2f | %.0f | %.0f | %.2f | %.1f | %.0f |\n", w, ms(wall), mb64/wall.Seconds(),
+			mb64/wall.Seconds()/float64(w), first.Seconds()/wall.Seconds(), ms(cpu), ms(srvCPU),
+			(cpu+srvCPU).Seconds()/wall.Seconds(), wall.Seconds()/floor.Seconds(), ms(reqFloor))
 	}
 	return nil
+}
+
+// serverCPU returns the S3 server's CPU time so far (user and system,
+// from /proc), 0 when its process is not known.
+func serverCPU() time.Duration {
+	file := *srvPID
+	if file == "" {
+		file = "/tmp/gozarr-s3/pid"
+		if d := os.Getenv("GOZARR_S3_STATE"); d != "" {
+			file = d + "/pid"
+		}
+	}
+	pid, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	stat, err := os.ReadFile("/proc/" + strings.TrimSpace(string(pid)) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields after the command's closing parenthesis: utime and stime are
+	// the 12th and 13th, in clock ticks (100 per second on Linux).
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	k, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+k) * 10 * time.Millisecond
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
