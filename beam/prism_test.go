@@ -21,6 +21,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/storeurl"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -366,4 +368,57 @@ func TestMisalignedRefused(t *testing.T) {
 	if err := run(t, p); err == nil || !strings.Contains(err.Error(), "overlap") {
 		t.Errorf("overlapping blocks merged: %v, want an error naming the overlap", err)
 	}
+}
+
+// TestFinalizeConsolidates rechunks into an array of a group and has
+// Finalize write the group's consolidated metadata: it names the array
+// with its new layout, and it is not stale.
+func TestFinalizeConsolidates(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	shape := []int{300, 200}
+	src := pattern(shape[0] * shape[1] * 4)
+	sr := newArray(t, filepath.Join(dir, "src.zarr"), shape, dtype.TypeFloat32, []int{64, 64}, nil, src)
+	root := filepath.Join(dir, "group.zarr")
+	st, err := OpenStore(ctx, root, storeurl.CreateDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zarr.CreateGroup(ctx, st.(store.Store), "", map[string]any{"title": "test"}); err != nil {
+		t.Fatal(err)
+	}
+	meta, err := zarr.NewArrayMetadata(shape, dtype.TypeFloat32, []int{128, 128}, zarr.Sharded(32, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dr := Ref{URL: root, Path: "data"}
+	if _, err := CreateArray(ctx, dr, meta); err != nil {
+		t.Fatal(err)
+	}
+	p, s := beam.NewPipelineWithRoot()
+	n := countOf(s, Finalize(s, dr, Rechunk(s, sr, dr, RechunkOptions{MaxMem: 1 << 20}), FinalizeOptions{Consolidate: true}))
+	if err := run(t, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := n(); got != 3*2 {
+		t.Errorf("%d write units written, want 6", got)
+	}
+	g, err := zarr.OpenGroup(ctx, st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, nodes := g.Consolidated(); !ok || nodes != 1 {
+		t.Fatalf("consolidated %v with %d nodes, want the array", ok, nodes)
+	}
+	if err := g.VerifyConsolidated(ctx); err != nil {
+		t.Errorf("consolidated metadata stale: %v", err)
+	}
+	a, err := g.OpenArray(ctx, "data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(a.ChunkShape()) != "[128 128]" {
+		t.Errorf("array through the consolidated metadata: shards %v, want [128 128]", a.ChunkShape())
+	}
+	sameBytes(t, "rechunked into the group", readAll(t, dr), src)
 }
