@@ -70,7 +70,7 @@ type ReadOptions struct {
 func Read(s beam.Scope, src Ref, opts ReadOptions) beam.PCollection {
 	s = s.Scope("zarrbeam.Read")
 	boxes := beam.ParDo(s, &planFn{Src: src, Selection: opts.Selection, MaxBytes: opts.MaxBlockBytes, Shape: opts.BlockShape}, beam.Impulse(s))
-	return beam.ParDo(s, &readFn{Src: src}, beam.Reshuffle(s, boxes))
+	return beam.ParDo(s, &readFn{opened{Array: src}}, beam.Reshuffle(s, boxes))
 }
 
 // planFn emits the boxes (blocks without data) of a read: of Shape, or
@@ -124,21 +124,25 @@ func (f *planFn) ProcessElement(ctx context.Context, _ []byte, emit func(Block))
 	return nil
 }
 
-// readFn reads the box of each block it is given.
-type readFn struct {
-	Src Ref
-	a   *zarr.Array
+// opened is the array of a DoFn, opened in Setup; readFn and writeFn
+// embed it.
+type opened struct {
+	Array Ref
+	a     *zarr.Array
 }
 
-func (f *readFn) Setup(ctx context.Context) (err error) {
-	f.a, err = f.Src.Open(ctx)
+func (o *opened) Setup(ctx context.Context) (err error) {
+	o.a, err = o.Array.Open(ctx)
 	return err
 }
+
+// readFn reads the box of each block it is given.
+type readFn struct{ opened }
 
 func (f *readFn) ProcessElement(ctx context.Context, b Block, emit func(string, Block)) error {
 	data, _, err := f.a.ReadBytes(ctx, items(b.Start, b.Shape)...)
 	if err != nil {
-		return fmt.Errorf("zarrbeam: read %s box %v+%v: %w", f.Src, b.Start, b.Shape, err)
+		return fmt.Errorf("zarrbeam: read %s box %v+%v: %w", f.Array, b.Start, b.Shape, err)
 	}
 	emit(FormatKey(b.Start), Block{Start: b.Start, Shape: b.Shape, Data: data})
 	return nil
@@ -163,7 +167,7 @@ type WriteOptions struct {
 func Write(s beam.Scope, dst Ref, blocks beam.PCollection, opts WriteOptions) beam.PCollection {
 	s = s.Scope("zarrbeam.Write")
 	if !opts.Merge {
-		return beam.ParDo(s, &writeFn{Dst: dst}, blocks)
+		return beam.ParDo(s, &writeFn{opened{Array: dst}}, blocks)
 	}
 	return merge(s, &splitFn{groupSpec{Dst: dst}}, blocks)
 }
@@ -178,18 +182,10 @@ func merge(s beam.Scope, split *splitFn, blocks beam.PCollection) beam.PCollecti
 }
 
 // writeFn writes blocks that cover whole write units.
-type writeFn struct {
-	Dst Ref
-	a   *zarr.Array
-}
-
-func (f *writeFn) Setup(ctx context.Context) (err error) {
-	f.a, err = f.Dst.Open(ctx)
-	return err
-}
+type writeFn struct{ opened }
 
 func (f *writeFn) ProcessElement(ctx context.Context, _ string, b Block, emit func(string)) error {
-	return writeBlock(ctx, f.a, f.Dst, b, nil, emit)
+	return writeBlock(ctx, f.a, f.Array, b, nil, emit)
 }
 
 // writeBlock writes b, which must cover whole write units of a (else
@@ -393,7 +389,7 @@ func Rechunk(s beam.Scope, src, dst Ref, opts RechunkOptions) beam.PCollection {
 		mem = DefaultMaxMem
 	}
 	boxes := beam.ParDo(s, &planFn{Src: src, Dst: dst, MaxMem: mem, Selection: opts.Selection}, beam.Impulse(s))
-	blocks := beam.ParDo(s, &readFn{Src: src}, beam.Reshuffle(s, boxes))
+	blocks := beam.ParDo(s, &readFn{opened{Array: src}}, beam.Reshuffle(s, boxes))
 	return merge(s, &splitFn{groupSpec{Dst: dst, Src: src, MaxMem: mem}}, blocks)
 }
 
