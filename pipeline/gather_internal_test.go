@@ -93,3 +93,30 @@ func TestSortPointsKeyEqualsTuple(t *testing.T) {
 		}
 	}
 }
+
+func TestRadixSortStable(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 255, 256, 3000} {
+		for _, bitsUsed := range []uint{3, 17, 64} {
+			type kv struct{ k, v uint64 }
+			xs := make([]kv, n)
+			for i := range xs {
+				xs[i] = kv{r.Uint64() >> (64 - bitsUsed), uint64(i)}
+			}
+			want := slices.Clone(xs)
+			slices.SortStableFunc(want, func(a, b kv) int {
+				switch {
+				case a.k < b.k:
+					return -1
+				case a.k > b.k:
+					return 1
+				}
+				return 0
+			})
+			got := radixSort(xs, func(x kv) uint64 { return x.k })
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d, %d-bit keys: radix sort differs from a stable sort", n, bitsUsed)
+			}
+		}
+	}
+}

@@ -11,6 +11,9 @@
 //     inner chunks (1 MiB), zstd level 1, as the main bench's zstd-sharded
 //     layout; a row is 16 KiB (the loader's samples); rows are drawn with
 //     replacement, so a gather repeats some;
+//   - cube16: 256³ float32 (64 MiB), shards of 128³ of 16³ inner chunks
+//     (16 KiB, 4096 of them), zstd level 1: the same gather, where the cost
+//     per chunk weighs more;
 //   - cube: 512 × 512 × 256 float32 (256 MiB), shards of 256 × 256 × 128 of
 //     32³ inner chunks (128 KiB), zstd level 1.
 //
@@ -71,14 +74,16 @@ type geometry struct {
 func geometries(small bool) []geometry {
 	rows := geometry{name: "rows", shape: []int{65536, 4096}, shard: []int{4096, 4096}, inner: []int{512, 512}}
 	cube := geometry{name: "cube", shape: []int{512, 512, 256}, shard: []int{256, 256, 128}, inner: []int{32, 32, 32}}
+	fine := geometry{name: "cube16", shape: []int{256, 256, 256}, shard: []int{128, 128, 128}, inner: []int{16, 16, 16}}
 	if small {
-		rows.name, cube.name = "rows-small", "cube-small"
+		rows.name, cube.name, fine.name = "rows-small", "cube-small", "cube16-small"
+		fine.shape[0] /= 2
 		rows.shape[0] /= 8
 		rows.shard[0] /= 8
 		cube.shape[0] /= 8
 		cube.shard[0] /= 4
 	}
-	return []geometry{rows, cube}
+	return []geometry{rows, cube, fine}
 }
 
 // elem is the value stored at C-order index i: quantised noise, which zstd
@@ -203,6 +208,14 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 			pts[d][k] = r.IntN(cg.shape[d])
 		}
 	}
+	fg := geos[2]
+	finePts := make([][]int, 3)
+	for d := range 3 {
+		finePts[d] = make([]int, npoints)
+		for k := range npoints {
+			finePts[d][k] = r.IntN(fg.shape[d])
+		}
+	}
 	rowTouched := touchedRows(arrays[0], rows)
 	wls := []workload{
 		{name: fmt.Sprintf("%d random rows, sorted (oindex)", len(rows)), arr: 0, out: len(rows) * rowBytes, touched: rowTouched,
@@ -226,6 +239,17 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 			pyArgs: func(d string) []string {
 				return []string{"vindex", paths[1], saveInts(d, "p0.npy", pts[0]), saveInts(d, "p1.npy", pts[1]), saveInts(d, "p2.npy", pts[2])}
 			}},
+		{name: fmt.Sprintf("%d random points, 16³ inner chunks (vindex)", npoints), arr: 2, out: npoints * 4, touched: touchedPoints(arrays[2], finePts),
+			read: func(ctx context.Context, a *zarr.Array, out []byte) error {
+				p, err := a.Points(finePts)
+				if err != nil {
+					return err
+				}
+				return a.ReadPointsInto(ctx, out, p)
+			},
+			pyArgs: func(d string) []string {
+				return []string{"vindex", paths[2], saveInts(d, "f0.npy", finePts[0]), saveInts(d, "f1.npy", finePts[1]), saveInts(d, "f2.npy", finePts[2])}
+			}},
 	}
 	py := zarrPython(peers)
 	fmt.Printf("gatherbench: %d cores, GOMAXPROCS %d, %s\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
@@ -245,7 +269,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 			gz = append(gz, time.Since(t0).Seconds())
 			fetched = counters[w.arr].fetched.Load()
 		}
-		if err := check(w, out, rows, sorted, pts, geos); err != nil {
+		if err := check(w, out, rows, sorted, pts, finePts, geos); err != nil {
 			return err
 		}
 		codec, decoded, err := codecOnly(ctx, a, paths[w.arr], w.touched, reps)
@@ -269,7 +293,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 }
 
 // check verifies the gathered values against elem.
-func check(w workload, out []byte, rows, sorted []int, pts [][]int, geos []geometry) error {
+func check(w workload, out []byte, rows, sorted []int, pts, finePts [][]int, geos []geometry) error {
 	at := func(k int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(out[4*k:])) }
 	switch w.arr {
 	case 0:
@@ -285,10 +309,14 @@ func check(w workload, out []byte, rows, sorted []int, pts [][]int, geos []geome
 				}
 			}
 		}
-	case 1:
-		s := geos[1].shape
-		for k := range pts[0] {
-			if got, want := at(k), elem(uint64((pts[0][k]*s[1]+pts[1][k])*s[2]+pts[2][k])); got != want {
+	case 1, 2:
+		s := geos[w.arr].shape
+		p := pts
+		if w.arr == 2 {
+			p = finePts
+		}
+		for k := range p[0] {
+			if got, want := at(k), elem(uint64((p[0][k]*s[1]+p[1][k])*s[2]+p[2][k])); got != want {
 				return fmt.Errorf("%s: point %d = %v, want %v", w.name, k, got, want)
 			}
 		}
