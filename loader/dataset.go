@@ -225,13 +225,17 @@ func (g *geometry) fingerprint() uint64 {
 	return h
 }
 
+// lcmCap is where lcm stops: beyond it the multiple is too large to
+// matter (and it fits int on 32-bit platforms).
+const lcmCap = 1 << 30
+
 func lcm(a, b int) int {
 	x, y := a, b
 	for y != 0 {
 		x, y = y, x%y
 	}
-	if x == 0 || a/x > (1<<40)/max(b, 1) {
-		return 1 << 40 // too large to matter
+	if x == 0 || a/x > lcmCap/max(b, 1) {
+		return lcmCap // too large to matter
 	}
 	return a / x * b
 }
