@@ -143,17 +143,7 @@ func TestPlanWriteUnits(t *testing.T) {
 func BenchmarkPlanHugeGrid(b *testing.B) {
 	for _, sharded := range []bool{false, true} {
 		b.Run(fmt.Sprintf("sharded=%v", sharded), func(b *testing.B) {
-			t := &testing.T{}
-			specs := []codecs.Spec{spec(t, "bytes", map[string]string{"endian": "little"})}
-			if sharded {
-				specs = shardSpecs(t, []int{2, 2})
-			}
-			meta := &zarr.ArrayMetadata{Shape: []int{4 * 100_000, 4 * 10_000}, DataType: dtype.TypeFloat32, ChunkShape: []int{4, 4},
-				ChunkKeyEncoding: zarr.DefaultKeyEncoding(), FillValue: make([]byte, 4), Codecs: specs}
-			a, err := zarr.CreateArray(context.Background(), mem.New(), "a", meta)
-			if err != nil {
-				b.Fatal(err)
-			}
+			a := hugeGridArray(b, sharded)
 			b.ReportAllocs()
 			for b.Loop() {
 				plan, err := a.Plan(nd.Range(0, 4), nd.Range(4*5_000, 4*5_000+12))
@@ -177,6 +167,23 @@ func f32At(b []byte, i int) float32 {
 	return math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 }
 
+// hugeGridArray is an empty float32 array of 10^9 chunks of 4², or of 10^9
+// shards of 4² made of 2² inner chunks.
+func hugeGridArray(b *testing.B, sharded bool) *zarr.Array {
+	t := &testing.T{}
+	specs := []codecs.Spec{spec(t, "bytes", map[string]string{"endian": "little"})}
+	if sharded {
+		specs = shardSpecs(t, []int{2, 2})
+	}
+	meta := &zarr.ArrayMetadata{Shape: []int{4 * 100_000, 4 * 10_000}, DataType: dtype.TypeFloat32, ChunkShape: []int{4, 4},
+		ChunkKeyEncoding: zarr.DefaultKeyEncoding(), FillValue: make([]byte, 4), Codecs: specs}
+	a, err := zarr.CreateArray(context.Background(), mem.New(), "a", meta)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a
+}
+
 // BenchmarkGatherHugeGrid reads 3 points, and an orthogonal selection of 3
 // rows by 3 columns, of an array of 10^9 chunks (and of 10^9 shards), none
 // stored: the cost grows with the chunks touched and the indices given,
@@ -184,17 +191,7 @@ func f32At(b []byte, i int) float32 {
 func BenchmarkGatherHugeGrid(b *testing.B) {
 	for _, sharded := range []bool{false, true} {
 		b.Run(fmt.Sprintf("sharded=%v", sharded), func(b *testing.B) {
-			t := &testing.T{}
-			specs := []codecs.Spec{spec(t, "bytes", map[string]string{"endian": "little"})}
-			if sharded {
-				specs = shardSpecs(t, []int{2, 2})
-			}
-			meta := &zarr.ArrayMetadata{Shape: []int{4 * 100_000, 4 * 10_000}, DataType: dtype.TypeFloat32, ChunkShape: []int{4, 4},
-				ChunkKeyEncoding: zarr.DefaultKeyEncoding(), FillValue: make([]byte, 4), Codecs: specs}
-			a, err := zarr.CreateArray(context.Background(), mem.New(), "a", meta)
-			if err != nil {
-				b.Fatal(err)
-			}
+			a := hugeGridArray(b, sharded)
 			coords := [][]int{{399_999, 7, 123_456}, {0, 39_999, 20_000}}
 			b.Run("points", func(b *testing.B) {
 				b.ReportAllocs()
