@@ -3,14 +3,15 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
 
+	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/npy"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/zarr"
@@ -130,25 +131,23 @@ func readNpyBounded(path string) (*npy.Array, error) {
 	return npy.ReadFile(path)
 }
 
-// intReader returns a decoder of one integer of the .npy descr.
+// intReader returns a decoder of one integer of the .npy descr (any
+// little-endian integer type; loadScalar reads it).
 func intReader(descr string) (func([]byte) int, error) {
-	switch descr {
-	case "<i8":
-		return func(b []byte) int { return int(int64(binary.LittleEndian.Uint64(b))) }, nil
-	case "<i4":
-		return func(b []byte) int { return int(int32(binary.LittleEndian.Uint32(b))) }, nil
-	case "<i2":
-		return func(b []byte) int { return int(int16(binary.LittleEndian.Uint16(b))) }, nil
-	case "|i1":
-		return func(b []byte) int { return int(int8(b[0])) }, nil
-	case "<u4":
-		return func(b []byte) int { return int(binary.LittleEndian.Uint32(b)) }, nil
-	case "<u2":
-		return func(b []byte) int { return int(binary.LittleEndian.Uint16(b)) }, nil
-	case "|u1":
-		return func(b []byte) int { return int(b[0]) }, nil
+	dt, big, err := dtype.ParseNumpy(descr)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("dtype %s: want a little-endian integer type (<i8, <i4, <i2, |i1, <u4, <u2, |u1)", descr)
+	if big || (dt.Kind() != dtype.Int && dt.Kind() != dtype.Uint) {
+		return nil, fmt.Errorf("dtype %s: want a little-endian integer type", descr)
+	}
+	return func(b []byte) int {
+		v := loadScalar(dt, b[:dt.Size()])
+		if v.neg {
+			return int(max(v.i, math.MinInt))
+		}
+		return int(min(v.u, uint64(math.MaxInt))) // out of range anyway: NormalizePoints says so
+	}, nil
 }
 
 // pointsSelection returns the coordinate selection --points or --mask asks
