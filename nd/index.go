@@ -369,20 +369,19 @@ func pointPart(pts []int, rank, m, k int, chunkShape []int) ChunkPart {
 // points in one chunk: their places are runs of the last dimension of an
 // output of shape 1, ..., 1, n.
 func PointParts(pts Points, chunkShape []int) func(yield func(ChunkPart) bool) {
-	whole := ChunkPart{Count: make([]int, pts.Rank), Points: pts.Coords}
-	if pts.Rank > 0 {
-		whole.Count[pts.Rank-1] = pts.Len()
-	}
-	return whole.Parts(chunkShape)
+	return pts.part().Parts(chunkShape)
 }
 
 // NumPointParts returns how many parts PointParts yields.
-func NumPointParts(pts Points, chunkShape []int) int {
-	whole := ChunkPart{Count: make([]int, pts.Rank), Points: pts.Coords}
-	if pts.Rank > 0 {
-		whole.Count[pts.Rank-1] = pts.Len()
+func NumPointParts(pts Points, chunkShape []int) int { return pts.part().NumParts(chunkShape) }
+
+// part is all of pts as one part, of the whole array.
+func (p Points) part() ChunkPart {
+	whole := ChunkPart{Count: make([]int, p.Rank), Points: p.Coords}
+	if p.Rank > 0 {
+		whole.Count[p.Rank-1] = p.Len()
 	}
-	return whole.NumParts(chunkShape)
+	return whole
 }
 
 // Points is a normalised coordinate selection (zarr-python's vindex): a

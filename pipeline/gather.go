@@ -108,18 +108,19 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 		return ctx.Err()
 	}
 	sorted, order := sortPoints(g, pts, false)
-	view := nd.Contiguous(out, pointsShape(pts.Rank, pts.Len()), item)
-	if order == nil {
-		return newEngine(r, g, view, opt).runParts(ctx, nd.PointParts(sorted, g.ChunkShape), nd.NumPointParts(sorted, g.ChunkShape))
+	dst := out // the sorted points' values: out itself when pts is sorted
+	if order != nil {
+		buf := bufpool.Get(sorted.Len() * item)
+		defer bufpool.Put(buf)
+		dst = (*buf)[:sorted.Len()*item]
 	}
-	n := sorted.Len() * item
-	buf := bufpool.Get(n)
-	defer bufpool.Put(buf)
-	tmp := nd.Contiguous((*buf)[:n], pointsShape(pts.Rank, sorted.Len()), item)
-	if err := newEngine(r, g, tmp, opt).runParts(ctx, nd.PointParts(sorted, g.ChunkShape), nd.NumPointParts(sorted, g.ChunkShape)); err != nil {
+	view := nd.Contiguous(dst, pointsShape(pts.Rank, sorted.Len()), item)
+	if err := newEngine(r, g, view, opt).runParts(ctx, nd.PointParts(sorted, g.ChunkShape), nd.NumPointParts(sorted, g.ChunkShape)); err != nil {
 		return err
 	}
-	gatherParallel(nd.Contiguous(out, []int{pts.Len()}, item), nd.Contiguous(tmp.Data, []int{sorted.Len()}, item), [][]int{order}, opt.WithDefaults().DecodeConcurrency)
+	if order != nil {
+		gatherParallel(nd.Contiguous(out, []int{pts.Len()}, item), nd.Contiguous(dst, []int{sorted.Len()}, item), [][]int{order}, opt.WithDefaults().DecodeConcurrency)
+	}
 	return nil
 }
 

@@ -44,8 +44,8 @@ import (
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/loader"
 	"github.com/gozarr/gozarr/nd"
-	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/zarr"
 )
@@ -99,7 +99,10 @@ func elem(i uint64) float32 {
 // at a time (bounded memory).
 func makeArray(ctx context.Context, dir string, g geometry) (string, error) {
 	path := filepath.Join(dir, g.name+".zarr")
-	if _, err := os.Stat(filepath.Join(path, "done")); err == nil {
+	// The marker holds the geometry the array was made with: another one
+	// (an older version of this program) makes it again.
+	made := fmt.Sprintf("%v %v %v\n", g.shape, g.shard, g.inner)
+	if b, err := os.ReadFile(filepath.Join(path, "done")); err == nil && string(b) == made {
 		return path, nil
 	}
 	os.RemoveAll(path)
@@ -134,29 +137,8 @@ func makeArray(ctx context.Context, dir string, g geometry) (string, error) {
 			return "", err
 		}
 	}
-	return path, os.WriteFile(filepath.Join(path, "done"), nil, 0o644)
+	return path, os.WriteFile(filepath.Join(path, "done"), []byte(made), 0o644)
 }
-
-// counting counts the bytes a read fetches from a filesystem store, keeping
-// its capabilities (ranged reads into buffers, sizes: a local store).
-type counting struct {
-	st      *fs.Store
-	fetched atomic.Int64
-}
-
-func (c *counting) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	b, err := c.st.Get(ctx, key, r)
-	c.fetched.Add(int64(len(b)))
-	return b, err
-}
-
-func (c *counting) ReadInto(ctx context.Context, key string, off int64, dst []byte) (int, error) {
-	n, err := c.st.ReadInto(ctx, key, off, dst)
-	c.fetched.Add(int64(n))
-	return n, err
-}
-
-func (c *counting) Size(ctx context.Context, key string) (int64, error) { return c.st.Size(ctx, key) }
 
 // workload is one gather.
 type workload struct {
@@ -176,7 +158,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 	geos := geometries(small)
 	paths := make([]string, len(geos))
 	arrays := make([]*zarr.Array, len(geos))
-	counters := make([]*counting, len(geos))
+	counters := make([]*loader.CountingStore, len(geos))
 	for i, g := range geos {
 		p, err := makeArray(ctx, dir, g)
 		if err != nil {
@@ -186,7 +168,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 		if err != nil {
 			return err
 		}
-		counters[i] = &counting{st: st}
+		counters[i] = loader.NewCountingStore(st) // keeps the store's capabilities
 		if arrays[i], err = zarr.OpenArray(ctx, counters[i], ""); err != nil {
 			return err
 		}
@@ -261,13 +243,13 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 		var gz []float64
 		var fetched int64
 		for range reps {
-			counters[w.arr].fetched.Store(0)
+			before := counters[w.arr].Bytes()
 			t0 := time.Now()
 			if err := w.read(ctx, a, out); err != nil {
 				return fmt.Errorf("%s: %w", w.name, err)
 			}
 			gz = append(gz, time.Since(t0).Seconds())
-			fetched = counters[w.arr].fetched.Load()
+			fetched = counters[w.arr].Bytes() - before
 		}
 		if err := check(w, out, rows, sorted, pts, finePts, geos); err != nil {
 			return err
