@@ -24,8 +24,12 @@ type metaBuild struct {
 }
 
 // Compress appends bytes-to-bytes codecs (compressors, checksums) after
-// the bytes codec, e.g. Compress(codecs.NewZstd(3, false)) with the codec
-// built by its package's typed constructor.
+// the bytes codec, in order, each built by its package's typed constructor:
+//
+//	zs, err := codecs.NewZstd(3, false)
+//	// ...
+//	meta, err := zarr.NewArrayMetadata(shape, dtype.TypeFloat32, chunks,
+//		zarr.Compress(zs, codecs.NewCRC32C()))
 func Compress(cs ...codecs.BytesToBytes) MetadataOption {
 	return func(b *metaBuild) error {
 		for _, c := range cs {

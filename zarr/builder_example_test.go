@@ -82,3 +82,22 @@ func ExampleArray_Plan() {
 	// a/c/1/0 [[0 0]] bytes=0-7 box [0 2] [2 2] at [1 0]
 	// a/c/1/0 [[0 1]] bytes=16-23 box [0 0] [2 1] at [1 2]
 }
+
+// Compress takes the codecs its package's constructors return: a zstd
+// compressor followed by a crc32c checksum of each compressed chunk.
+func ExampleCompress() {
+	zs, err := codecs.NewZstd(3, false)
+	if err != nil {
+		panic(err)
+	}
+	meta, err := zarr.NewArrayMetadata([]int{100, 100}, dtype.TypeFloat32, []int{50, 50},
+		zarr.Compress(zs, codecs.NewCRC32C()))
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range meta.Codecs {
+		fmt.Print(c.Name, " ")
+	}
+	fmt.Println()
+	// Output: bytes zstd crc32c
+}
