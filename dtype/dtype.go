@@ -58,6 +58,12 @@ func (k Kind) String() string {
 		return "vlen-string"
 	case VarBytes:
 		return "vlen-bytes"
+	case NarrowFloat:
+		return "narrow-float"
+	case NarrowInt:
+		return "narrow-int"
+	case NarrowUint:
+		return "narrow-uint"
 	}
 	return "invalid"
 }
@@ -69,6 +75,9 @@ type DataType struct {
 	size  int      // bytes per element
 	unit  TimeUnit // Datetime and Timedelta only
 	scale uint32   // Datetime and Timedelta only: the unit's multiple
+	// narrow is the narrow types' format, 1 + its index in narrowFormats
+	// (NarrowFloat, NarrowInt and NarrowUint only).
+	narrow uint8
 }
 
 // The core data types, by their Zarr v3 names.
@@ -106,6 +115,9 @@ func Parse(name string) (DataType, error) {
 		return TypeBFloat16, nil
 	}
 	if d, ok := parseVarName(name); ok {
+		return d, nil
+	}
+	if d, ok := parseNarrow(name); ok {
 		return d, nil
 	}
 	for _, d := range []DataType{TypeBool, TypeInt8, TypeInt16, TypeInt32, TypeInt64,
@@ -176,7 +188,7 @@ func (d DataType) SwapUnit() int {
 	switch d.kind {
 	case Complex:
 		return d.size / 2
-	case Bool, Raw, Bytes, VarString, VarBytes:
+	case Bool, Raw, Bytes, VarString, VarBytes, NarrowFloat, NarrowInt, NarrowUint:
 		return 1
 	case String:
 		return 4
@@ -206,6 +218,8 @@ func (d DataType) NumpyDescr() string {
 		return "<V2"
 	case VarString, VarBytes:
 		return "|O"
+	case NarrowFloat, NarrowInt, NarrowUint:
+		return "|V1" // NumPy has none of them (ml_dtypes registers its own)
 	}
 	code := map[Kind]string{Int: "i", Uint: "u", Float: "f", Complex: "c"}[d.kind]
 	if d.size == 1 {

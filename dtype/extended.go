@@ -145,6 +145,8 @@ func (d DataType) extName() string {
 		return "numpy.timedelta64"
 	case BFloat:
 		return "bfloat16"
+	case NarrowFloat, NarrowInt, NarrowUint:
+		return d.narrowFormat().name
 	}
 	return d.varName()
 }

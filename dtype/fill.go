@@ -121,6 +121,8 @@ func parseFillValue(d DataType, v any, out []byte, v2 bool) error {
 	switch d.kind {
 	case String, Bytes, Datetime, Timedelta, BFloat:
 		return parseExtFill(d, v, out, v2)
+	case NarrowFloat, NarrowInt, NarrowUint:
+		return parseNarrowFill(d, v, out)
 	case Bool:
 		switch x := v.(type) {
 		case bool:
@@ -375,6 +377,8 @@ func formatFill(d DataType, elem []byte, v2 bool) (json.RawMessage, error) {
 	switch d.kind {
 	case String, Bytes, Datetime, Timedelta, BFloat:
 		return formatExtFill(d, elem, v2)
+	case NarrowFloat, NarrowInt, NarrowUint:
+		return formatNarrowFill(d, elem[0])
 	case Bool:
 		switch elem[0] {
 		case 0:

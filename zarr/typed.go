@@ -87,12 +87,17 @@ func asBytes[T Element](a *Array, s []T) ([]byte, error) {
 
 // Read reads the selected elements of a into a new slice and returns it
 // with the selection's shape. T must match the array's data type (float16
-// arrays read as dtype.Float16). No items select the whole array. The
-// allocation is bounded as for ReadBytes (ErrTooLarge).
+// arrays read as dtype.Float16); the narrow types convert (float8, float6
+// and float4 arrays read exactly as float32 or float64, int2/int4/uint2/
+// uint4 arrays as any Go integer type). No items select the whole array.
+// The allocation is bounded as for ReadBytes (ErrTooLarge).
 func Read[T Element](ctx context.Context, a *Array, items ...nd.Item) ([]T, []int, error) {
 	sel, err := a.Selection(items...)
 	if err != nil {
 		return nil, nil, err
+	}
+	if a.meta.DataType.Narrow() {
+		return readNarrow[T](ctx, a, sel)
 	}
 	if _, err := asBytes[T](a, nil); err != nil {
 		return nil, nil, err
@@ -116,6 +121,20 @@ func Read[T Element](ctx context.Context, a *Array, items ...nd.Item) ([]T, []in
 // ReadInto reads the selected elements of a into out, which must have
 // exactly the selection's number of elements.
 func ReadInto[T Element](ctx context.Context, a *Array, out []T, items ...nd.Item) error {
+	if a.meta.DataType.Narrow() {
+		sel, err := a.Selection(items...)
+		if err != nil {
+			return err
+		}
+		if sel.NumElements() != len(out) {
+			return fmt.Errorf("%w: %d elements to read into, selection of %q has %d", nd.ErrInvalidSelection, len(out), a.path, sel.NumElements())
+		}
+		b, _, err := readNarrowBytes[T](ctx, a, sel)
+		if err != nil {
+			return err
+		}
+		return fromNarrow(a, b, out)
+	}
 	b, err := asBytes(a, out)
 	if err != nil {
 		return err
@@ -124,8 +143,17 @@ func ReadInto[T Element](ctx context.Context, a *Array, out []T, items ...nd.Ite
 }
 
 // Write writes data (C order, the selection's shape) into the selected
-// elements of a.
+// elements of a. Into a narrow type, floats round to the nearest value
+// (ties to even, as ml_dtypes converts) and integers out of its range are
+// an error (ErrInvalidValue).
 func Write[T Element](ctx context.Context, a *Array, data []T, items ...nd.Item) error {
+	if a.meta.DataType.Narrow() {
+		b, err := toNarrow(a, data)
+		if err != nil {
+			return err
+		}
+		return a.WriteBytes(ctx, b, items...)
+	}
 	b, err := asBytes(a, data)
 	if err != nil {
 		return err

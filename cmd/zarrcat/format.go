@@ -165,7 +165,12 @@ func (e *encoder) end() error {
 // them), anything else (raw bits "0x...") as a string of its text form.
 func appendJSONValue(dst []byte, dt dtype.DataType, b []byte) []byte {
 	switch dt.Kind() {
-	case dtype.Bool, dtype.Int, dtype.Uint:
+	case dtype.Bool, dtype.Int, dtype.Uint, dtype.NarrowInt, dtype.NarrowUint:
+		return appendValue(dst, dt, b)
+	case dtype.NarrowFloat:
+		if v := dtype.NarrowToFloat64(dt, b[0]); math.IsNaN(v) || math.IsInf(v, 0) {
+			return append(dst, "null"...)
+		}
 		return appendValue(dst, dt, b)
 	case dtype.Float:
 		return appendJSONFloat(dst, b)
