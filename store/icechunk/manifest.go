@@ -1,0 +1,253 @@
+package icechunk
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// manifest is a parsed manifest file: its flatbuffer and the checked
+// vector of its arrays. Chunk refs stay in the buffer.
+type manifest struct {
+	id     ID
+	spec   uint8
+	buf    []byte
+	arrays fbVector // of ArrayManifest tables, sorted by node id
+	refs   int64    // chunk refs in all arrays
+}
+
+// ChunkRef table fields.
+const (
+	crIndex = iota
+	crInline
+	crOffset
+	crLength
+	crChunkID
+	crLocation
+	crChecksumEtag
+	crChecksumLastModified
+	crCompressedLocation
+)
+
+// refKind tells native, inline and virtual chunk refs apart.
+type refKind uint8
+
+const (
+	refNative refKind = iota + 1
+	refInline
+	refVirtual
+)
+
+// chunkRef is one chunk reference, read from its manifest buffer.
+type chunkRef struct {
+	kind     refKind
+	inline   []byte // a view into the manifest (inline refs)
+	offset   uint64
+	length   uint64
+	chunkID  ID
+	location string
+	etag     string
+	modified uint32
+}
+
+func parseManifest(id ID, data []byte, maxBytes int64) (*manifest, error) {
+	h, buf, err := decodeFile(data, fileManifest, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	root, err := fbRoot(buf)
+	if err != nil {
+		return nil, err
+	}
+	idb, err := root.inline(0, 12)
+	if err != nil {
+		return nil, err
+	}
+	if idb == nil {
+		return nil, corruptf("manifest without an id")
+	}
+	if !bytes.Equal(idb, id[:]) {
+		return nil, corruptf("manifest %v holds id %v", id, ID(idb))
+	}
+	arrays, err := root.vector(1, 4, true)
+	if err != nil {
+		return nil, err
+	}
+	m := &manifest{id: id, spec: h.spec, buf: buf, arrays: arrays}
+	var prev []byte
+	for j := 0; j < arrays.n; j++ {
+		t, err := arrays.table(j)
+		if err != nil {
+			return nil, err
+		}
+		nid, err := t.inline(0, 8)
+		if err != nil {
+			return nil, err
+		}
+		if nid == nil {
+			return nil, corruptf("manifest array %d without a node id", j)
+		}
+		if prev != nil && bytes.Compare(prev, nid) >= 0 {
+			return nil, corruptf("manifest arrays not sorted by node id")
+		}
+		prev = nid
+		refs, err := t.vector(1, 4, true)
+		if err != nil {
+			return nil, err
+		}
+		m.refs += int64(refs.n)
+	}
+	return m, nil
+}
+
+// arrayRefs returns the refs vector of node's ArrayManifest, if any.
+func (m *manifest) arrayRefs(node NodeID) (fbVector, bool, error) {
+	lo, hi := 0, m.arrays.n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		t, err := m.arrays.table(mid)
+		if err != nil {
+			return fbVector{}, false, err
+		}
+		nid, err := t.inline(0, 8)
+		if err != nil {
+			return fbVector{}, false, err
+		}
+		switch c := bytes.Compare(nid, node[:]); {
+		case c == 0:
+			v, err := t.vector(1, 4, true)
+			return v, err == nil, err
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return fbVector{}, false, nil
+}
+
+// refIndex returns ref j's table and its index vector.
+func refIndex(refs fbVector, j int) (fbTable, fbVector, error) {
+	t, err := refs.table(j)
+	if err != nil {
+		return t, fbVector{}, err
+	}
+	idx, err := t.vector(crIndex, 4, true)
+	return t, idx, err
+}
+
+func compareIndex(idx fbVector, coords []uint32) int {
+	for i := 0; i < idx.n && i < len(coords); i++ {
+		a := idx.u32(i)
+		if a != coords[i] {
+			if a < coords[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return idx.n - len(coords)
+}
+
+// lookup finds node's ref at coords by binary search in the buffer.
+func (m *manifest) lookup(node NodeID, coords []uint32) (chunkRef, bool, error) {
+	refs, ok, err := m.arrayRefs(node)
+	if err != nil || !ok {
+		return chunkRef{}, false, err
+	}
+	lo, hi := 0, refs.n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		t, idx, err := refIndex(refs, mid)
+		if err != nil {
+			return chunkRef{}, false, err
+		}
+		switch c := compareIndex(idx, coords); {
+		case c == 0:
+			r, err := readRef(t)
+			return r, err == nil, err
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return chunkRef{}, false, nil
+}
+
+// readRef reads a ChunkRef table.
+func readRef(t fbTable) (chunkRef, error) {
+	var r chunkRef
+	var err error
+	if r.offset, err = t.u64(crOffset, 0); err != nil {
+		return r, err
+	}
+	if r.length, err = t.u64(crLength, 0); err != nil {
+		return r, err
+	}
+	inline, err := t.vector(crInline, 1, false)
+	if err != nil {
+		return r, err
+	}
+	if _, present, err := t.ref(crInline); err != nil {
+		return r, err
+	} else if present {
+		r.kind = refInline
+		r.inline = inline.buf[inline.start : inline.start+inline.n : inline.start+inline.n]
+		return r, nil
+	}
+	cid, err := t.inline(crChunkID, 12)
+	if err != nil {
+		return r, err
+	}
+	if cid != nil {
+		r.kind = refNative
+		copy(r.chunkID[:], cid)
+		return r, nil
+	}
+	if r.location, err = t.str(crLocation, false); err != nil {
+		return r, err
+	}
+	_, comp, err := t.ref(crCompressedLocation)
+	if err != nil {
+		return r, err
+	}
+	if r.location != "" || comp {
+		r.kind = refVirtual
+		if r.etag, err = t.str(crChecksumEtag, false); err != nil {
+			return r, err
+		}
+		r.modified, err = t.u32(crChecksumLastModified, 0)
+		return r, err
+	}
+	return r, corruptf("chunk ref that is neither inline, native nor virtual")
+}
+
+// eachRef calls fn for every ref of node in the manifest, in order.
+func (m *manifest) eachRef(node NodeID, fn func(idx fbVector) error) error {
+	refs, ok, err := m.arrayRefs(node)
+	if err != nil || !ok {
+		return err
+	}
+	for j := 0; j < refs.n; j++ {
+		_, idx, err := refIndex(refs, j)
+		if err != nil {
+			return err
+		}
+		if err := fn(idx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (k refKind) String() string {
+	switch k {
+	case refNative:
+		return "native"
+	case refInline:
+		return "inline"
+	case refVirtual:
+		return "virtual"
+	}
+	return fmt.Sprintf("refKind(%d)", uint8(k))
+}

@@ -1,0 +1,295 @@
+package icechunk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+
+	"github.com/gozarr/gozarr/store"
+)
+
+// Snapshot is one snapshot of a repository as a read-only store: the
+// zarr.json of every node ("zarr.json", "a/b/zarr.json") and the chunks of
+// every array under their keys ("a/b/c/0/1"), so zarr.OpenArray and
+// zarr.OpenGroup read it like any store. A chunk without a ref is
+// store.ErrNotFound (the fill value); a ref whose data is missing or short
+// is ErrCorrupt. It is safe for concurrent use.
+type Snapshot struct {
+	repo *Repository
+	snap *snapshot
+}
+
+var (
+	_ store.Reader     = (*Snapshot)(nil)
+	_ store.Lister     = (*Snapshot)(nil)
+	_ store.Identifier = (*Snapshot)(nil)
+)
+
+// Checkout opens snapshot id as a store.
+func (r *Repository) Checkout(ctx context.Context, id ID) (*Snapshot, error) {
+	s, err := r.snapshot(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &Snapshot{repo: r, snap: s}, nil
+}
+
+// CheckoutRef opens the snapshot a branch, tag or snapshot id names.
+func (r *Repository) CheckoutRef(ctx context.Context, ref string) (*Snapshot, error) {
+	id, err := r.Resolve(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	return r.Checkout(ctx, id)
+}
+
+// ID is the snapshot's id.
+func (s *Snapshot) ID() ID { return s.snap.id }
+
+// StoreID implements store.Identifier: a snapshot never changes, so caches
+// keyed by it stay true.
+func (s *Snapshot) StoreID() string {
+	return "icechunk:" + store.IDOf(s.repo.src) + "@" + s.snap.id.String()
+}
+
+// Unwrap returns the repository's store, so the pipeline takes its request
+// limit.
+func (s *Snapshot) Unwrap() store.Reader { return s.repo.src }
+
+// Node describes a group or array of a snapshot.
+type Node struct {
+	Path     string   // "/" or "/a/b"
+	Kind     NodeKind // KindGroup or KindArray
+	Shape    []uint64 // arrays: the length of each dimension
+	Manifest int      // arrays: how many manifests hold its chunk refs
+}
+
+// Nodes lists the snapshot's nodes, sorted by path.
+func (s *Snapshot) Nodes() []Node {
+	out := make([]Node, len(s.snap.nodes))
+	for i, n := range s.snap.nodes {
+		out[i] = Node{Path: n.path, Kind: n.kind, Shape: slices.Clone(n.shape), Manifest: len(n.manifests)}
+	}
+	return out
+}
+
+func notFound(op, key string) error {
+	return &store.KeyError{Op: op, Key: key, Err: store.ErrNotFound}
+}
+
+// nodePath turns a store prefix ("", "a/b") into a node path ("/", "/a/b").
+func nodePath(prefix string) string { return "/" + prefix }
+
+// locate finds the array and chunk coordinates a chunk key names: the
+// longest prefix of key that is an array, then its chunk key encoding.
+func (s *Snapshot) locate(key string) (*node, []uint32, bool) {
+	for i := len(key) - 1; i >= 0; i-- {
+		if i > 0 && key[i] != '/' {
+			continue
+		}
+		prefix, rest := "", key
+		if i > 0 {
+			prefix, rest = key[:i], key[i+1:]
+		}
+		n := s.snap.find(nodePath(prefix))
+		if n == nil || n.kind != KindArray {
+			continue
+		}
+		c, ok := n.enc.ParseKey(rest, len(n.shape))
+		if !ok {
+			return nil, nil, false
+		}
+		coords := make([]uint32, len(c))
+		for j, v := range c {
+			if uint64(v) >= 1<<32 {
+				return nil, nil, false
+			}
+			coords[j] = uint32(v)
+		}
+		return n, coords, true
+	}
+	return nil, nil, false
+}
+
+// ref finds the chunk ref of n at coords: the one manifest whose extents
+// hold coords is fetched (if not cached) and searched.
+func (s *Snapshot) ref(ctx context.Context, n *node, coords []uint32) (chunkRef, bool, error) {
+	for i := range n.manifests {
+		mr := &n.manifests[i]
+		if !mr.contains(coords) {
+			continue
+		}
+		m, err := s.repo.manifest(ctx, mr.id)
+		if err != nil {
+			return chunkRef{}, false, err
+		}
+		return m.lookup(n.id, coords)
+	}
+	return chunkRef{}, false, nil
+}
+
+// Get implements store.Reader.
+func (s *Snapshot) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	if err := r.Validate(); err != nil {
+		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if key == "zarr.json" || strings.HasSuffix(key, "/zarr.json") {
+		n := s.snap.find(nodePath(strings.TrimSuffix(strings.TrimSuffix(key, "zarr.json"), "/")))
+		if n == nil {
+			return nil, notFound("get", key)
+		}
+		return sliceRange(n.userData, r), nil
+	}
+	n, coords, ok := s.locate(key)
+	if !ok {
+		return nil, notFound("get", key)
+	}
+	ref, ok, err := s.ref(ctx, n, coords)
+	if err != nil {
+		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
+	}
+	if !ok {
+		return nil, notFound("get", key)
+	}
+	switch ref.kind {
+	case refInline:
+		return sliceRange(ref.inline, r), nil
+	case refVirtual:
+		return nil, &store.KeyError{Op: "get", Key: key, Err: fmt.Errorf("%w: %s", ErrVirtual, ref.location)}
+	}
+	if ref.length > 1<<62 || ref.offset > 1<<62 {
+		return nil, &store.KeyError{Op: "get", Key: key, Err: corruptf("chunk ref offset %d length %d", ref.offset, ref.length)}
+	}
+	start, end, err := r.Resolve(int64(ref.length))
+	if err != nil {
+		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
+	}
+	ckey := "chunks/" + ref.chunkID.String()
+	data, err := s.repo.src.Get(ctx, ckey, store.OffsetLen(int64(ref.offset)+start, end-start))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, &store.KeyError{Op: "get", Key: key, Err: corruptf("chunk file %s of the ref is missing", ckey)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) != end-start {
+		return nil, &store.KeyError{Op: "get", Key: key, Err: corruptf("chunk file %s holds %d bytes at %d, the ref wants %d", ckey, len(data), int64(ref.offset)+start, end-start)}
+	}
+	return data, nil
+}
+
+// sliceRange copies the part of b that r selects.
+func sliceRange(b []byte, r store.ByteRange) []byte {
+	start, end, _ := r.Resolve(int64(len(b)))
+	return append(make([]byte, 0, end-start), b[start:end]...)
+}
+
+// chunkKeys returns the keys of n's chunk refs, with prefix p ("a/b/").
+func (s *Snapshot) chunkKeys(ctx context.Context, n *node, p string) ([]string, error) {
+	var keys []string
+	coords := make([]int, len(n.shape))
+	for i := range n.manifests {
+		m, err := s.repo.manifest(ctx, n.manifests[i].id)
+		if err != nil {
+			return nil, err
+		}
+		err = m.eachRef(n.id, func(idx fbVector) error {
+			if idx.n != len(coords) {
+				return corruptf("chunk ref of %d dimensions in array %s of %d", idx.n, n.path, len(coords))
+			}
+			for j := range coords {
+				coords[j] = int(idx.u32(j))
+			}
+			keys = append(keys, p+n.enc.Key(coords))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
+}
+
+// List implements store.Lister: every node's zarr.json and every chunk
+// with a ref, under prefix. Listing chunks reads the arrays' manifests.
+func (s *Snapshot) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		if err := store.ValidatePrefix(prefix); err != nil {
+			yield("", err)
+			return
+		}
+		var keys []string
+		for i := range s.snap.nodes {
+			n := &s.snap.nodes[i]
+			p := strings.TrimPrefix(n.path, "/")
+			if p != "" {
+				p += "/"
+			}
+			// nodes wholly outside the prefix hold no key under it
+			if !strings.HasPrefix(p, prefix) && !strings.HasPrefix(prefix, p) {
+				continue
+			}
+			if strings.HasPrefix(p+"zarr.json", prefix) {
+				keys = append(keys, p+"zarr.json")
+			}
+			if n.kind == KindArray {
+				ck, err := s.chunkKeys(ctx, n, p)
+				if err != nil {
+					yield("", err)
+					return
+				}
+				for _, k := range ck {
+					if strings.HasPrefix(k, prefix) {
+						keys = append(keys, k)
+					}
+				}
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if err := ctx.Err(); err != nil {
+				yield("", err)
+				return
+			}
+			if !yield(k, nil) {
+				return
+			}
+		}
+	}
+}
+
+// ListDir implements store.Lister.
+func (s *Snapshot) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
+	if err := store.ValidatePrefix(dir); err != nil {
+		return nil, nil, err
+	}
+	if dir != "" && !strings.HasSuffix(dir, "/") {
+		dir += "/"
+	}
+	seenDir := map[string]bool{}
+	for k, err := range s.List(ctx, dir) {
+		if err != nil {
+			return nil, nil, err
+		}
+		rest := k[len(dir):]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			if d := rest[:i+1]; !seenDir[d] {
+				seenDir[d] = true
+				dirs = append(dirs, d)
+			}
+			continue
+		}
+		keys = append(keys, rest)
+	}
+	slices.Sort(dirs)
+	return keys, dirs, nil
+}
