@@ -19,6 +19,10 @@ type Capabilities struct {
 	Locker KeyLocker    // locks keys against writers in other processes, or nil
 	// Conditional replaces values only if unchanged since read, or nil.
 	Conditional ConditionalWriter
+	// Locator tells where values live in other stores (virtual
+	// references), or nil: readers then group many keys' values by the
+	// object holding them and join neighbouring ranges into one request.
+	Locator Locator
 	// Coalesce is how the store's GetRanges joins nearby ranges (a
 	// Coalescer's knobs; zero: it joins none, or does not say). A reader
 	// that joins ranges itself uses these, so ranges are joined once, with
@@ -70,6 +74,7 @@ func CapabilitiesOf(r Reader) Capabilities {
 	c.Ranges, _ = r.(RangesReader)
 	c.Locker, _ = r.(KeyLocker)
 	c.Conditional, _ = r.(ConditionalWriter)
+	c.Locator, _ = r.(Locator)
 	if co, ok := r.(Coalescer); ok {
 		c.Coalesce = co.CoalesceOptions()
 	}
