@@ -35,6 +35,7 @@ func TestCompatFixtures(t *testing.T) {
 		{"v2_S7_fill_empty", "null_terminated_bytes", []string{"bytes"}},
 		{"v2_S3_fill_short", "null_terminated_bytes", []string{"bytes"}},
 		{"v2_S1_fill_0", "null_terminated_bytes", []string{"bytes"}},
+		{"v2_U3_fill_0", "fixed_length_utf32", []string{"bytes"}},
 		{"v2_crc32c", "int16", []string{"bytes", "crc32c"}},
 		{"v2_crc32c_start", "int16", []string{"bytes", "numcodecs.crc32c"}},
 		{"v2_crc32c_end_filter", "int32", []string{"bytes", "crc32c", "numcodecs.zlib"}},

@@ -45,16 +45,11 @@ func NewBitRound(keepbits int) (*BitRound, error) {
 
 func init() {
 	codecs.Register(prefix+"bitround", func(configuration json.RawMessage) (codecs.Codec, error) {
-		var cfg struct {
-			Keepbits *int `json:"keepbits"`
-		}
-		if err := codecs.DecodeConfig(configuration, &cfg); err != nil {
+		k, err := keepbitsOf(configuration, prefix+"bitround")
+		if err != nil {
 			return nil, err
 		}
-		if cfg.Keepbits == nil {
-			return nil, fmt.Errorf("%w: numcodecs.bitround: configuration has no \"keepbits\"", codecs.ErrInvalidConfig)
-		}
-		return NewBitRound(*cfg.Keepbits)
+		return NewBitRound(k)
 	})
 	codecs.Register(prefix+"packbits", func(configuration json.RawMessage) (codecs.Codec, error) {
 		var cfg struct{}
@@ -107,7 +102,7 @@ func (b *BitRound) MaxEncodedSize(n int) int { return n }
 // than 2, 4 or 8, keepbits beyond the type's mantissa or input that is not
 // whole elements is ErrInvalidConfig.
 func (b *BitRound) Encode(dst, src []byte) ([]byte, error) {
-	maxbits := map[int]int{2: 10, 4: 23, 8: 52}[b.size]
+	maxbits := mantissaBits[b.size]
 	if maxbits == 0 {
 		return dst, fmt.Errorf("%w: numcodecs.bitround: elements of %d bytes (floats of 2, 4 or 8 only)", codecs.ErrInvalidConfig, b.size)
 	}
@@ -119,19 +114,7 @@ func (b *BitRound) Encode(dst, src []byte) ([]byte, error) {
 	}
 	start := len(dst)
 	dst = append(dst, src...)
-	if b.keepbits == maxbits {
-		return dst, nil
-	}
-	maskbits := uint(maxbits - b.keepbits)
-	mask := ^uint64(0) << maskbits
-	half := uint64(1)<<(maskbits-1) - 1
-	e := elemType{size: b.size}
-	out := dst[start:]
-	for i := 0; i < len(out); i += b.size {
-		v := e.load(out[i:])
-		v += (v>>maskbits)&1 + half
-		e.store(out[i:], v&mask)
-	}
+	roundMantissas(dst[start:], b.size, b.keepbits)
 	return dst, nil
 }
 

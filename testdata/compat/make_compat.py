@@ -7,9 +7,11 @@ Run from the repository root in the zarr-python chroot:
 
 Every fixture is NAME.zarr (a Zarr v2 array) beside NAME.npy, the values a
 reader must return. Arrays are small and leave some chunks unwritten, so
-the fill value is read too. Two fixtures are edited by hand after
+the fill value is read too. Three fixtures are edited by hand after
 zarr-python writes them, to hold what older writers left:
 
+  v2_U3_fill_0: "fill_value": 0 on a <U3 array (zarr-python 2 read it as
+  "", np.zeros of the dtype; zarr-python 3 refuses it).
   v2_S1_fill_0: "fill_value": 0 on a |S1 array, as zarr-python 2 accepted
   (it handed the number to NumPy, which makes it b"0"); zarr-python 3
   refuses it, so the expected values are NumPy's reading of that fill.
@@ -76,6 +78,15 @@ def main():
     want = s1.copy()
     want[3:] = np.array(0, dtype="|S1")  # NumPy: b"0"
     np.save(os.path.join(HERE, "v2_S1_fill_0.npy"), want)
+
+    # Issue 26: "fill_value": 0 on a <U3 array, as zarr-python 2 wrote it.
+    # zarr-python 2 read a fill of 0 as np.zeros((), dtype)[()], "" for
+    # "<U"; zarr-python 3.4 refuses the number. Expected: "" past the
+    # written chunks.
+    u3 = np.array(["ab", "", "xyz", "", ""], dtype="<U3")
+    path, _ = make("v2_U3_fill_0", u3, chunks=(2,), fill="", written=slice(0, 3))
+    patch_zarray(path, fill_value=0)
+    np.save(os.path.join(HERE, "v2_U3_fill_0.npy"), u3)
 
     # Finding 17: the crc32c checksum, as compressor (default location,
     # end; and start) and as a filter before a compressor.
