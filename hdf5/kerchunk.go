@@ -1,0 +1,419 @@
+package hdf5
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/gozarr/gozarr/dtype"
+)
+
+// RefsOptions configures References.
+type RefsOptions struct {
+	// URL is the location of the HDF5 file written in every reference
+	// (default: the key the File was opened with).
+	URL string
+	// SkipUnsupported leaves out the datasets References cannot describe
+	// (compound or variable-length data, scale-offset or n-bit filters,
+	// chunks with different filter masks) and lists them in
+	// Refs.Skipped; by default the first one is an error.
+	SkipUnsupported bool
+}
+
+// Refs are kerchunk references (version 1) to the datasets of an HDF5
+// file: Zarr v2 metadata documents and, for every chunk, the URL, offset
+// and length of its bytes in the file.
+type Refs struct {
+	// Refs maps each Zarr key to a JSON document (a string holding the
+	// .zgroup, .zarray or .zattrs text), an inline value ("base64:..."),
+	// or a [url, offset, length] reference ([]any).
+	Refs map[string]any
+	// Skipped lists the datasets left out (with SkipUnsupported), each as
+	// "path: reason".
+	Skipped []string
+}
+
+// WriteJSON writes r as a kerchunk version 1 JSON document, keys sorted.
+func (r *Refs) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(struct {
+		Version int            `json:"version"`
+		Refs    map[string]any `json:"refs"`
+	}{1, r.Refs})
+}
+
+// hiddenAttrs are the HDF5 / NetCDF-4 bookkeeping attributes that kerchunk
+// (like h5netcdf) does not copy into .zattrs.
+var hiddenAttrs = map[string]bool{
+	"REFERENCE_LIST": true, "CLASS": true, "DIMENSION_LIST": true, "NAME": true,
+	"_Netcdf4Dimid": true, "_Netcdf4Coordinates": true, "_nc3_strict": true, "_NCProperties": true,
+	"_FillValue": true,
+}
+
+// netcdfPhony starts the NAME of a NetCDF-4 dimension scale that is a
+// dimension only, not a variable.
+const netcdfPhony = "This is a netCDF dimension but not a netCDF variable"
+
+// References walks the file and makes kerchunk references to every group
+// and dataset: .zgroup and .zattrs for groups; .zarray (Zarr v2: dtype,
+// shape, chunks, fill_value, the filter pipeline as numcodecs filters)
+// and .zattrs (the attributes, and _ARRAY_DIMENSIONS from the dimension
+// scales, as xarray reads them) for datasets; and a reference per stored
+// chunk (a contiguous dataset is one chunk; a compact dataset's data is
+// inline). NetCDF-4 dimensions that are not variables are left out, as
+// kerchunk does.
+func References(ctx context.Context, f *File, opts RefsOptions) (*Refs, error) {
+	url := opts.URL
+	if url == "" {
+		url = f.key
+	}
+	out := &Refs{Refs: map[string]any{}}
+	err := f.Walk(ctx, func(n *Node) error {
+		key := strings.TrimPrefix(n.Path, "/")
+		prefix := ""
+		if key != "" {
+			prefix = key + "/"
+		}
+		attrs := zattrs(n)
+		if n.Dataset == nil {
+			out.Refs[prefix+".zgroup"] = `{"zarr_format":2}`
+			return setJSON(out.Refs, prefix+".zattrs", attrs)
+		}
+		ds := n.Dataset
+		if ds.IsScale && ds.Layout == Contiguous && ds.Address == Unallocated {
+			if a := n.Attr("NAME"); a != nil {
+				if s, ok := a.Value.(string); ok && strings.HasPrefix(s, netcdfPhony) {
+					return nil
+				}
+			}
+		}
+		tmp := map[string]any{}
+		err := datasetRefs(ctx, n, url, prefix, attrs, tmp)
+		if err != nil {
+			if opts.SkipUnsupported && (errors.Is(err, ErrUnsupported)) {
+				out.Skipped = append(out.Skipped, n.Path+": "+err.Error())
+				return nil
+			}
+			return fmt.Errorf("hdf5: %s: %w", n.Path, err)
+		}
+		for k, v := range tmp {
+			out.Refs[k] = v
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// setJSON stores the JSON text of v under key.
+func setJSON(refs map[string]any, key string, v any) error {
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	refs[key] = strings.TrimSuffix(sb.String(), "\n")
+	return nil
+}
+
+// zattrs converts a node's attributes to JSON values as kerchunk does:
+// one-element arrays become scalars, strings stay strings, attributes this
+// package does not decode are left out.
+func zattrs(n *Node) map[string]any {
+	out := map[string]any{}
+	for _, a := range n.Attrs {
+		if hiddenAttrs[a.Name] || a.Value == nil {
+			continue
+		}
+		v := jsonValue(a.Value)
+		if s, ok := v.(string); ok && s == "DIMENSION_SCALE" {
+			continue
+		}
+		out[a.Name] = v
+	}
+	return out
+}
+
+// jsonValue turns an attribute value into something encoding/json writes:
+// one-element slices become scalars, and non-finite floats the strings
+// "NaN", "Infinity" and "-Infinity" (as Zarr writes fill values).
+func jsonValue(v any) any {
+	switch x := v.(type) {
+	case float64:
+		return jsonFloat(x)
+	case []float64:
+		if len(x) == 1 {
+			return jsonFloat(x[0])
+		}
+		out := make([]any, len(x))
+		for i, f := range x {
+			out[i] = jsonFloat(f)
+		}
+		return out
+	case []int64:
+		if len(x) == 1 {
+			return x[0]
+		}
+	case []uint64:
+		if len(x) == 1 {
+			return x[0]
+		}
+	case []string:
+		if len(x) == 1 {
+			return x[0]
+		}
+	case [][]uint64:
+		return nil
+	}
+	return v
+}
+
+func jsonFloat(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return f
+}
+
+// codecFor returns the numcodecs filter (Zarr v2 form) for an HDF5 filter.
+func codecFor(fl Filter, t *Datatype) (map[string]any, error) {
+	v := func(i int, def uint32) uint32 {
+		if i < len(fl.Values) {
+			return fl.Values[i]
+		}
+		return def
+	}
+	switch fl.ID {
+	case FilterDeflate:
+		return map[string]any{"id": "zlib", "level": v(0, 6)}, nil
+	case FilterShuffle:
+		return map[string]any{"id": "shuffle", "elementsize": t.Size}, nil
+	case FilterFletcher32:
+		return map[string]any{"id": "fletcher32"}, nil
+	case FilterLZF:
+		return map[string]any{"id": "imagecodecs_lzf"}, nil
+	case FilterLZ4:
+		return map[string]any{"id": "imagecodecs_lz4h5"}, nil
+	case FilterBitshuffle:
+		// cd_values: filter version, library version, element size, block
+		// size, compression (0 none, 2 LZ4, 3 zstd).
+		cname := map[uint32]string{0: "none", 2: "lz4", 3: "zstd"}[v(4, 0)]
+		if cname == "" {
+			return nil, unsupported("bitshuffle compression %d", v(4, 0))
+		}
+		return map[string]any{"id": "bitshuffle", "blocksize": v(3, 0), "cname": cname, "elementsize": t.Size}, nil
+	case FilterZstd:
+		return map[string]any{"id": "zstd", "level": v(0, 3)}, nil
+	case FilterBlosc:
+		cnames := []string{"blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"}
+		c := v(6, 0)
+		if int(c) >= len(cnames) {
+			return nil, unsupported("blosc compressor %d", c)
+		}
+		return map[string]any{"id": "blosc", "cname": cnames[c], "clevel": v(4, 5), "shuffle": v(5, 1), "blocksize": 0}, nil
+	case FilterSzip:
+		// cd_values: options mask, pixels per block, and, set by the
+		// library, bits per pixel and pixels per scanline.
+		return map[string]any{"id": "szip", "mask": v(0, 0), "pixels_per_block": v(1, 0),
+			"bits_per_pixel": v(2, 0), "pixels_per_scanline": v(3, 0)}, nil
+	}
+	name := fl.Name
+	if name == "" {
+		name = fmt.Sprint(fl.ID)
+	}
+	return nil, unsupported("filter %s (%d)", name, fl.ID)
+}
+
+// fillJSON returns the Zarr v2 fill_value of a dataset.
+func fillJSON(ds *Dataset) any {
+	fill := ds.Fill
+	if fill == nil {
+		fill = make([]byte, ds.Type.Size)
+	}
+	if ds.Type.Class == ClassString {
+		return base64.StdEncoding.EncodeToString(fill)
+	}
+	t := ds.Type
+	if t.Class == ClassEnum && t.Base != nil {
+		t = t.Base
+	}
+	var order binary.ByteOrder = binary.LittleEndian
+	if t.BigEndian {
+		order = binary.BigEndian
+	}
+	switch {
+	case t.Class == ClassFloat && t.Size == 4:
+		return jsonFloat(float64(math.Float32frombits(order.Uint32(fill))))
+	case t.Class == ClassFloat && t.Size == 8:
+		return jsonFloat(math.Float64frombits(order.Uint64(fill)))
+	case t.Class == ClassFloat && t.Size == 2:
+		return jsonFloat(dtype.Float16(order.Uint16(fill)).Float64())
+	case t.Class == ClassInteger:
+		var u uint64
+		switch t.Size {
+		case 1:
+			u = uint64(fill[0])
+		case 2:
+			u = uint64(order.Uint16(fill))
+		case 4:
+			u = uint64(order.Uint32(fill))
+		case 8:
+			u = order.Uint64(fill)
+		}
+		if t.Signed {
+			shift := 64 - 8*uint(t.Size)
+			return int64(u<<shift) >> shift
+		}
+		return u
+	}
+	return nil
+}
+
+// dimNames returns _ARRAY_DIMENSIONS for a dataset: the names of its
+// dimension scales, its own name for a scale, phony_dim_N otherwise.
+func dimNames(n *Node) []string {
+	ds := n.Dataset
+	out := make([]string, len(ds.Shape))
+	for i := range out {
+		switch {
+		case i < len(ds.Dims) && ds.Dims[i] != "":
+			out[i] = path.Base(ds.Dims[i])
+		case ds.IsScale:
+			out[i] = path.Base(n.Path)
+		default:
+			out[i] = fmt.Sprintf("phony_dim_%d", i)
+		}
+	}
+	return out
+}
+
+// datasetRefs adds the .zarray, .zattrs and chunk references of a dataset.
+func datasetRefs(ctx context.Context, n *Node, url, prefix string, attrs map[string]any, refs map[string]any) error {
+	ds := n.Dataset
+	descr, err := ds.Type.NumpyDescr()
+	if err != nil {
+		return err
+	}
+	shape := ds.Shape
+	if shape == nil {
+		shape = []uint64{}
+	}
+	chunks := make([]uint64, len(shape))
+	for i, s := range shape {
+		chunks[i] = max(s, 1) // Zarr chunks are never empty
+	}
+	if ds.Layout == Chunked {
+		chunks = ds.ChunkShape
+	}
+	var filters []any
+	type ref struct {
+		key  string
+		addr uint64
+		size uint64
+		mask uint32
+	}
+	var list []ref
+	chunkKey := func(off []uint64) string {
+		if len(off) == 0 {
+			return prefix + "0"
+		}
+		var sb strings.Builder
+		sb.WriteString(prefix)
+		for i, o := range off {
+			if i > 0 {
+				sb.WriteByte('.')
+			}
+			fmt.Fprint(&sb, o/chunks[i])
+		}
+		return sb.String()
+	}
+	zeros := make([]uint64, len(shape))
+	switch ds.Layout {
+	case Compact:
+		need := uint64(ds.Type.Size)
+		for _, s := range shape {
+			need *= s
+		}
+		refs[chunkKey(zeros)] = "base64:" + base64.StdEncoding.EncodeToString(ds.CompactData[:need])
+	case Contiguous:
+		if len(ds.Filters) > 0 {
+			return errorf("a contiguous dataset with filters")
+		}
+		if ds.Address != Unallocated {
+			list = append(list, ref{chunkKey(zeros), ds.Address, ds.Size, 0})
+		}
+	case Chunked:
+		err := ds.Chunks(ctx, func(c Chunk) error {
+			list = append(list, ref{chunkKey(c.Offset), c.Address, c.Size, c.FilterMask})
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	default:
+		return unsupported("%s layout", ds.Layout)
+	}
+	// Chunks whose filters were skipped: the same mask for all of them
+	// drops those filters (as kerchunk does); different masks cannot be
+	// said in Zarr metadata.
+	var mask uint32
+	for i, r := range list {
+		if i == 0 {
+			mask = r.mask
+		} else if r.mask != mask {
+			return unsupported("chunks with different filter masks (%#x and %#x)", mask, r.mask)
+		}
+	}
+	for i, fl := range ds.Filters {
+		if i < 32 && mask&(1<<i) != 0 {
+			continue
+		}
+		c, err := codecFor(fl, ds.Type)
+		if err != nil {
+			return err
+		}
+		filters = append(filters, c)
+	}
+	zarray := map[string]any{
+		"zarr_format": 2,
+		"shape":       shape,
+		"chunks":      chunks,
+		"dtype":       descr,
+		"fill_value":  fillJSON(ds),
+		"order":       "C",
+		"compressor":  nil,
+		"filters":     filters,
+	}
+	if err := setJSON(refs, prefix+".zarray", zarray); err != nil {
+		return err
+	}
+	attrs["_ARRAY_DIMENSIONS"] = dimNames(n)
+	if err := setJSON(refs, prefix+".zattrs", attrs); err != nil {
+		return err
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].key < list[j].key })
+	for i, r := range list {
+		if i > 0 && list[i-1].key == r.key {
+			return errorf("two chunks at %s", r.key)
+		}
+		refs[r.key] = []any{url, r.addr, r.size}
+	}
+	return nil
+}
