@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -102,6 +103,12 @@ func decodeFile(data []byte, want uint8, maxBytes int64) (fileHeader, []byte, er
 	return h, nil, fmt.Errorf("%w: compression %d", ErrUnsupported, h.compression)
 }
 
+// zstdMaxWindow bounds the window a frame may ask for (what a decoder
+// allocates before the first byte); Icechunk's files use a few MiB.
+const zstdMaxWindow = 128 << 20
+
+var zdecoders sync.Pool // of *zstd.Decoder, streaming, reset per file
+
 // unzstd decompresses src (one or more frames) into at most maxBytes.
 func unzstd(src []byte, maxBytes int64) ([]byte, error) {
 	var hdr zstd.Header
@@ -112,11 +119,17 @@ func unzstd(src []byte, maxBytes int64) ([]byte, error) {
 		}
 		capHint = int(hdr.FrameContentSize)
 	}
-	d, err := zstd.NewReader(bytes.NewReader(src), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(uint64(maxBytes)+1), zstd.WithDecoderMaxWindow(min(uint64(maxBytes)+1, 1<<30)))
-	if err != nil {
+	d, _ := zdecoders.Get().(*zstd.Decoder)
+	if d == nil {
+		var err error
+		if d, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(zstdMaxWindow)); err != nil {
+			return nil, fmt.Errorf("icechunk: zstd: %w", err)
+		}
+	}
+	defer zdecoders.Put(d)
+	if err := d.Reset(bytes.NewReader(src)); err != nil {
 		return nil, corruptf("zstd: %v", err)
 	}
-	defer d.Close()
 	var buf bytes.Buffer
 	buf.Grow(capHint)
 	n, err := buf.ReadFrom(io.LimitReader(d, maxBytes+1))

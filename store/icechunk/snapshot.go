@@ -113,6 +113,31 @@ func parseSnapshot(id ID, data []byte, maxBytes int64) (*snapshot, error) {
 	if s.metadata, err = root.vector(snMetadata, 4, false); err != nil {
 		return nil, err
 	}
+	if err := checkMetadata(s.metadata); err != nil {
+		return nil, err
+	}
+	// the manifest files lists (V1 structs of 32 bytes, V2 tables)
+	if _, err := root.vector(snManifestFiles, 32, false); err != nil {
+		return nil, err
+	}
+	mf, err := root.vector(snManifestFilesV2, 4, false)
+	if err != nil {
+		return nil, err
+	}
+	for j := 0; j < mf.n; j++ {
+		t, err := mf.table(j)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := t.inline(0, 12); err != nil {
+			return nil, err
+		}
+		n, err := t.u32(2, 0)
+		if err != nil {
+			return nil, err
+		}
+		s.refs += int64(n)
+	}
 	nodes, err := root.vector(snNodes, 4, true)
 	if err != nil {
 		return nil, err
@@ -330,6 +355,24 @@ func (s *snapshot) find(path string) *node {
 	}
 	if lo < len(s.nodes) && s.nodes[lo].path == path {
 		return &s.nodes[lo]
+	}
+	return nil
+}
+
+// checkMetadata checks the MetadataItem tables of v (names and values
+// present) without decoding the values.
+func checkMetadata(v fbVector) error {
+	for j := 0; j < v.n; j++ {
+		t, err := v.table(j)
+		if err != nil {
+			return err
+		}
+		if _, err := t.str(0, true); err != nil {
+			return err
+		}
+		if _, err := t.bytes(1, true); err != nil {
+			return err
+		}
 	}
 	return nil
 }
