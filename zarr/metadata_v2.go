@@ -282,6 +282,9 @@ func MarshalAttributes(attrs map[string]any) ([]byte, error) {
 //     compressor (or one of these with fields gozarr does not know) as
 //     "numcodecs.<id>" with the object minus "id" as configuration
 //     ("numcodecs.zlib", "numcodecs.lz4", "numcodecs.bz2", ...).
+//     The compressor "pcodec" is different: it serialises the array, so
+//     "numcodecs.pcodec" (an array -> bytes codec) takes the place of
+//     bytes; it is refused after filters and on big-endian types.
 //     A crc32c checksum (filter or compressor) with its default location,
 //     "end", is the core "crc32c" codec, which has the same layout;
 //     "location": "start" is "numcodecs.crc32c".
@@ -340,6 +343,24 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 	filters := m.Filters
 	if m.DataType.VarLen() {
 		bytesSpec, filters = v2VarCodecs(m)
+	}
+	if m.Compressor != nil && m.Compressor.ID == "pcodec" && !m.DataType.VarLen() {
+		// pcodec serialises the array itself: it takes the place of bytes
+		if len(filters) > 0 {
+			return nil, metaErr("compressor", "pcodec after filters is not supported")
+		}
+		if m.BigEndian && m.DataType.Size() > 1 {
+			return nil, metaErr("compressor", "pcodec on big-endian %s is not supported", m.DataType)
+		}
+		spec, err := numcodecSpec(*m.Compressor)
+		if err != nil {
+			return nil, metaErr("compressor", "%v", err)
+		}
+		v3.Codecs = append(v3.Codecs, spec)
+		if err := v3.Validate(); err != nil {
+			return nil, err
+		}
+		return v3, nil
 	}
 	v3.Codecs = append(v3.Codecs, bytesSpec)
 	typesize := m.DataType.Size()
