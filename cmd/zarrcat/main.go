@@ -57,6 +57,7 @@ const usage = `usage:
   zarrcat cp [--chunks S] [--shards S] [--codec C] [--dtype T] [--resume] [--validate] [--budget N] SRC DST
   zarrcat diff [--json] A B        (exit status 3: they differ)
   zarrcat consolidate [--check] TARGET   writes (or checks) consolidated metadata
+  zarrcat virtualize [-o refs.json] FILE.h5|FILE.nc   kerchunk references to an HDF5 file
   zarrcat help COMMAND             (flags and examples)
 TARGET is an array or group directory, or a file://, s3://, http(s):// URL.
 SELECTION uses NumPy syntax, e.g. "0:10,:,5" or "[..., ::2]".
@@ -98,6 +99,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdClean(ctx, args[1:], stdout)
 	case "consolidate":
 		return cmdConsolidate(ctx, args[1:], stdout)
+	case "virtualize":
+		return cmdVirtualize(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		return cmdHelp(args[1:], stdout)
 	}

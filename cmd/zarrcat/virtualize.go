@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gozarr/gozarr/hdf5"
+	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/fs"
+)
+
+// virtualizeHelp is the help of "zarrcat virtualize".
+const virtualizeHelp = `zarrcat virtualize [-o FILE] [--url URL] [--skip-unsupported] FILE.h5|FILE.nc
+Reads the structure of an HDF5 or NetCDF-4 file (no HDF5 library: the file
+format is read in Go) and writes kerchunk references (JSON, version 1) to
+every group and dataset: Zarr v2 metadata (dtype, shape, chunks, fill value,
+the filter pipeline as numcodecs filters, attributes, _ARRAY_DIMENSIONS from
+the dimension scales) and, for every chunk, the file's URL and the chunk's
+offset and length, so Zarr readers (gozarr, fsspec, xarray) read the file's
+chunks by range. FILE is a local path or an s3://, http(s):// URL.
+  -o FILE   where to write the references (default stdout; a regular file
+            is replaced atomically)
+  --url URL the file's location written in each reference (default: FILE,
+            made absolute when local)
+  --skip-unsupported  leave out datasets references cannot describe
+            (compound or variable-length data, scale-offset filter, ...)
+            and list them on stderr, instead of failing
+Examples:
+  zarrcat virtualize -o /tmp/cf.json hdf5/testdata/cf.nc
+  zarrcat virtualize --url s3://bucket/data/latest.h5 -o /tmp/latest.json hdf5/testdata/latest.h5
+`
+
+func init() { commandHelp["virtualize"] = virtualizeHelp }
+
+// cmdVirtualize runs "zarrcat virtualize".
+func cmdVirtualize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	flags, pos, err := splitArgs(args, map[string]bool{"o": true, "url": true, "skip-unsupported": false})
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: virtualize takes one FILE", errUsage)
+	}
+	st, key, url, err := openHDF5(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	if u, ok := flags["url"]; ok {
+		url = u
+	}
+	f, err := hdf5.Open(ctx, st, key)
+	if err != nil {
+		return err
+	}
+	_, skip := flags["skip-unsupported"]
+	refs, err := hdf5.References(ctx, f, hdf5.RefsOptions{URL: url, SkipUnsupported: skip})
+	if err != nil {
+		return err
+	}
+	for _, s := range refs.Skipped {
+		fmt.Fprintln(stderr, "zarrcat: skipped", s)
+	}
+	out, err := createOutput(flags["o"], stdout)
+	if err != nil {
+		return err
+	}
+	if err := refs.WriteJSON(out); err != nil {
+		out.Abort()
+		return pipeErr(err)
+	}
+	return pipeErr(out.Commit())
+}
+
+// openHDF5 opens the store holding an HDF5 file named by a local path or a
+// URL, and returns it with the file's key and the URL references name it
+// by (a local path made absolute).
+func openHDF5(ctx context.Context, name string) (store.Reader, string, string, error) {
+	if strings.Contains(name, "://") && !strings.HasPrefix(name, "file://") {
+		i := strings.LastIndex(name, "/")
+		if i < 0 || i == len(name)-1 || strings.HasSuffix(name[:i], ":/") {
+			return nil, "", "", fmt.Errorf("%w: %s names no file", errUsage, name)
+		}
+		st, _, err := openTarget(ctx, name[:i])
+		if err != nil {
+			return nil, "", "", err
+		}
+		return st, name[i+1:], name, nil
+	}
+	p := strings.TrimPrefix(name, "file://")
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil, "", "", err
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return nil, "", "", err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, "", "", fmt.Errorf("%s: not a regular file", name)
+	}
+	st, err := fs.New(filepath.Dir(abs), fs.ReadOnly())
+	if err != nil {
+		return nil, "", "", err
+	}
+	return st, filepath.Base(abs), abs, nil
+}
