@@ -27,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -51,29 +50,74 @@ const DefaultVLenChunkBytes = 4 << 20
 func init() {
 	for _, name := range []string{"vlen-utf8", "vlen-bytes"} {
 		Register(name, func(configuration json.RawMessage) (Codec, error) {
-			var cfg struct {
-				Arena *uint64 `json:"gozarr_arena"`
-			}
+			// The configuration is empty: any field (an arena named in
+			// metadata included) is refused. An operation binds its arena
+			// with BindVLen, never through the configuration.
+			var cfg struct{}
 			if err := DecodeConfig(configuration, &cfg); err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
+				return nil, err
 			}
-			c := &VLen{name: name, utf8: name == "vlen-utf8"}
-			if cfg.Arena != nil {
-				a, ok := arenas.Load(*cfg.Arena)
-				if !ok {
-					return nil, fmt.Errorf("%w: %s: arena %d is closed", ErrInvalidConfig, name, *cfg.Arena)
-				}
-				c.arena = a.(*VLenArena)
-			}
-			return c, nil
+			return &VLen{name: name, utf8: name == "vlen-utf8"}, nil
 		})
 	}
 }
 
+// VLenBinder is a codec that is or holds variable-length codecs (vlen-utf8,
+// vlen-bytes, sharding_indexed over them): BindVLen returns a copy whose
+// vlen codecs decode into and encode from arena. The receiver is left as
+// it is, so an array's own chain stays unbound.
+type VLenBinder interface {
+	BindVLen(arena *VLenArena) Codec
+}
+
+// BindVLen returns a copy of the chain whose array->bytes codec (and,
+// through sharding_indexed, its inner codecs at every level) is bound to
+// arena: the per-operation state of a string read or write. A chain with
+// no variable-length codec is returned as it is.
+func (c *Chain) BindVLen(arena *VLenArena) *Chain {
+	b, ok := c.a2b.(VLenBinder)
+	if !ok {
+		return c
+	}
+	bound := *c
+	a2b, ok := b.BindVLen(arena).(ArrayToBytes)
+	if !ok {
+		return c
+	}
+	bound.a2b = a2b
+	bound.codecs = make([]Codec, len(c.codecs))
+	for i, k := range c.codecs {
+		if k == Codec(c.a2b) {
+			k = a2b
+		}
+		bound.codecs[i] = k
+	}
+	bound.limits = make([]int, 0, len(c.b2b))
+	n := a2b.MaxEncodedSize(c.a2bRepr)
+	for _, k := range c.b2b {
+		bound.limits = append(bound.limits, n)
+		n = k.MaxEncodedSize(n)
+	}
+	return &bound
+}
+
+// BindVLenCodecs returns cs with every VLenBinder bound to arena (for
+// codecs holding an inner chain, such as sharding_indexed).
+func BindVLenCodecs(cs []Codec, arena *VLenArena) []Codec {
+	out := make([]Codec, len(cs))
+	for i, k := range cs {
+		if b, ok := k.(VLenBinder); ok {
+			k = b.BindVLen(arena)
+		}
+		out[i] = k
+	}
+	return out
+}
+
 // VLen is the vlen-utf8 or vlen-bytes codec. Unbound (as an array's
 // metadata builds it) it refuses to decode or encode (ErrVLenUnbound);
-// bound to a VLenArena (VLenArena.Spec) it decodes chunks into handles of
-// the arena. It is safe for concurrent use.
+// bound to a VLenArena (BindVLen) it decodes chunks into handles of the
+// arena. It is safe for concurrent use.
 type VLen struct {
 	name  string
 	utf8  bool
@@ -88,6 +132,13 @@ func NewVLen(d dtype.DataType) (*VLen, error) {
 		return nil, fmt.Errorf("%w: vlen codec for %s, which is not variable-length", ErrInvalidConfig, d)
 	}
 	return &VLen{name: name, utf8: name == "vlen-utf8"}, nil
+}
+
+// BindVLen returns a copy of the codec bound to arena.
+func (c *VLen) BindVLen(arena *VLenArena) Codec {
+	b := *c
+	b.arena = arena
+	return &b
 }
 
 // Name returns "vlen-utf8" or "vlen-bytes".
@@ -255,20 +306,14 @@ func ValidateVLen(d dtype.DataType, src []byte, n int) error {
 	return c.check(src, n, nil)
 }
 
-// arenas maps the ids of open arenas to them, for the codec factory.
-var (
-	arenas    sync.Map
-	arenaNext atomic.Uint64
-)
-
 // VLenArena holds the variable-length values of one read or write: the
 // decoded chunks (kept as encoded, each element found by the offset of
 // its length) and the caller's values to write. A handle is the segment
 // number (high 32 bits) and the offset or element index in it (low 32);
-// handle 0 is the fill value. An arena is safe for concurrent use; Close
-// it when the operation is over.
+// handle 0 is the fill value. An arena is safe for concurrent use. It
+// reaches the codecs as an argument of the operation (Chain.BindVLen),
+// never through metadata.
 type VLenArena struct {
-	id    uint64
 	fill  []byte
 	limit int
 
@@ -289,28 +334,15 @@ type vlenSeg struct {
 // must fit the handle's low 32 bits).
 const maxSegElems = min(1<<31, math.MaxInt)
 
-// NewVLenArena returns an open arena whose handle 0 is fill (the fill
-// value's content) and whose decoded chunks may hold at most chunkBytes of
-// content each (0: DefaultVLenChunkBytes; at most 4 GiB less the counts).
+// NewVLenArena returns an arena whose handle 0 is fill (the fill value's
+// content) and whose decoded chunks may hold at most chunkBytes of content
+// each (0: DefaultVLenChunkBytes; at most 4 GiB less the counts).
 func NewVLenArena(fill []byte, chunkBytes int64) *VLenArena {
 	if chunkBytes <= 0 {
 		chunkBytes = DefaultVLenChunkBytes
 	}
-	a := &VLenArena{id: arenaNext.Add(1), fill: fill, limit: int(min(chunkBytes, math.MaxUint32/2, math.MaxInt)),
+	return &VLenArena{fill: fill, limit: int(min(chunkBytes, math.MaxUint32/2, math.MaxInt)),
 		segs: make([]vlenSeg, 1)}
-	arenas.Store(a.id, a)
-	return a
-}
-
-// Close unregisters the arena: specs naming it no longer build codecs.
-// Values already resolved stay valid.
-func (a *VLenArena) Close() { arenas.Delete(a.id) }
-
-// Spec returns the spec of the vlen codec name bound to the arena, to put
-// in place of the array's own vlen spec when building the operation's
-// chain (sharding_indexed's inner codecs included).
-func (a *VLenArena) Spec(name string) Spec {
-	return Spec{Name: name, Configuration: json.RawMessage(`{"gozarr_arena":` + strconv.FormatUint(a.id, 10) + `}`)}
 }
 
 // Release drops every value the arena holds but the fill value: the

@@ -2,10 +2,12 @@ package codecs
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -29,12 +31,11 @@ func vlenRepr(d dtype.DataType, n int) ChunkRepr {
 // boundVLen returns the codec of d bound to a new arena with fill.
 func boundVLen(t testing.TB, d dtype.DataType, fill string) (*VLen, *VLenArena) {
 	a := NewVLenArena([]byte(fill), 0)
-	t.Cleanup(a.Close)
-	c, err := New(a.Spec(d.VarCodec()))
+	c, err := NewVLen(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.(*VLen), a
+	return c.BindVLen(a).(*VLen), a
 }
 
 // TestVLenDecodeEncode decodes a zarr-python chunk (the bytes of
@@ -67,10 +68,14 @@ func TestVLenDecodeEncode(t *testing.T) {
 	if err := c.Decode(h, src, vlenRepr(dtype.TypeVarString, 4)); err != nil {
 		t.Fatal(err)
 	}
-	chain, err := NewChain([]Spec{a.Spec("vlen-utf8"), {Name: "zstd", Configuration: []byte(`{"level": 0, "checksum": false}`)}}, vlenRepr(dtype.TypeVarString, 4))
+	chain, err := NewChain([]Spec{{Name: "vlen-utf8"}, {Name: "zstd", Configuration: []byte(`{"level": 0, "checksum": false}`)}}, vlenRepr(dtype.TypeVarString, 4))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := chain.Encode(nil, h); !errors.Is(err, ErrVLenUnbound) {
+		t.Fatalf("unbound chain encoded: %v", err)
+	}
+	chain = chain.BindVLen(a)
 	enc, err := chain.Encode(nil, h)
 	if err != nil {
 		t.Fatal(err)
@@ -143,20 +148,22 @@ func TestVLenHostile(t *testing.T) {
 	if err := s.Decode(make([]byte, 8), bad, vlenRepr(dtype.TypeVarString, 1)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("string \\xff: %v", err)
 	}
-	// The unbound codec refuses; a closed arena's spec builds nothing.
+	// The unbound codec refuses; an arena named in the configuration
+	// (the field an earlier version used) builds nothing.
 	u, _ := NewVLen(dtype.TypeVarString)
 	if err := u.Decode(make([]byte, 8), encodeVLen("a"), vlenRepr(dtype.TypeVarString, 1)); !errors.Is(err, ErrVLenUnbound) {
 		t.Errorf("unbound: %v", err)
 	}
-	a := NewVLenArena(nil, 0)
-	a.Close()
-	if _, err := New(a.Spec("vlen-utf8")); !errors.Is(err, ErrInvalidConfig) {
-		t.Errorf("closed arena: %v", err)
+	_ = NewVLenArena(nil, 0)
+	for _, cfg := range []string{`{"gozarr_arena":1}`, `{"gozarr_arena":0}`, `{"arena":1}`} {
+		if _, err := New(Spec{Name: "vlen-utf8", Configuration: json.RawMessage(cfg)}); !errors.Is(err, ErrInvalidConfig) || !strings.Contains(err.Error(), "unknown field") {
+			t.Errorf("configuration %s: %v", cfg, err)
+		}
 	}
 	// A chunk larger than the arena's bound is refused before decoding.
 	small := NewVLenArena(nil, 4)
-	defer small.Close()
-	sc, _ := New(small.Spec("vlen-bytes"))
+	u2, _ := NewVLen(dtype.TypeVarBytes)
+	sc := u2.BindVLen(small)
 	if err := sc.(*VLen).Decode(make([]byte, 8), encodeVLen("12345"), vlenRepr(dtype.TypeVarBytes, 1)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("over the bound: %v", err)
 	}

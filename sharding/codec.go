@@ -140,6 +140,21 @@ func New(chunkShape []int, inner, index []codecs.Spec, loc IndexLocation) (*Code
 	return c, nil
 }
 
+// BindVLen implements codecs.VLenBinder: a copy of the codec whose inner
+// codecs (nested shards included) decode variable-length elements into
+// arena. Its configuration (InnerSpecs) is the metadata's, unchanged.
+func (c *Codec) BindVLen(arena *codecs.VLenArena) codecs.Codec {
+	return &Codec{
+		chunkShape: c.chunkShape,
+		innerSpecs: c.innerSpecs,
+		indexSpecs: c.indexSpecs,
+		inner:      codecs.BindVLenCodecs(c.inner, arena),
+		index:      c.index,
+		loc:        c.loc,
+		layouts:    map[string]*Layout{},
+	}
+}
+
 // Name returns "sharding_indexed".
 func (c *Codec) Name() string { return Name }
 

@@ -15,7 +15,6 @@ package zarr
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -243,7 +242,6 @@ func readVar(ctx context.Context, a *Array, sel nd.Selection, headers []byte, st
 	if err != nil {
 		return err
 	}
-	defer arena.Close()
 	return a.inBatches(sel, arena, func(sub nd.Selection, lo, hi int) error {
 		var handles []byte
 		var err error
@@ -290,7 +288,6 @@ func writeHandles(ctx context.Context, a *Array, sel nd.Selection, n int, put fu
 	if err != nil {
 		return err
 	}
-	defer arena.Close()
 	if a.grid.IndexCache != nil && a.grid.Shard != nil {
 		defer a.invalidateShards(sel)
 	}
@@ -308,68 +305,18 @@ func writeHandles(ctx context.Context, a *Array, sel nd.Selection, n int, put fu
 }
 
 // vlenGrid returns a copy of the array's grid whose chain is bound to a
-// new arena (the caller closes it), without the chunk cache.
+// new arena (codecs.Chain.BindVLen), without the chunk cache.
 func (a *Array) vlenGrid() (*pipeline.Grid, *codecs.VLenArena, error) {
 	arena := codecs.NewVLenArena(a.meta.FillValue, a.vlenLimit())
-	specs, err := bindVLen(a.meta.Codecs, arena)
-	if err == nil {
-		var g pipeline.Grid
-		g, err = a.boundGrid(specs)
-		if err == nil {
-			return &g, arena, nil
-		}
-	}
-	arena.Close()
-	return nil, nil, fmt.Errorf("%q: %w", a.path, err)
-}
-
-// boundGrid is the array's grid with the chain of specs.
-func (a *Array) boundGrid(specs []codecs.Spec) (pipeline.Grid, error) {
-	chain, err := codecs.NewChain(specs, a.meta.ChunkRepr())
-	if err != nil {
-		return pipeline.Grid{}, err
-	}
 	g := *a.grid
-	g.Chain, g.Cache = chain, nil
+	g.Chain, g.Cache = a.grid.Chain.BindVLen(arena), nil
 	if g.Shard != nil {
-		if g.Shard, err = sharding.LayoutOf(chain); err != nil {
-			return pipeline.Grid{}, err
+		var err error
+		if g.Shard, err = sharding.LayoutOf(g.Chain); err != nil {
+			return nil, nil, fmt.Errorf("%q: %w", a.path, err)
 		}
 	}
-	return g, nil
-}
-
-// bindVLen returns specs with every vlen codec (sharding_indexed's inner
-// ones too) bound to arena.
-func bindVLen(specs []codecs.Spec, arena *codecs.VLenArena) ([]codecs.Spec, error) {
-	out := make([]codecs.Spec, len(specs))
-	for i, s := range specs {
-		switch s.Name {
-		case "vlen-utf8", "vlen-bytes":
-			s = arena.Spec(s.Name)
-		case sharding.Name:
-			var cfg map[string]json.RawMessage
-			if err := json.Unmarshal(s.Configuration, &cfg); err != nil {
-				return nil, fmt.Errorf("%w: sharding_indexed: %v", codecs.ErrInvalidConfig, err)
-			}
-			var inner []codecs.Spec
-			if err := json.Unmarshal(cfg["codecs"], &inner); err != nil {
-				return nil, fmt.Errorf("%w: sharding_indexed codecs: %v", codecs.ErrInvalidConfig, err)
-			}
-			bound, err := bindVLen(inner, arena)
-			if err != nil {
-				return nil, err
-			}
-			if cfg["codecs"], err = json.Marshal(bound); err != nil {
-				return nil, err
-			}
-			if s.Configuration, err = json.Marshal(cfg); err != nil {
-				return nil, err
-			}
-		}
-		out[i] = s
-	}
-	return out, nil
+	return &g, arena, nil
 }
 
 // WithMaxVLenChunkBytes bounds the content of one chunk (inner chunk, for

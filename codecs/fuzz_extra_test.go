@@ -1,0 +1,114 @@
+package codecs_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gozarr/gozarr/codecs"
+	_ "github.com/gozarr/gozarr/codecs/blosc"
+	_ "github.com/gozarr/gozarr/codecs/numcodecs"
+	_ "github.com/gozarr/gozarr/sharding"
+)
+
+// fullConfigs is a valid configuration of every registered codec naming
+// every field the codec knows (its configuration's whole vocabulary):
+// a field not among them is unknown, and the codec must refuse it.
+var fullConfigs = map[string]string{
+	"blosc":                      `{"cname":"zstd","clevel":5,"shuffle":"shuffle","typesize":4,"blocksize":0}`,
+	"bytes":                      `{"endian":"little"}`,
+	"crc32c":                     `{}`,
+	"gzip":                       `{"level":5}`,
+	"zstd":                       `{"level":3,"checksum":false}`,
+	"transpose":                  `{"order":[0]}`,
+	"vlen-utf8":                  `{}`,
+	"vlen-bytes":                 `{}`,
+	"sharding_indexed":           `{"chunk_shape":[2],"codecs":[{"name":"bytes","configuration":{"endian":"little"}}],"index_codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}],"index_location":"end"}`,
+	"numcodecs.adler32":          `{"location":"start"}`,
+	"numcodecs.crc32":            `{"location":"start"}`,
+	"numcodecs.crc32c":           `{"location":"end"}`,
+	"numcodecs.fletcher32":       `{}`,
+	"numcodecs.jenkins_lookup3":  `{"initval":0,"prefix":null}`,
+	"numcodecs.astype":           `{"encode_dtype":"<f4","decode_dtype":"<f8"}`,
+	"numcodecs.bitround":         `{"keepbits":10}`,
+	"numcodecs.categorize":       `{"labels":["a","b"],"dtype":"<U1","astype":"|u1"}`,
+	"numcodecs.delta":            `{"dtype":"<i4","astype":"<i2"}`,
+	"numcodecs.fixedscaleoffset": `{"offset":1,"scale":10,"dtype":"<f8","astype":"<i4"}`,
+	"numcodecs.quantize":         `{"digits":3,"dtype":"<f8","astype":"<f4"}`,
+	"numcodecs.bz2":              `{"level":1}`,
+	"numcodecs.gzip":             `{"level":1}`,
+	"numcodecs.zlib":             `{"level":1}`,
+	"numcodecs.lz4":              `{"acceleration":1}`,
+	"numcodecs.lzma":             `{"format":1,"check":-1,"preset":null,"filters":null}`,
+	"numcodecs.packbits":         `{}`,
+	"numcodecs.shuffle":          `{"elementsize":4}`,
+}
+
+// TestFullConfigs: every registered codec has an entry in fullConfigs,
+// and the entry builds (so the fuzz target below starts from a valid
+// configuration of each).
+func TestFullConfigs(t *testing.T) {
+	for _, name := range codecs.Registered() {
+		cfg, ok := fullConfigs[name]
+		if !ok {
+			t.Errorf("codec %s has no entry in fullConfigs", name)
+			continue
+		}
+		if _, err := codecs.New(codecs.Spec{Name: name, Configuration: json.RawMessage(cfg)}); err != nil {
+			t.Errorf("%s %s: %v", name, cfg, err)
+		}
+	}
+}
+
+// extraFieldSeeds are (codec index, field, value) triples: the arena
+// probe of issue 24 among them.
+var extraFieldSeeds = []struct {
+	codec        uint8
+	field, value string
+}{
+	{0, "gozarr_arena", "1"}, {1, "gozarr_arena", `{"id":1}`}, {2, "arena", "null"},
+	{3, "must_understand", "false"}, {4, "id", `"zstd"`}, {5, "", `""`},
+	{6, "LEVEL", "3"}, {7, "configuration", `{}`}, {8, "codecs", "[]"},
+	{9, "\u00e9", "[1,2]"}, {200, "x", "not json"},
+}
+
+// FuzzCodecExtraFields gives every registered codec its full
+// configuration plus one more field of any name and value: the codec
+// must refuse the field (ErrInvalidConfig naming it "unknown field")
+// unless it is one of its own, and must never panic. Field names that
+// match a known one but for case are skipped (encoding/json matches them
+// case-insensitively, as the codec's own field).
+func FuzzCodecExtraFields(f *testing.F) {
+	for _, s := range extraFieldSeeds {
+		f.Add(s.codec, s.field, s.value)
+	}
+	names := codecs.Registered()
+	f.Fuzz(func(t *testing.T, ci uint8, field, value string) {
+		name := names[int(ci)%len(names)]
+		var cfg map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(fullConfigs[name]), &cfg); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for k := range cfg {
+			if strings.EqualFold(k, field) {
+				return
+			}
+		}
+		if !json.Valid([]byte(value)) {
+			value = "1"
+		}
+		cfg[field] = json.RawMessage(value)
+		b, err := json.Marshal(cfg)
+		if err != nil {
+			return // a field name json cannot write (invalid UTF-8 is replaced, not refused)
+		}
+		_, err = codecs.New(codecs.Spec{Name: name, Configuration: b})
+		if err == nil {
+			t.Fatalf("%s accepted the unknown field %q: %s", name, field, b)
+		}
+		if !errors.Is(err, codecs.ErrInvalidConfig) || !strings.Contains(err.Error(), "unknown field") {
+			t.Fatalf("%s with field %q: %v, want ErrInvalidConfig for an unknown field", name, field, err)
+		}
+	})
+}
