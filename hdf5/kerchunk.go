@@ -360,7 +360,7 @@ func datasetRefs(ctx context.Context, n *Node, url, prefix string, attrs map[str
 			list = append(list, ref{chunkKey(zeros), ds.Address, ds.Size, 0})
 		}
 	case Chunked:
-		err := ds.Chunks(ctx, func(c Chunk) error {
+		err := ds.chunks(ctx, func(c Chunk) error {
 			list = append(list, ref{chunkKey(c.Offset), c.Address, c.Size, c.FilterMask})
 			return nil
 		})

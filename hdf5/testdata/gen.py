@@ -99,6 +99,15 @@ def small_files():
         for i in range(12):
             d.attrs[f"attr{i:02d}"] = float(i) / 4
 
+    # Tiny files: the seeds of the fuzz targets.
+    for libver in ("earliest", "latest"):
+        with h5py.File(os.path.join(HERE, f"tiny_{libver}.h5"), "w", libver=libver) as f:
+            f.attrs["a"] = np.int16(7)
+            f.create_dataset("c", data=np.arange(12, dtype="<i2").reshape(3, 4), chunks=(2, 2),
+                             compression="gzip", shuffle=True)
+            f.create_dataset("u", data=np.arange(6, dtype="<f4"), maxshape=(None,), chunks=(4,))
+            f.create_dataset("s", data=np.float64(1))
+
     # NetCDF-4 (HDF5 with dimension scales), written by the netCDF4 library.
     import netCDF4
     with netCDF4.Dataset(os.path.join(HERE, "cf.nc"), "w", format="NETCDF4") as nc:
@@ -203,7 +212,7 @@ def main():
         os.remove(os.path.join(HERE, "values", fn))
     small_files()
     expected = {}
-    for fn in ("earliest.h5", "latest.h5", "cf.nc"):
+    for fn in ("earliest.h5", "latest.h5", "cf.nc", "tiny_earliest.h5", "tiny_latest.h5"):
         expected[fn] = describe(os.path.join(HERE, fn))
     with open(os.path.join(HERE, "expected.json"), "w") as fh:
         json.dump(expected, fh, separators=(",", ":"), sort_keys=True)
