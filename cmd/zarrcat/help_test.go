@@ -44,7 +44,7 @@ func shellWords(s string) []string {
 // to the test's directories: each must succeed.
 func TestHelpExamples(t *testing.T) {
 	tmp := t.TempDir()
-	for _, cmd := range []string{"info", "get", "ls", "tree", "stats", "cp", "diff"} {
+	for _, cmd := range []string{"info", "get", "ls", "tree", "stats", "cp", "diff", "log", "branches"} {
 		var help bytes.Buffer
 		if err := run(context.Background(), []string{"help", cmd}, &help, &help); err != nil {
 			t.Fatal(err)

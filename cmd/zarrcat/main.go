@@ -58,8 +58,10 @@ const usage = `usage:
   zarrcat diff [--json] A B        (exit status 3: they differ)
   zarrcat consolidate [--check] TARGET   writes (or checks) consolidated metadata
   zarrcat virtualize [-o refs.json] FILE.h5|FILE.nc   kerchunk references to an HDF5 file
+  zarrcat log|branches|tags [--ref NAME] REPO   an Icechunk repository's history
   zarrcat help COMMAND             (flags and examples)
-TARGET is an array or group directory, or a file://, s3://, http(s):// URL.
+TARGET is an array or group directory, or a file://, s3://, http(s):// URL,
+or a path inside an Icechunk repository (--ref NAME: branch, tag or snapshot).
 SELECTION uses NumPy syntax, e.g. "0:10,:,5" or "[..., ::2]".
 --max-chunk-bytes refuses arrays whose chunks decode to more (default 512MiB;
 N is bytes, or a number with KiB, MiB, GiB or TiB).
@@ -77,6 +79,9 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ctx, args, err := takeTimeout(ctx, args)
 	if err != nil {
+		return err
+	}
+	if ctx, args, err = takeRef(ctx, args); err != nil {
 		return err
 	}
 	if len(args) == 0 {
@@ -103,6 +108,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdVirtualize(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		return cmdHelp(args[1:], stdout)
+	case "log":
+		return cmdLog(ctx, args[1:], stdout)
+	case "branches", "tags":
+		return cmdRefs(ctx, args[0], args[1:], stdout)
 	}
 	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 }

@@ -21,6 +21,9 @@ import (
 // through storeurl (AWS settings from the standard environment) with the
 // timeouts of --timeout, or the stores' defaults.
 func openTarget(ctx context.Context, target string) (store.Reader, string, error) {
+	if st, node, ok, err := openIcechunkTarget(ctx, target); ok {
+		return st, node, err // icechunk.go
+	}
 	if strings.Contains(target, "://") && !strings.HasPrefix(target, "file://") {
 		var opts []storeurl.Option
 		if t, ok := ctx.Value(timeoutKey{}).(store.Timeouts); ok {

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/icechunk"
+	"github.com/gozarr/gozarr/store/storeurl"
+)
+
+// Icechunk repositories as targets: a TARGET inside a directory holding an
+// Icechunk repository (a "repo" object, or refs/branch.main/ref.json) reads
+// the snapshot --ref names (a branch, tag or snapshot id; default main),
+// with the rest of the path as the node inside it. Remote URLs name the
+// repository's root.
+
+// refKey carries --ref to openTarget.
+type refKey struct{}
+
+// takeRef removes "--ref NAME" (or "--ref=NAME") before any "--", like
+// takeTimeout.
+func takeRef(ctx context.Context, args []string) (context.Context, []string, error) {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		v, ok := strings.CutPrefix(a, "--ref=")
+		if !ok && a != "--ref" {
+			rest = append(rest, a)
+			continue
+		}
+		if !ok {
+			if i+1 >= len(args) {
+				return ctx, nil, fmt.Errorf("%w: flag --ref needs a branch, tag or snapshot id", errUsage)
+			}
+			i++
+			v = args[i]
+		}
+		ctx = context.WithValue(ctx, refKey{}, v)
+	}
+	return ctx, rest, nil
+}
+
+func refOf(ctx context.Context) string {
+	if r, ok := ctx.Value(refKey{}).(string); ok {
+		return r
+	}
+	return "main"
+}
+
+// isRepoDir reports whether dir holds an Icechunk repository.
+func isRepoDir(dir string) bool {
+	if st, err := os.Stat(filepath.Join(dir, "repo")); err == nil && st.Mode().IsRegular() {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(dir, "refs", "branch.main", "ref.json"))
+	return err == nil
+}
+
+// findRepo returns the repository root holding a local target, and the
+// node path under it, if the target is in one.
+func findRepo(target string) (root, node string, ok bool) {
+	loc, err := storeurl.Parse(target)
+	if err != nil || strings.Contains(target, "://") && !strings.HasPrefix(target, "file://") {
+		return "", "", false
+	}
+	p := filepath.Clean(loc.Path)
+	var rest []string
+	for {
+		if isRepoDir(p) {
+			slices.Reverse(rest)
+			return p, strings.Join(rest, "/"), true
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", "", false
+		}
+		rest = append(rest, filepath.Base(p))
+		p = parent
+	}
+}
+
+// openRepo opens the repository a target names (its root for URLs).
+func openRepo(ctx context.Context, target string) (*icechunk.Repository, string, error) {
+	var st store.Reader
+	node := ""
+	if root, n, ok := findRepo(target); ok {
+		s, err := fs.New(root, fs.ReadOnly())
+		if err != nil {
+			return nil, "", err
+		}
+		st, node = s, n
+	} else {
+		s, err := storeurl.Open(ctx, target, storeurl.WithFS(fs.ReadOnly()))
+		if err != nil {
+			return nil, "", err
+		}
+		st = s
+	}
+	r, err := icechunk.Open(ctx, st)
+	if err != nil {
+		return nil, "", fmt.Errorf("target %s: %w", target, err)
+	}
+	return r, node, nil
+}
+
+// openIcechunkTarget opens a target inside a repository as the snapshot
+// --ref names; ok is false when the target is in none.
+func openIcechunkTarget(ctx context.Context, target string) (store.Reader, string, bool, error) {
+	remote := strings.Contains(target, "://") && !strings.HasPrefix(target, "file://")
+	if _, _, ok := findRepo(target); !ok && !remote {
+		if ctx.Value(refKey{}) != nil {
+			return nil, "", true, fmt.Errorf("%w: --ref: %s is not in an Icechunk repository", errUsage, target)
+		}
+		return nil, "", false, nil
+	}
+	if remote && ctx.Value(refKey{}) == nil {
+		return nil, "", false, nil // a remote URL is a repository only when --ref says so
+	}
+	r, node, err := openRepo(ctx, target)
+	if err != nil {
+		return nil, "", true, err
+	}
+	snap, err := r.CheckoutRef(ctx, refOf(ctx))
+	if err != nil {
+		return nil, "", true, err
+	}
+	return snap, node, true, nil
+}
+
+const icechunkHelp = `
+TARGET may be inside an Icechunk repository (spec 1 or 2): a local
+directory holding a "repo" object or refs/, or, with --ref, a remote URL of
+the repository's root. --ref NAME (any command) reads the branch, tag or
+snapshot id NAME (default main); the rest of the path names the node.
+`
+
+var logHelp = `zarrcat log [--ref NAME] [--json] REPO
+Lists the ancestry of a branch, tag or snapshot (default main), newest
+first: snapshot id, commit time (UTC), message.
+Examples:
+  zarrcat log testdata/icechunk/spec2
+  zarrcat log --ref dev testdata/icechunk/spec1
+  zarrcat get --ref v1 testdata/icechunk/spec2/i4 "0:2, 0:5"
+  zarrcat tree --ref dev testdata/icechunk/spec2
+` + icechunkHelp
+
+var branchesHelp = `zarrcat branches [--json] REPO
+zarrcat tags [--json] REPO
+Lists an Icechunk repository's branches (or tags, deleted ones left out):
+name and snapshot id, sorted by name.
+Examples:
+  zarrcat branches testdata/icechunk/spec2
+  zarrcat tags testdata/icechunk/spec1
+  zarrcat info --ref v3 testdata/icechunk/spec1/u8
+` + icechunkHelp
+
+func init() {
+	commandHelp["log"] = logHelp
+	commandHelp["branches"] = branchesHelp
+	commandHelp["tags"] = branchesHelp
+}
+
+func cmdLog(ctx context.Context, args []string, stdout io.Writer) error {
+	flags, pos, err := splitArgs(args, map[string]bool{"json": false})
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: log wants one REPO", errUsage)
+	}
+	r, _, err := openRepo(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	id, err := r.Resolve(ctx, refOf(ctx))
+	if err != nil {
+		return err
+	}
+	anc, err := r.Ancestry(ctx, id)
+	if err != nil {
+		return err
+	}
+	if _, ok := flags["json"]; ok {
+		type entry struct {
+			ID       string         `json:"id"`
+			Parent   string         `json:"parent,omitempty"`
+			Time     time.Time      `json:"time"`
+			Message  string         `json:"message"`
+			Metadata map[string]any `json:"metadata"`
+		}
+		out := make([]entry, len(anc))
+		for i, si := range anc {
+			out[i] = entry{ID: si.ID.String(), Time: si.Time, Message: si.Message, Metadata: si.Metadata}
+			if si.HasParent {
+				out[i].Parent = si.Parent.String()
+			}
+		}
+		return writeJSON(stdout, out)
+	}
+	for _, si := range anc {
+		fmt.Fprintf(stdout, "%s  %s  %s\n", si.ID, si.Time.Format("2006-01-02T15:04:05.000000Z"), oneLine(si.Message))
+	}
+	return nil
+}
+
+func cmdRefs(ctx context.Context, kind string, args []string, stdout io.Writer) error {
+	flags, pos, err := splitArgs(args, map[string]bool{"json": false})
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: %s wants one REPO", errUsage, kind)
+	}
+	r, _, err := openRepo(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	var refs map[string]icechunk.ID
+	if kind == "tags" {
+		refs, err = r.Tags(ctx)
+	} else {
+		refs, err = r.Branches(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(refs))
+	for n := range refs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if _, ok := flags["json"]; ok {
+		out := map[string]string{}
+		for _, n := range names {
+			out[n] = refs[n].String()
+		}
+		return writeJSON(stdout, out)
+	}
+	for _, n := range names {
+		fmt.Fprintf(stdout, "%s  %s\n", refs[n], n)
+	}
+	return nil
+}
