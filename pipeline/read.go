@@ -124,6 +124,9 @@ func (e *engine) runParts(ctx context.Context, parts iter.Seq[nd.ChunkPart], n i
 	if n == 0 {
 		return ctx.Err()
 	}
+	if e.located() {
+		return e.runBatches(ctx, parts, n)
+	}
 	fetchers := min(e.opt.IOConcurrency, n)
 	if e.g.Shard != nil && e.caps.Local {
 		// A local store's reads cost CPU, not waiting: more shards in
@@ -168,6 +171,13 @@ func (e *engine) runParts(ctx context.Context, parts iter.Seq[nd.ChunkPart], n i
 		})
 	}
 	eg.Go(func() error { running.Wait(); close(e.ready); return nil })
+	e.decodeWorkers(ctx, eg)
+	return eg.Wait()
+}
+
+// decodeWorkers starts the decode workers in eg: they place the units
+// of e.ready until it is closed.
+func (e *engine) decodeWorkers(ctx context.Context, eg *errgroup.Group) {
 	for range e.opt.DecodeConcurrency {
 		eg.Go(func() error {
 			w := worker{}
@@ -185,7 +195,6 @@ func (e *engine) runParts(ctx context.Context, parts iter.Seq[nd.ChunkPart], n i
 			return nil
 		})
 	}
-	return eg.Wait()
 }
 
 // send hands u to the decode workers; it gives u's resources back when

@@ -468,24 +468,30 @@ func (f *fetcher) readInnerVec(ctx context.Context, ref shardRef, j *job, out nd
 // reads each joined range into a pooled buffer the hold keeps; others get
 // one batched call. Results may be short where the shard ends first.
 func (f *fetcher) fetchSpans(ctx context.Context, h *hold, ref shardRef, spans []store.Span) ([][]byte, error) {
-	e := f.e
+	return f.e.fetchSpansOf(ctx, h, f.e.r, f.e.caps, ref.key, ref.base, spans)
+}
+
+// fetchSpansOf is fetchSpans for the spans at base of key in store r
+// (whose capabilities are caps): a shard of the array's store, or the
+// object that virtual references of a batch point into.
+func (e *engine) fetchSpansOf(ctx context.Context, h *hold, r store.Reader, caps store.Capabilities, key string, base int64, spans []store.Span) ([][]byte, error) {
 	if len(spans) == 0 {
 		return nil, nil
 	}
 	co := e.opt.Coalesce
 	if co == (store.CoalesceOptions{}) {
-		co = e.caps.Coalesce
+		co = caps.Coalesce
 	}
 	groups, err := store.Coalesce(spans, co)
 	if err != nil {
 		return nil, err
 	}
 	data := make([][]byte, len(groups))
-	if e.caps.Local {
+	if caps.Local {
 		for i, g := range groups {
 			bp := bufpool.Get(int(g.Span.Length))
 			h.bufs = append(h.bufs, bp)
-			n, err := e.caps.Into.ReadInto(ctx, ref.key, ref.base+g.Span.Offset, *bp)
+			n, err := caps.Into.ReadInto(ctx, key, base+g.Span.Offset, *bp)
 			if err != nil {
 				return nil, err
 			}
@@ -494,9 +500,9 @@ func (f *fetcher) fetchSpans(ctx context.Context, h *hold, ref shardRef, spans [
 	} else {
 		ranges := make([]store.ByteRange, len(groups))
 		for i, g := range groups {
-			ranges[i] = store.OffsetLen(ref.base+g.Span.Offset, g.Span.Length)
+			ranges[i] = store.OffsetLen(base+g.Span.Offset, g.Span.Length)
 		}
-		if data, err = store.GetRanges(ctx, e.r, ref.key, ranges); err != nil {
+		if data, err = store.GetRanges(ctx, r, key, ranges); err != nil {
 			return nil, err
 		}
 		if len(data) != len(groups) {

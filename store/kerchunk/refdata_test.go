@@ -1,0 +1,78 @@
+package kerchunk_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/kerchunk"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// fixtures is the directory of the HDF5 / NetCDF-4 files, their kerchunk
+// references and h5py's values (testdata/virtual/make_virtual.py).
+const fixtures = "../../testdata/virtual"
+
+// openFixture opens the references file name of the fixtures through a
+// filesystem store of their directory.
+func openFixture(t testing.TB, name string, opts ...kerchunk.Option) *kerchunk.Store {
+	t.Helper()
+	st, err := fs.New(fixtures, fs.ReadOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := kerchunk.Open(context.Background(), st, name, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ks
+}
+
+// checkArray reads the whole array at path of ks and compares it with
+// h5py's values in want.npy.
+func checkArray(t *testing.T, ks *kerchunk.Store, path, want string) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := zarr.OpenArray(ctx, ks, path)
+	if err != nil {
+		t.Errorf("%s: %v", path, err)
+		return
+	}
+	got, shape, err := a.ReadBytes(ctx)
+	if err != nil {
+		t.Errorf("%s: %v", path, err)
+		return
+	}
+	exp, err := npy.ReadFile(filepath.Join(fixtures, want+".npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(shape, exp.Shape) {
+		t.Errorf("%s: shape %v, h5py %v", path, shape, exp.Shape)
+		return
+	}
+	if !bytes.Equal(got, exp.Data) {
+		t.Errorf("%s: values differ from h5py's (%d bytes)", path, len(got))
+	}
+}
+
+// TestFixtures reads every dataset of the fixtures through their
+// references and compares with h5py.
+func TestFixtures(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(fixtures, "filters.json")); err != nil {
+		t.Fatalf("fixtures missing: %v", err)
+	}
+	ks := openFixture(t, "filters.json")
+	for _, name := range []string{"zlib_shuffle", "raw_be", "fletcher", "packed", "sparse", "contiguous", "compact"} {
+		t.Run(name, func(t *testing.T) { checkArray(t, ks, name, name) })
+	}
+	for _, refs := range []string{"gen_v0.json", "gen_v1.json"} {
+		t.Run(refs, func(t *testing.T) { checkArray(t, openFixture(t, refs), "grid", "grid") })
+	}
+	t.Run("cf.json", func(t *testing.T) { checkArray(t, openFixture(t, "cf.json"), "temp", "temp") })
+}
