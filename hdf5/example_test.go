@@ -45,7 +45,7 @@ func Example() {
 	// Output:
 	// /temp [5 6 8] [2 3 4] btree-v1 12 chunks, dims [/time /lat /lon]
 	// /time [5] [512] btree-v1 1 chunks, dims []
-	// [cf.nc 17742 47]
+	// {cf.nc 17742 47}
 	// {"chunks":[2,3,4],"compressor":null,"dtype":"<f4","fill_value":-999,"filters":[{"elementsize":4,"id":"shuffle"},{"id":"zlib","level":3}],"order":"C","shape":[5,6,8],"zarr_format":2}
 	// {"_ARRAY_DIMENSIONS":["time","lat","lon"],"long_name":"air temperature","scale_factor":0.5,"units":"K"}
 }

@@ -1,6 +1,7 @@
 package hdf5
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -11,6 +12,7 @@ import (
 	"math"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gozarr/gozarr/dtype"
@@ -32,23 +34,97 @@ type RefsOptions struct {
 // file: Zarr v2 metadata documents and, for every chunk, the URL, offset
 // and length of its bytes in the file.
 type Refs struct {
-	// Refs maps each Zarr key to a JSON document (a string holding the
-	// .zgroup, .zarray or .zattrs text), an inline value ("base64:..."),
-	// or a [url, offset, length] reference ([]any).
+	// Refs maps each Zarr key to a string (the JSON text of a .zgroup,
+	// .zarray or .zattrs document, or an inline value "base64:...") or a
+	// ChunkRef.
 	Refs map[string]any
 	// Skipped lists the datasets left out (with SkipUnsupported), each as
 	// "path: reason".
 	Skipped []string
 }
 
+// ChunkRef is a reference to a chunk: length bytes at offset of the file
+// at URL. It marshals as kerchunk's [url, offset, length].
+type ChunkRef struct {
+	URL            string
+	Offset, Length uint64
+}
+
+// MarshalJSON writes [url, offset, length].
+func (c ChunkRef) MarshalJSON() ([]byte, error) {
+	return c.appendJSON(nil), nil
+}
+
+func (c ChunkRef) appendJSON(buf []byte) []byte {
+	buf = append(buf, '[')
+	buf = appendJSONString(buf, c.URL)
+	buf = append(buf, ',')
+	buf = strconv.AppendUint(buf, c.Offset, 10)
+	buf = append(buf, ',')
+	buf = strconv.AppendUint(buf, c.Length, 10)
+	return append(buf, ']')
+}
+
 // WriteJSON writes r as a kerchunk version 1 JSON document, keys sorted.
 func (r *Refs) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	keys := make([]string, 0, len(r.Refs))
+	for k := range r.Refs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	bw := bufio.NewWriterSize(w, 1<<16)
+	buf := []byte(`{"version":1,"refs":{`)
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendJSONString(buf, k)
+		buf = append(buf, ':')
+		switch v := r.Refs[k].(type) {
+		case string:
+			buf = appendJSONString(buf, v)
+		case ChunkRef:
+			buf = v.appendJSON(buf)
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return err
+			}
+			buf = append(buf, b...)
+		}
+		if len(buf) > 1<<15 {
+			if _, err := bw.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	buf = append(buf, "}}\n"...)
+	if _, err := bw.Write(buf); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// appendJSONString appends s as a JSON string (no HTML escaping).
+func appendJSONString(buf []byte, s string) []byte {
+	simple := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		buf = append(buf, '"')
+		buf = append(buf, s...)
+		return append(buf, '"')
+	}
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(struct {
-		Version int            `json:"version"`
-		Refs    map[string]any `json:"refs"`
-	}{1, r.Refs})
+	_ = enc.Encode(s)
+	return append(buf, strings.TrimSuffix(sb.String(), "\n")...)
 }
 
 // hiddenAttrs are the HDF5 / NetCDF-4 bookkeeping attributes that kerchunk
@@ -96,17 +172,13 @@ func References(ctx context.Context, f *File, opts RefsOptions) (*Refs, error) {
 				}
 			}
 		}
-		tmp := map[string]any{}
-		err := datasetRefs(ctx, n, url, prefix, attrs, tmp)
+		err := datasetRefs(ctx, n, url, prefix, attrs, out.Refs)
 		if err != nil {
 			if opts.SkipUnsupported && (errors.Is(err, ErrUnsupported)) {
 				out.Skipped = append(out.Skipped, n.Path+": "+err.Error())
 				return nil
 			}
 			return fmt.Errorf("hdf5: %s: %w", n.Path, err)
-		}
-		for k, v := range tmp {
-			out.Refs[k] = v
 		}
 		return nil
 	})
@@ -330,28 +402,29 @@ func datasetRefs(ctx context.Context, n *Node, url, prefix string, attrs map[str
 		mask uint32
 	}
 	var list []ref
+	var kb []byte
 	chunkKey := func(off []uint64) string {
 		if len(off) == 0 {
 			return prefix + "0"
 		}
-		var sb strings.Builder
-		sb.WriteString(prefix)
+		kb = append(kb[:0], prefix...)
 		for i, o := range off {
 			if i > 0 {
-				sb.WriteByte('.')
+				kb = append(kb, '.')
 			}
-			fmt.Fprint(&sb, o/chunks[i])
+			kb = strconv.AppendUint(kb, o/chunks[i], 10)
 		}
-		return sb.String()
+		return string(kb)
 	}
 	zeros := make([]uint64, len(shape))
+	var inline string
 	switch ds.Layout {
 	case Compact:
 		need := uint64(ds.Type.Size)
 		for _, s := range shape {
 			need *= s
 		}
-		refs[chunkKey(zeros)] = "base64:" + base64.StdEncoding.EncodeToString(ds.CompactData[:need])
+		inline = "base64:" + base64.StdEncoding.EncodeToString(ds.CompactData[:need])
 	case Contiguous:
 		if len(ds.Filters) > 0 {
 			return errorf("a contiguous dataset with filters")
@@ -401,6 +474,12 @@ func datasetRefs(ctx context.Context, n *Node, url, prefix string, attrs map[str
 		"compressor":  nil,
 		"filters":     filters,
 	}
+	sort.Slice(list, func(i, j int) bool { return list[i].key < list[j].key })
+	for i := 1; i < len(list); i++ {
+		if list[i-1].key == list[i].key {
+			return errorf("two chunks at %s", list[i].key)
+		}
+	}
 	if err := setJSON(refs, prefix+".zarray", zarray); err != nil {
 		return err
 	}
@@ -408,12 +487,11 @@ func datasetRefs(ctx context.Context, n *Node, url, prefix string, attrs map[str
 	if err := setJSON(refs, prefix+".zattrs", attrs); err != nil {
 		return err
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].key < list[j].key })
-	for i, r := range list {
-		if i > 0 && list[i-1].key == r.key {
-			return errorf("two chunks at %s", r.key)
-		}
-		refs[r.key] = []any{url, r.addr, r.size}
+	if inline != "" {
+		refs[chunkKey(zeros)] = inline
+	}
+	for _, r := range list {
+		refs[r.key] = ChunkRef{url, r.addr, r.size}
 	}
 	return nil
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -38,12 +40,11 @@ func refsStore(t *testing.T, refs *Refs, file string) *mem.Store {
 			} else {
 				b = []byte(x)
 			}
-		case []any:
-			if x[0] != file {
-				t.Fatalf("%s: reference to %v, want %s", k, x[0], file)
+		case ChunkRef:
+			if x.URL != file {
+				t.Fatalf("%s: reference to %v, want %s", k, x.URL, file)
 			}
-			off, n := x[1].(uint64), x[2].(uint64)
-			b = data[off : off+n]
+			b = data[x.Offset : x.Offset+x.Length]
 		default:
 			t.Fatalf("%s: value of type %T", k, v)
 		}
@@ -113,6 +114,35 @@ func TestValuesThroughReferences(t *testing.T) {
 			}
 			t.Logf("%d datasets equal h5py's", checked)
 		})
+	}
+}
+
+// TestWriteJSON: the document WriteJSON writes is the JSON of Refs.
+func TestWriteJSON(t *testing.T) {
+	refs, err := References(context.Background(), openTestFile(t, "cf.nc"), RefsOptions{URL: "s3://b/\"odd\" <name>\u00e9.nc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	if err := refs.WriteJSON(&sb); err != nil {
+		t.Fatal(err)
+	}
+	var got, want any
+	if err := json.Unmarshal([]byte(sb.String()), &got); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(map[string]any{"version": 1, "refs": refs.Refs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("WriteJSON wrote\n%s\nwant\n%s", sb.String(), b)
+	}
+	if r := got.(map[string]any)["refs"].(map[string]any)["temp/0.0.0"].([]any); r[0] != "s3://b/\"odd\" <name>\u00e9.nc" {
+		t.Fatalf("URL %q", r[0])
 	}
 }
 
