@@ -282,9 +282,10 @@ func MarshalAttributes(attrs map[string]any) ([]byte, error) {
 //     compressor (or one of these with fields gozarr does not know) as
 //     "numcodecs.<id>" with the object minus "id" as configuration
 //     ("numcodecs.zlib", "numcodecs.lz4", "numcodecs.bz2", ...).
-//     The compressor "pcodec" is different: it serialises the array, so
-//     "numcodecs.pcodec" (an array -> bytes codec) takes the place of
-//     bytes; it is refused after filters and on big-endian types.
+//     The compressors "pcodec" and "zfpy" are different: they serialise
+//     the array, so "numcodecs.pcodec" and "numcodecs.zfpy" (array -> bytes
+//     codecs) take the place of bytes; they are refused after filters and
+//     on big-endian types.
 //     A crc32c checksum (filter or compressor) with its default location,
 //     "end", is the core "crc32c" codec, which has the same layout;
 //     "location": "start" is "numcodecs.crc32c".
@@ -344,15 +345,16 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 	if m.DataType.VarLen() {
 		bytesSpec, filters = v2VarCodecs(m)
 	}
-	if m.Compressor != nil && m.Compressor.ID == "pcodec" && !m.DataType.VarLen() {
-		// pcodec serialises the array itself: it takes the place of bytes
+	if c := m.Compressor; c != nil && arrayCompressors[c.ID] && !m.DataType.VarLen() {
+		// pcodec and zfpy serialise the array itself (numcodecs hands them
+		// the chunk array): they take the place of bytes.
 		if len(filters) > 0 {
-			return nil, metaErr("compressor", "pcodec after filters is not supported")
+			return nil, metaErr("compressor", "%s after filters is not supported", c.ID)
 		}
 		if m.BigEndian && m.DataType.Size() > 1 {
-			return nil, metaErr("compressor", "pcodec on big-endian %s is not supported", m.DataType)
+			return nil, metaErr("compressor", "%s on big-endian %s is not supported", c.ID, m.DataType)
 		}
-		spec, err := numcodecSpec(*m.Compressor)
+		spec, err := numcodecSpec(*c)
 		if err != nil {
 			return nil, metaErr("compressor", "%v", err)
 		}
@@ -395,6 +397,11 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 	}
 	return v3, nil
 }
+
+// arrayCompressors are the v2 compressors ToV3 maps to array -> bytes
+// codecs "numcodecs.<id>" replacing bytes: those that code the chunk
+// array rather than its bytes.
+var arrayCompressors = map[string]bool{"pcodec": true, "zfpy": true}
 
 // parseFillV2 is dtype.ParseFillV2 with zarr-python's reading of the fill
 // values of NumPy "S" and "V" dtypes (gozarr's raw types): a base64 string

@@ -16,28 +16,10 @@ import (
 	"github.com/gozarr/gozarr/zarr"
 )
 
-// pythonTool returns the zarr-python chroot runner beside the checkout
-// (../shared/tools/zarr-python), or skips t with the reason it cannot run.
+// pythonTool returns the zarr-python chroot runner, or skips t.
 func pythonTool(t *testing.T) string {
 	t.Helper()
-	tool := filepath.Join(refdata.Dir(), "..", "..", "..", "shared", "tools", "zarr-python")
-	refenv := os.Getenv("REFENV")
-	if refenv == "" {
-		refenv = "/tmp/refenv"
-	}
-	switch {
-	case os.Getenv("GOZARR_NO_PYTHON") != "":
-		t.Skip("GOZARR_NO_PYTHON is set")
-	case os.Geteuid() != 0:
-		t.Skip("the zarr-python chroot needs root")
-	}
-	if _, err := os.Stat(tool); err != nil {
-		t.Skipf("no zarr-python runner: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(refenv, "usr", "bin", "python3")); err != nil {
-		t.Skipf("no zarr-python chroot at %s (build it with ../shared/tools/zarr-python-env.sh): %v", refenv, err)
-	}
-	return tool
+	return refdata.PythonTool(t)
 }
 
 // runPython runs a script of testdata with the chroot's python, the

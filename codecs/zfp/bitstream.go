@@ -1,0 +1,146 @@
+package zfp
+
+import "encoding/binary"
+
+// The ZFP bit stream: bits are written least significant first, so bit i
+// of the stream is bit i%8 of byte i/8 on every platform. The C library
+// moves words of 8 to 64 bits at a time; Debian's libzfp (the reference
+// here) uses 8-bit words, so a finished stream is padded to a whole byte,
+// and that is what bitWriter.finish does.
+
+// bitWriter appends bits to buf. The zero value writes a new stream.
+type bitWriter struct {
+	buf []byte
+	acc uint64 // pending bits, least significant first
+	n   uint   // number of pending bits, < 64
+}
+
+// writeBit writes the low bit of b and returns it.
+func (w *bitWriter) writeBit(b uint64) uint64 {
+	b &= 1
+	w.acc |= b << w.n
+	w.n++
+	if w.n == 64 {
+		w.buf = binary.LittleEndian.AppendUint64(w.buf, w.acc)
+		w.acc, w.n = 0, 0
+	}
+	return b
+}
+
+// writeBits writes the low n (0..64) bits of v and returns v >> n.
+func (w *bitWriter) writeBits(v uint64, n uint) uint64 {
+	if n == 0 {
+		return v
+	}
+	low := v
+	if n < 64 {
+		low &= 1<<n - 1
+	}
+	w.acc |= low << w.n
+	if w.n+n >= 64 {
+		w.buf = binary.LittleEndian.AppendUint64(w.buf, w.acc)
+		w.acc = low >> (64 - w.n) // 0 when w.n is 0
+		w.n = w.n + n - 64
+	} else {
+		w.n += n
+	}
+	return v >> n
+}
+
+// pad writes n zero bits.
+func (w *bitWriter) pad(n uint32) {
+	for n > 0 {
+		k := uint(min(n, 64-uint32(w.n)))
+		w.n += k
+		n -= uint32(k)
+		if w.n == 64 {
+			w.buf = binary.LittleEndian.AppendUint64(w.buf, w.acc)
+			w.acc, w.n = 0, 0
+		}
+	}
+}
+
+// finish pads the stream to a whole byte and returns it.
+func (w *bitWriter) finish() []byte {
+	for w.n > 0 {
+		w.buf = append(w.buf, byte(w.acc))
+		w.acc >>= 8
+		w.n -= min(w.n, 8)
+	}
+	return w.buf
+}
+
+// bitReader reads a stream bitWriter wrote. Bits past the end of data
+// read as zeros; the caller checks consumed against the data's length.
+type bitReader struct {
+	data []byte
+	off  int    // next byte of data to load into acc
+	acc  uint64 // unread bits, least significant first
+	n    uint   // number of unread bits in acc
+}
+
+func (r *bitReader) fill() {
+	if r.off+8 <= len(r.data) {
+		r.acc = binary.LittleEndian.Uint64(r.data[r.off:])
+	} else {
+		var w [8]byte
+		if r.off < len(r.data) {
+			copy(w[:], r.data[r.off:])
+		}
+		r.acc = binary.LittleEndian.Uint64(w[:])
+	}
+	r.off += 8
+	r.n = 64
+}
+
+// readBit returns the next bit.
+func (r *bitReader) readBit() uint64 {
+	if r.n == 0 {
+		r.fill()
+	}
+	b := r.acc & 1
+	r.acc >>= 1
+	r.n--
+	return b
+}
+
+// readBits returns the next n (0..64) bits.
+func (r *bitReader) readBits(n uint) uint64 {
+	if n <= r.n {
+		v := r.acc
+		if n < 64 {
+			v &= 1<<n - 1
+		}
+		r.acc >>= n
+		r.n -= n
+		return v
+	}
+	v, have := r.acc, r.n
+	r.fill()
+	need := n - have
+	v |= r.acc << have
+	if n < 64 {
+		v &= 1<<n - 1
+	}
+	r.acc >>= need
+	r.n -= need
+	return v
+}
+
+// consumed returns how many bits have been read.
+func (r *bitReader) consumed() uint64 { return uint64(r.off)*8 - uint64(r.n) }
+
+// skip moves n bits ahead.
+func (r *bitReader) skip(n uint32) {
+	if uint(n) <= r.n {
+		r.acc >>= n
+		r.n -= uint(n)
+		return
+	}
+	pos := r.consumed() + uint64(n)
+	r.off = int(pos / 64 * 8)
+	r.fill()
+	k := uint(pos % 64)
+	r.acc >>= k
+	r.n -= k
+}
