@@ -49,6 +49,7 @@ type options struct {
 	// Size limits (limits.go); 0 means the default.
 	maxMeta, maxChunk, maxRead int64
 	maxVLen                    int64 // WithMaxVLenChunkBytes (strings.go)
+	overwrite                  bool  // Overwrite (create.go)
 	// Metadata lookup (consolidated.go): the only format to look for (0:
 	// v3, then v2), whether to ignore and whether to verify consolidated
 	// metadata.
@@ -164,13 +165,20 @@ func openArrayDocs(s store.Reader, p string, d nodeDocs, opts []Option) (*Array,
 	return newArray(s, p, meta, 2, opts)
 }
 
-// CreateArray writes meta as a new v3 array at path (replacing any
-// metadata there) and returns it opened. Chunks already stored under path
-// are left alone.
+// CreateArray writes meta as a new v3 array at path and returns it
+// opened, as zarr-python's create_array does: missing parent groups (the
+// root included) are written too; a path inside an array is ErrNodeType;
+// a node already at path is ErrNodeExists unless Overwrite is given, which
+// deletes it and everything stored under it first. The metadata and its
+// codecs' encode settings (compression levels) are checked before anything
+// is written.
 func CreateArray(ctx context.Context, s store.Store, nodePath string, meta *ArrayMetadata, opts ...Option) (*Array, error) {
 	p, err := cleanPath(nodePath)
 	if err != nil {
 		return nil, err
+	}
+	if meta == nil {
+		return nil, metaErr("array", "nil metadata")
 	}
 	if err := meta.Validate(); err != nil {
 		return nil, err
@@ -179,14 +187,35 @@ func CreateArray(ctx context.Context, s store.Store, nodePath string, meta *Arra
 	if err != nil {
 		return nil, err
 	}
+	if err := a.checkEncode(); err != nil {
+		return nil, fmt.Errorf("create %q: %w", p, err)
+	}
 	doc, err := meta.Marshal()
 	if err != nil {
+		return nil, err
+	}
+	if err := prepareCreate(ctx, s, p, 3, a.opts); err != nil {
 		return nil, err
 	}
 	if err := s.Set(ctx, nodeKey(p, MetadataKey), doc); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// checkEncode reports an encode setting of the array's codecs that a write
+// would fail on (a compression level out of range), inner and index chains
+// of shards (nested too) included.
+func (a *Array) checkEncode() error {
+	if err := a.grid.Chain.CheckEncode(); err != nil {
+		return err
+	}
+	for l := a.grid.Shard; l != nil; l = l.Nested() {
+		if err := l.Inner().CheckEncode(); err != nil {
+			return fmt.Errorf("sharding_indexed inner chunks: %w", err)
+		}
+	}
+	return nil
 }
 
 // newArray resolves the codec chain and builds the pipeline grid.

@@ -65,7 +65,7 @@ func OpenGroup(ctx context.Context, s store.Reader, nodePath string, opts ...Opt
 				return nil, fmt.Errorf("open %q: %w", p, err)
 			}
 			if nt != NodeGroup {
-				return nil, fmt.Errorf("open %q: %w: found a %s, not a %s", p, ErrNodeType, nt, NodeGroup)
+				return nil, fmt.Errorf("open %q: %w: found %s, not a group", p, ErrNodeType, withArticle(nt))
 			}
 			if err := g.fromDocs(nodeDocs{v3: doc}, o.noCons); err != nil {
 				return nil, err
@@ -132,12 +132,25 @@ func (g *Group) fromDocs(d nodeDocs, noCons bool) error {
 }
 
 // CreateGroup writes a v3 group with the given attributes at path (nil
-// means none) and returns it opened.
-func CreateGroup(ctx context.Context, s store.Store, nodePath string, attrs map[string]any) (*Group, error) {
+// means none) and returns it opened, as zarr-python's create_group does:
+// missing parent groups (the root included) are written too; a path inside
+// an array is ErrNodeType; a node already at path is ErrNodeExists unless
+// Overwrite is given (of the options only Overwrite and
+// WithMaxMetadataBytes apply), which deletes it and everything under it.
+func CreateGroup(ctx context.Context, s store.Store, nodePath string, attrs map[string]any, opts ...Option) (*Group, error) {
 	p, err := cleanPath(nodePath)
 	if err != nil {
 		return nil, err
 	}
+	o := collect(opts)
+	if err := prepareCreate(ctx, s, p, 3, o); err != nil {
+		return nil, err
+	}
+	return writeGroupV3(ctx, s, p, attrs)
+}
+
+// writeGroupV3 writes the zarr.json of a v3 group.
+func writeGroupV3(ctx context.Context, s store.Store, p string, attrs map[string]any) (*Group, error) {
 	if attrs == nil {
 		attrs = map[string]any{}
 	}

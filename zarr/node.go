@@ -55,7 +55,7 @@ func readNode(ctx context.Context, s store.Reader, p string, want NodeType, o op
 			return d, fmt.Errorf("open %q: %w", p, err)
 		}
 		if nt != want {
-			return d, fmt.Errorf("open %q: %w: found a %s, not a %s", p, ErrNodeType, nt, want)
+			return d, fmt.Errorf("open %q: %w: found %s, not %s", p, ErrNodeType, withArticle(nt), withArticle(want))
 		}
 		d.v3 = v3
 		return d, nil
@@ -69,7 +69,7 @@ func readNode(ctx context.Context, s store.Reader, p string, want NodeType, o op
 	}
 	if d.v2 == nil {
 		if _, err := s.Get(ctx, nodeKey(p, other), store.Suffix(0)); err == nil {
-			return d, fmt.Errorf("open %q: %w: found a v2 %s, not a %s", p, ErrNodeType, other, want)
+			return d, fmt.Errorf("open %q: %w: found a v2 %s, not %s", p, ErrNodeType, other, withArticle(want))
 		}
 		return d, fmt.Errorf("open %q: %w (no %s or %s)", p, ErrNodeNotFound, MetadataKey, key)
 	}

@@ -79,7 +79,9 @@ func prepareV2(m *ArrayMetadataV2) error {
 // "<U3", "<M8[ns]") or DataType (and BigEndian); Order ("C", "F"),
 // DimensionSeparator ("." or "/"), FillValue (nil: null), Compressor and
 // Filters are as in the document (NewNumcodec makes them). meta is
-// completed in place. Chunks already stored under path are left alone.
+// completed in place. As CreateArray, it writes missing parent groups (v2
+// .zgroup), refuses a path inside an array, and refuses a node already at
+// path unless Overwrite is given (which deletes it first).
 func CreateArrayV2(ctx context.Context, s store.Store, nodePath string, meta *ArrayMetadataV2, opts ...Option) (*Array, error) {
 	p, err := cleanPath(nodePath)
 	if err != nil {
@@ -99,12 +101,18 @@ func CreateArrayV2(ctx context.Context, s store.Store, nodePath string, meta *Ar
 	if err != nil {
 		return nil, err
 	}
+	if err := a.checkEncode(); err != nil {
+		return nil, fmt.Errorf("create %q: %w", p, err)
+	}
 	doc, err := meta.Marshal()
 	if err != nil {
 		return nil, err
 	}
 	attrs, err := MarshalAttributes(meta.Attributes)
 	if err != nil {
+		return nil, err
+	}
+	if err := prepareCreate(ctx, s, p, 2, a.opts); err != nil {
 		return nil, err
 	}
 	if err := s.Set(ctx, nodeKey(p, V2ArrayKey), doc); err != nil {
@@ -117,12 +125,21 @@ func CreateArrayV2(ctx context.Context, s store.Store, nodePath string, meta *Ar
 }
 
 // CreateGroupV2 writes a Zarr v2 group (.zgroup and .zattrs) with the given
-// attributes at path (nil means none) and returns it opened.
-func CreateGroupV2(ctx context.Context, s store.Store, nodePath string, attrs map[string]any) (*Group, error) {
+// attributes at path (nil means none) and returns it opened. Parents and
+// an existing node are handled as by CreateGroup.
+func CreateGroupV2(ctx context.Context, s store.Store, nodePath string, attrs map[string]any, opts ...Option) (*Group, error) {
 	p, err := cleanPath(nodePath)
 	if err != nil {
 		return nil, err
 	}
+	if err := prepareCreate(ctx, s, p, 2, collect(opts)); err != nil {
+		return nil, err
+	}
+	return writeGroupV2(ctx, s, p, attrs)
+}
+
+// writeGroupV2 writes the .zgroup and .zattrs of a v2 group.
+func writeGroupV2(ctx context.Context, s store.Store, p string, attrs map[string]any) (*Group, error) {
 	doc, err := MarshalAttributes(attrs)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package zarr_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,13 +156,16 @@ func TestCreateArrayV2Defaults(t *testing.T) {
 			t.Errorf(".zarray lacks %s:\n%s", want, doc)
 		}
 	}
-	g, err := zarr.CreateGroupV2(ctx, st, "", map[string]any{"t": "x"})
+	g, err := zarr.CreateGroupV2(ctx, st, "", map[string]any{"t": "x"}, zarr.Overwrite())
 	if err != nil || g.ZarrFormat() != 2 {
 		t.Fatal(err)
 	}
 	g, err = zarr.OpenGroup(ctx, st, "")
 	if err != nil || g.ZarrFormat() != 2 || g.Attributes()["t"] != "x" {
 		t.Fatalf("group %v, %v", g, err)
+	}
+	if _, err := st.Get(ctx, "x/.zarray", store.OffsetLen(0, 1)); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("Overwrite of the root group kept x/.zarray: %v", err)
 	}
 	if _, err := zarr.CreateArrayV2(ctx, st, "y", &zarr.ArrayMetadataV2{Shape: []int{1}, Chunks: []int{1}}); err == nil {
 		t.Error("no dtype accepted")

@@ -20,6 +20,7 @@ import (
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/pipeline"
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/store/storeurl"
 	"github.com/gozarr/gozarr/zarr"
 )
@@ -36,7 +37,9 @@ type copyPlan struct {
 	dtype          *dtype.DataType
 	budget         int64
 	resume         bool
+	overwrite      bool
 	validate       bool
+	dst            *destination // where the copy goes (dest.go)
 }
 
 // copyReport is what cp prints at the end (--json).
@@ -56,7 +59,7 @@ type copyReport struct {
 // always written as Zarr v3.
 func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags, pos, err := splitArgs(args, map[string]bool{"chunks": true, "shards": true, "codec": true, "dtype": true,
-		"budget": true, "resume": false, "validate": false, "json": false, "q": false, "max-chunk-bytes": true})
+		"budget": true, "resume": false, "overwrite": false, "validate": false, "json": false, "q": false, "max-chunk-bytes": true})
 	if err != nil {
 		return err
 	}
@@ -92,12 +95,12 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		budgetFlag(map[string]string{"budget": strconv.FormatInt(p.budget, 10)})
 	}
 	_, p.resume = flags["resume"]
+	_, p.overwrite = flags["overwrite"]
 	_, p.validate = flags["validate"]
-	src, srcPath, err := openTarget(ctx, pos[0])
-	if err != nil {
-		return err
+	if p.resume && p.overwrite {
+		return fmt.Errorf("%w: --resume keeps what a killed copy wrote, --overwrite deletes it: give one", errUsage)
 	}
-	dst, err := openDestination(ctx, pos[1])
+	src, srcPath, err := openTarget(ctx, pos[0])
 	if err != nil {
 		return err
 	}
@@ -108,12 +111,49 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if n == nil {
 		return fmt.Errorf("%s: %w", pos[0], zarr.ErrNodeNotFound)
 	}
-	r := &copyReport{Source: pos[0], Destination: pos[1]}
+	// Everything that can be checked is checked before the first byte is
+	// written: the destination, every array's new metadata and codecs.
+	if p.dst, err = resolveDestination(pos[0], pos[1]); err != nil {
+		return err
+	}
+	if err := checkCopy(ctx, src, n, srcPath, p); err != nil {
+		return err
+	}
+	dst, err := openDestination(ctx, p.dst.store)
+	if err != nil {
+		return err
+	}
+	if !p.dst.local {
+		prefix := ""
+		if p.dst.node != "" {
+			prefix = p.dst.node + "/"
+		}
+		for _, err := range dst.List(ctx, prefix) {
+			if err != nil {
+				return err
+			}
+			p.dst.existed = true
+			break
+		}
+	}
+	r := &copyReport{Source: pos[0], Destination: p.dst.shown}
 	prog := newProgress(stderr, flags, "cp")
 	prog.setTotal(totalBytes(n))
 	err = copyNode(ctx, src, dst, n, srcPath, p, r, prog)
 	prog.finish(err)
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w (what was copied stays: cp --resume with the same options completes it)", err)
+		}
+		if cerr := p.dst.cleanup(ctx, dst); cerr != nil {
+			return fmt.Errorf("%w; removing the partial copy %s: %v", err, p.dst.shown, cerr)
+		}
+		if !p.dst.existed {
+			return fmt.Errorf("%w (nothing was left at %s)", err, p.dst.shown)
+		}
+		return err
+	}
+	if err := updateConsolidated(ctx, dst, p.dst.node, stderr); err != nil {
 		return err
 	}
 	if p.validate {
@@ -131,7 +171,7 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if _, ok := flags["json"]; ok {
 		return writeJSON(stdout, r)
 	}
-	fmt.Fprintf(stdout, "copied %d arrays and %d groups: %d write units (%d found complete), %s", r.Arrays, r.Groups, r.Units, r.Skipped, humanBytes(r.Bytes))
+	fmt.Fprintf(stdout, "copied %s and %s to %s: %s (%d found complete), %s decoded", plural(r.Arrays, "array"), plural(r.Groups, "group"), r.Destination, plural(int(r.Units), "write unit"), r.Skipped, humanBytes(r.Bytes))
 	if r.Validated {
 		fmt.Fprint(stdout, ", validated")
 	}
@@ -281,13 +321,68 @@ func shortSpec(s string) (codecs.Spec, error) {
 	return codecs.Spec{Name: f[0], Configuration: b}, nil
 }
 
+// destPath returns the destination node path of the source node at
+// srcNode (below the copied root at root).
+func (p copyPlan) destPath(srcNode, root string) (rel, full string) {
+	rel = strings.TrimPrefix(strings.TrimPrefix(srcNode, root), "/")
+	full = rel
+	if p.dst != nil && p.dst.node != "" {
+		full = strings.TrimSuffix(p.dst.node+"/"+rel, "/")
+	}
+	return rel, full
+}
+
+// dstName shows the destination of a node to the user.
+func (p copyPlan) dstName(rel string) string {
+	if p.dst == nil {
+		return "/" + rel
+	}
+	return p.dst.nodeName(rel)
+}
+
+// srcName shows a source node to the user.
+func srcName(r *copyReport, rel string) string {
+	if rel == "" {
+		return r.Source
+	}
+	return strings.TrimRight(r.Source, "/") + "/" + rel
+}
+
+// checkCopy checks, before anything is written, what can fail in a copy
+// of n: each array's new metadata (chunk and shard shapes, dtype, fill
+// value) and the encode settings of its codecs (compression levels).
+func checkCopy(ctx context.Context, src store.Reader, n *nodeInfo, root string, p copyPlan) error {
+	for _, c := range n.Children {
+		if err := checkCopy(ctx, src, c, root, p); err != nil {
+			return err
+		}
+	}
+	if n.NodeType != "array" {
+		return nil
+	}
+	rel, _ := p.destPath(n.Path, root)
+	a, err := zarr.OpenArray(ctx, src, n.Path, zarr.WithMaxChunkBytes(p.budget))
+	if err != nil {
+		return err
+	}
+	meta, err := destMetadata(a, p)
+	if err != nil {
+		return fmt.Errorf("copy of %s: %w", p.dstName(rel), err)
+	}
+	if _, err := zarr.CreateArray(ctx, mem.New(), "", meta); err != nil {
+		// A dry run: the node path of the scratch store means nothing here.
+		return fmt.Errorf("copy of %s: %s", p.dstName(rel), strings.TrimPrefix(err.Error(), `create "": `))
+	}
+	return nil
+}
+
 // copyNode copies the node n (at srcPath + n.Path in src) and what is
 // below it to the same place under dst.
 func copyNode(ctx context.Context, src store.Reader, dst store.Store, n *nodeInfo, root string, p copyPlan, r *copyReport, prog *progress) error {
-	rel := strings.TrimPrefix(strings.TrimPrefix(n.Path, root), "/")
+	rel, full := p.destPath(n.Path, root)
 	if n.NodeType == "group" {
-		if _, err := zarr.CreateGroup(ctx, dst, rel, n.Attributes); err != nil {
-			return err
+		if err := createGroup(ctx, dst, full, n.Attributes, p); err != nil {
+			return fmt.Errorf("destination group %s: %w", p.dstName(rel), err)
 		}
 		r.Groups++
 		for _, c := range n.Children {
@@ -299,6 +394,25 @@ func copyNode(ctx context.Context, src store.Reader, dst store.Store, n *nodeInf
 	}
 	r.Arrays++
 	return copyArray(ctx, src, dst, n.Path, rel, p, r, prog)
+}
+
+// createGroup writes a copied group: a group already there is kept with
+// --resume, replaced (with all below it) with --overwrite.
+func createGroup(ctx context.Context, dst store.Store, full string, attrs map[string]any, p copyPlan) error {
+	var opts []zarr.Option
+	if p.overwrite && full == p.dst.node {
+		opts = append(opts, zarr.Overwrite())
+	}
+	if p.resume {
+		if _, err := zarr.OpenGroup(ctx, dst, full, zarr.WithoutConsolidated()); err == nil {
+			return nil
+		}
+	}
+	_, err := zarr.CreateGroup(ctx, dst, full, attrs, opts...)
+	if errors.Is(err, zarr.ErrNodeExists) {
+		return fmt.Errorf("exists: give --resume to complete an interrupted copy, --overwrite to replace it, or remove it")
+	}
+	return err
 }
 
 // destMetadata returns the metadata of an array's copy.
@@ -375,14 +489,15 @@ func sourceCompressors(a *zarr.Array) ([]codecs.BytesToBytes, error) {
 // copyArray copies one array write unit by write unit of the destination,
 // several at once within the budget. With resume, a unit whose key exists
 // and reads back equal to the source is left alone.
-func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, dstPath string, p copyPlan, r *copyReport, prog *progress) error {
+func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, rel string, p copyPlan, r *copyReport, prog *progress) error {
+	_, dstPath := p.destPath(rel, "")
 	a, err := zarr.OpenArray(ctx, src, srcPath, zarr.WithMaxChunkBytes(p.budget))
 	if err != nil {
 		return err
 	}
 	meta, err := destMetadata(a, p)
 	if err != nil {
-		return fmt.Errorf("array %q: %w", "/"+srcPath, err)
+		return fmt.Errorf("copy of %s: %w", p.dstName(rel), err)
 	}
 	unitBytes := int64(count(meta.ChunkShape)) * int64(max(meta.DataType.Size(), a.Metadata().DataType.Size()))
 	// Each unit in flight holds its source block, its cast, its encoding
@@ -390,9 +505,9 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 	// collector's room under the soft limit.
 	workers := int(max(1, min(int64(runtime.GOMAXPROCS(0)), p.budget/max(1, 5*unitBytes))))
 	pipe := zarr.WithPipeline(pipeline.Options{MaxBytesInFlight: max(p.budget/int64(8*workers), 1)})
-	b, err := openOrCreate(ctx, dst, dstPath, meta, p.resume, pipe)
+	b, err := openOrCreate(ctx, dst, dstPath, meta, p, pipe)
 	if err != nil {
-		return err
+		return fmt.Errorf("destination array %s: %w", p.dstName(rel), err)
 	}
 	a, err = zarr.OpenArray(ctx, src, srcPath, zarr.WithMaxChunkBytes(p.budget), pipe)
 	if err != nil {
@@ -442,7 +557,7 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 				}
 				data, err := castValues(srcDT, dstDT, buf)
 				if err != nil {
-					return fmt.Errorf("array %q: destination chunk %v: %w", "/"+srcPath, u.Coords, err)
+					return fmt.Errorf("--dtype %s: %s%s: %w", dstDT, srcName(r, rel), castCoords(err, sel), err)
 				}
 				if p.resume {
 					ok, err := unitComplete(gctx, dst, b, u.Key, sel, data, &back)
@@ -475,16 +590,19 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 }
 
 // openOrCreate creates the destination array, or with resume opens the
-// one there, which must have the metadata the copy would write.
-func openOrCreate(ctx context.Context, dst store.Store, p string, meta *zarr.ArrayMetadata, resume bool, opts ...zarr.Option) (*zarr.Array, error) {
-	b, err := zarr.OpenArray(ctx, dst, p, opts...)
+// one there, which must have the metadata the copy would write; with
+// overwrite, a node there is replaced.
+func openOrCreate(ctx context.Context, dst store.Store, path string, meta *zarr.ArrayMetadata, p copyPlan, opts ...zarr.Option) (*zarr.Array, error) {
+	b, err := zarr.OpenArray(ctx, dst, path, opts...)
 	switch {
 	case errors.Is(err, zarr.ErrNodeNotFound):
-		return zarr.CreateArray(ctx, dst, p, meta, opts...)
+		return zarr.CreateArray(ctx, dst, path, meta, opts...)
+	case p.overwrite:
+		return zarr.CreateArray(ctx, dst, path, meta, append(opts, zarr.Overwrite())...)
 	case err != nil:
 		return nil, err
-	case !resume:
-		return nil, fmt.Errorf("destination array %q exists: give --resume to complete an interrupted copy, or remove it", "/"+p)
+	case !p.resume:
+		return nil, fmt.Errorf("exists: give --resume to complete an interrupted copy, --overwrite to replace it, or remove it")
 	}
 	want, err := meta.Marshal()
 	if err != nil {
@@ -495,7 +613,7 @@ func openOrCreate(ctx context.Context, dst store.Store, p string, meta *zarr.Arr
 		return nil, err
 	}
 	if !bytes.Equal(want, have) {
-		return nil, fmt.Errorf("destination array %q exists with other metadata than this copy writes: it cannot be resumed (remove it, or copy with the options that made it)", "/"+p)
+		return nil, fmt.Errorf("exists with other metadata than this copy writes, so it cannot be resumed: give --overwrite to replace it, or the options that made it")
 	}
 	return b, nil
 }
@@ -524,4 +642,40 @@ func unitSelection(m *zarr.ArrayMetadata, coords []int) nd.Selection {
 		sel[d] = nd.Dim{Start: start, Count: min(m.Shape[d], start+m.ChunkShape[d]) - start, Step: 1}
 	}
 	return sel
+}
+
+// plural says "1 array", "2 arrays".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// updateConsolidated rewrites the consolidated metadata of the groups
+// above (and at) the copy's node that have it, so a new node does not
+// stay hidden from readers that trust it (the outermost such group is
+// consolidated again, which covers the ones inside it).
+func updateConsolidated(ctx context.Context, dst store.Store, node string, stderr io.Writer) error {
+	parts := []string{""}
+	if node != "" {
+		for i, seg := range strings.Split(node, "/") {
+			parts = append(parts, strings.TrimPrefix(parts[i]+"/"+seg, "/"))
+		}
+	}
+	for _, g := range parts {
+		grp, err := zarr.OpenGroup(ctx, dst, g)
+		if err != nil {
+			continue
+		}
+		if ok, _ := grp.Consolidated(); !ok {
+			continue
+		}
+		if _, err := zarr.Consolidate(ctx, dst, g); err != nil {
+			return fmt.Errorf("updating the consolidated metadata of %q: %w", "/"+g, err)
+		}
+		fmt.Fprintf(stderr, "zarrcat: updated the consolidated metadata of group %q\n", "/"+g)
+		return nil
+	}
+	return nil
 }

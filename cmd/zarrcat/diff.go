@@ -230,7 +230,7 @@ func validateCopy(ctx context.Context, src, dst store.Reader, n *nodeInfo, root 
 	if n.NodeType != "array" {
 		return nil
 	}
-	rel := strings.TrimPrefix(strings.TrimPrefix(n.Path, root), "/")
+	_, rel := p.destPath(n.Path, root)
 	a, err := zarr.OpenArray(ctx, src, n.Path, zarr.WithMaxChunkBytes(p.budget))
 	if err != nil {
 		return err

@@ -83,12 +83,22 @@ Examples:
   zarrcat stats --hist 8 --json testdata/refdata/v3_dtype_int16.zarr "0:10"
 `,
 	"cp": `zarrcat cp [--chunks SHAPE] [--shards SHAPE] [--codec C] [--dtype T]
-           [--resume] [--validate] [--budget N] [--json] [-q] SOURCE DESTINATION
+           [--resume | --overwrite] [--validate] [--budget N] [--json] [-q] SOURCE DESTINATION
 Copies an array, or a group and everything below it, between any two
-locations (directories, file://, s3://; DESTINATION is created), written
-as Zarr v3 (a v2 source becomes v3), write unit by write unit of the
-destination (chunks, or shards), several at once within --budget
-(default 512MiB). Without options the copy keeps the source's codecs.
+locations (directories, file://, s3://, a new .zip/.ozx), written as Zarr
+v3 (a v2 source becomes v3), write unit by write unit of the destination
+(chunks, or shards), several at once within --budget (default 512MiB).
+Without options the copy keeps the source's codecs.
+DESTINATION as cp -r: a new path is created; an existing directory that
+is not Zarr gets the copy as DIR/NAME (NAME: SOURCE's last element) and
+is never written into; an existing array or group is refused (unless
+--resume or --overwrite). Inside a Zarr hierarchy (g.zarr/new/x) missing
+groups are created and a node inside an array is refused; a consolidated
+group above the copy is consolidated again. Shapes, codec levels and the
+fill value are checked before anything is written; a copy that fails
+later (a value --dtype cannot hold) removes what it wrote. A killed or
+interrupted (Ctrl-C) copy stays for --resume; zarrcat clean removes the
+temporary files a kill leaves.
   --chunks 64,64    chunk shape (inner chunks with --shards)
   --shards 512,512  shard shape: a sharded copy
   --codec C         compressors after the bytes codec: zstd:LEVEL,
@@ -99,6 +109,7 @@ destination (chunks, or shards), several at once within --budget
                     the new type cannot hold is an error naming it
   --resume          complete an interrupted copy: write units whose key
                     exists and reads back equal to the source are kept
+  --overwrite       replace an array or group at DESTINATION (all of it)
   --validate        compare every copied array with its source at the end
 Examples:
   zarrcat cp testdata/refdata/v2_group.zarr /tmp/g.zarr
