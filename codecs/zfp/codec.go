@@ -13,6 +13,7 @@ package zfp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 
@@ -90,7 +91,16 @@ func (c *Codec) Name() string { return Name }
 func (c *Codec) Configuration() any { return c.cfg }
 
 // params returns the compression parameters for chunks of d dimensions.
+// Errors wrap codecs.ErrInvalidConfig.
 func (c *Codec) params(d int) (Params, error) {
+	p, err := c.zfpParams(d)
+	if err != nil && !errors.Is(err, codecs.ErrInvalidConfig) {
+		err = fmt.Errorf("%w: %s: %w", codecs.ErrInvalidConfig, Name, err)
+	}
+	return p, err
+}
+
+func (c *Codec) zfpParams(d int) (Params, error) {
 	switch Mode(c.cfg.Mode) {
 	case ModeFixedAccuracy:
 		if neg(c.cfg.Tolerance) {
@@ -113,20 +123,12 @@ func (c *Codec) params(d int) (Params, error) {
 	return Params{}, fmt.Errorf("%w: %s: mode %d cannot encode (numcodecs encodes modes 2, 3 and 4)", codecs.ErrInvalidConfig, Name, c.cfg.Mode)
 }
 
-// CheckEncode reports whether the configuration can encode.
+// CheckEncode reports whether the configuration can encode (a rate too
+// high for the header is found for 1-D chunks here, for chunks of more
+// dimensions by Encode).
 func (c *Codec) CheckEncode() error {
 	_, err := c.params(1)
-	if err != nil {
-		return err
-	}
-	if c.cfg.Mode == int(ModeFixedRate) && !neg(c.cfg.Rate) {
-		for d := 1; d <= 4; d++ {
-			if _, err := FixedRate(*c.cfg.Rate, d); err != nil {
-				return fmt.Errorf("%w: %s: %w", codecs.ErrInvalidConfig, Name, err)
-			}
-		}
-	}
-	return nil
+	return err
 }
 
 func neg(v *float64) bool { return v == nil || !(*v >= 0) }
