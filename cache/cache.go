@@ -93,8 +93,14 @@ func (s Stats) String() string {
 // plain chunk or a whole shard) and inner the C-order index of an inner
 // chunk within its shard, or -1 for a whole chunk.
 func Key(storeID, key string, base int64, inner int) string {
-	b := make([]byte, 0, len(storeID)+len(key)+32)
-	b = strconv.AppendInt(b, int64(len(storeID)), 10)
+	return string(AppendKey(make([]byte, 0, len(storeID)+len(key)+32), storeID, key, base, inner))
+}
+
+// AppendKey appends Key(storeID, key, base, inner) to dst and returns the
+// extended slice; it does not allocate when dst has room, so a lookup can
+// build its key in a reused buffer.
+func AppendKey[K ~string | ~[]byte](dst []byte, storeID string, key K, base int64, inner int) []byte {
+	b := strconv.AppendInt(dst, int64(len(storeID)), 10)
 	b = append(b, ':')
 	b = append(b, storeID...)
 	b = strconv.AppendInt(b, int64(len(key)), 10)
@@ -108,7 +114,7 @@ func Key(storeID, key string, base int64, inner int) string {
 		b = append(b, '#')
 		b = strconv.AppendInt(b, int64(inner), 10)
 	}
-	return string(b)
+	return b
 }
 
 // weight is what an entry of n stored bytes counts against a bound.

@@ -32,7 +32,7 @@ func readReordered(ctx context.Context, r store.Reader, g *Grid, sel nd.Selectio
 	buf := bufpool.Get(n)
 	defer bufpool.Put(buf)
 	tmp := nd.Contiguous((*buf)[:n], compact.FullShape(), item)
-	if err := newEngine(r, g, tmp, opt).run(ctx, compact); err != nil {
+	if err := runSelection(ctx, r, g, compact, tmp, opt); err != nil {
 		return err
 	}
 	gatherParallel(out, tmp, sel.Orders(), opt.WithDefaults().DecodeConcurrency)
@@ -104,8 +104,11 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 	if want := pts.Len() * item; len(out) != want {
 		return fmt.Errorf("pipeline: output holds %d bytes, %d points need %d", len(out), pts.Len(), want)
 	}
-	if pts.Len() == 0 {
+	if pts.Len() == 0 || ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if g.cachedPoints(pts, out) {
+		return nil
 	}
 	sorted, order := sortPoints(g, pts, false)
 	dst := out // the sorted points' values: out itself when pts is sorted
@@ -115,7 +118,16 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 		dst = (*buf)[:sorted.Len()*item]
 	}
 	view := nd.Contiguous(dst, pointsShape(pts.Rank, sorted.Len()), item)
-	if err := newEngine(r, g, view, opt).runParts(ctx, nd.PointParts(sorted, g.ChunkShape), nd.NumPointParts(sorted, g.ChunkShape)); err != nil {
+	parts := nd.PointParts(sorted, g.ChunkShape)
+	var err error
+	if g.runsInline(r, nd.NumPointParts(sorted, g.unitShape())) {
+		e := inlineEngine(r, g, view, opt)
+		err = e.runInline(ctx, parts)
+		e.release()
+	} else {
+		err = newEngine(r, g, view, opt).runParts(ctx, parts, nd.NumPointParts(sorted, g.ChunkShape))
+	}
+	if err != nil {
 		return err
 	}
 	if order != nil {

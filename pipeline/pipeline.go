@@ -88,6 +88,10 @@ type Grid struct {
 	ChunkShape []int
 	// Key returns the store key of the chunk at the given grid coordinates.
 	Key func(coords []int) string
+	// AppendKey, if set, appends Key(coords) to dst and returns the
+	// extended slice without allocating when dst has room: small reads
+	// build their cache keys with it in reused buffers. nil: Key is used.
+	AppendKey func(dst []byte, coords []int) []byte
 	// Chain encodes and decodes one whole chunk (or shard).
 	Chain *codecs.Chain
 	// Shard is set when the chain is sharding_indexed alone (no other
@@ -102,6 +106,14 @@ type Grid struct {
 	// (inner chunks: the inner chunk's index instead of -1); see
 	// cacheKey. Writes remove the chunks they replace. nil: no cache.
 	Cache cache.Cache
+}
+
+// appendKey appends the store key of the chunk at coords to dst.
+func (g *Grid) appendKey(dst []byte, coords []int) []byte {
+	if g.AppendKey != nil {
+		return g.AppendKey(dst, coords)
+	}
+	return append(dst, g.Key(coords)...)
 }
 
 // cacheKey is the Cache key of the whole chunk at store key key.

@@ -53,8 +53,23 @@ func ReadView(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, ou
 	if sel.Reorders() {
 		return readReordered(ctx, r, g, sel, out, opt)
 	}
-	e := newEngine(r, g, out, opt)
-	return e.run(ctx, sel)
+	return runSelection(ctx, r, g, sel, out, opt)
+}
+
+// runSelection reads sel (which does not reorder) into out: on the calling
+// goroutine when it touches few read units (runsInline), else through the
+// concurrent engine.
+func runSelection(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, out nd.View, opt Options) error {
+	n := sel.NumChunks(g.ChunkShape)
+	if g.cachedBox(sel, out) {
+		return nil
+	}
+	if g.runsInline(r, sel.NumChunks(g.unitShape())) {
+		e := inlineEngine(r, g, out, opt)
+		defer e.release()
+		return e.runInline(ctx, sel.Chunks(g.ChunkShape))
+	}
+	return newEngine(r, g, out, opt).runParts(ctx, sel.Chunks(g.ChunkShape), n)
 }
 
 // checkView reports a view that does not fit sel.
@@ -82,7 +97,7 @@ type engine struct {
 	g        *Grid
 	out      nd.View
 	opt      Options
-	inflight *semaphore.Weighted
+	inflight *semaphore.Weighted // nil for an inline read
 	ready    chan unit
 	// wholeSlots bounds the whole shards of a local store held at once
 	// to DecodeConcurrency: more only keeps more large pooled buffers
@@ -95,13 +110,29 @@ type engine struct {
 	cost       int64 // bytes one fetched chunk holds against the cap
 	direct     bool  // chunks are stored as they decode: read them into the output
 	useVec     bool  // ... with vectored reads where their place is many runs
+
+	// An inline read (small.go) runs on the caller's goroutine: its one
+	// fetcher hands every unit straight to its one worker.
+	inline   bool
+	placeErr error // the error the worker met, reported as errPlaced
+	f        fetcher
+	w        worker
+	h        hold // the hold of the shard being read
 }
 
 func newEngine(r store.Reader, g *Grid, out nd.View, opt Options) *engine {
-	e := &engine{r: r, caps: store.CapabilitiesOf(r), g: g, out: out}
-	e.opt = opt.withCaps(e.caps)
+	e := &engine{}
+	e.init(r, g, out, opt)
 	e.inflight = semaphore.NewWeighted(e.opt.MaxBytesInFlight)
 	e.wholeSlots = make(chan struct{}, e.opt.DecodeConcurrency)
+	return e
+}
+
+// init sets up e for a read of g from r into out, without the concurrency
+// bounds (newEngine adds them).
+func (e *engine) init(r store.Reader, g *Grid, out nd.View, opt Options) {
+	e.r, e.caps, e.g, e.out = r, store.CapabilitiesOf(r), g, out
+	e.opt = opt.withCaps(e.caps)
 	if g.Shard == nil {
 		e.chunkBytes = g.chunkBytes()
 		e.maxEnc = g.Chain.MaxEncodedSize()
@@ -110,12 +141,22 @@ func newEngine(r store.Reader, g *Grid, out nd.View, opt Options) *engine {
 		run := nd.View{Shape: g.ChunkShape, Strides: out.Strides, ItemSize: g.itemSize()}.RunLen()
 		e.useVec = e.direct && e.caps.Vec != nil && vecread.Worth(run, e.chunkBytes)
 	}
-	return e
 }
 
-// run executes the read of sel (which does not reorder).
-func (e *engine) run(ctx context.Context, sel nd.Selection) error {
-	return e.runParts(ctx, sel.Chunks(e.g.ChunkShape), sel.NumChunks(e.g.ChunkShape))
+// acquire reserves n bytes against the in-flight cap (nothing for an
+// inline read, which holds one unit at a time).
+func (e *engine) acquire(ctx context.Context, n int64) error {
+	if e.inflight == nil {
+		return nil
+	}
+	return e.inflight.Acquire(ctx, n)
+}
+
+// release gives back n bytes acquire reserved.
+func (e *engine) releaseBytes(n int64) {
+	if e.inflight != nil {
+		e.inflight.Release(n)
+	}
 }
 
 // runParts executes the read of the n chunk parts parts (of the array's
@@ -203,6 +244,9 @@ func (e *engine) send(ctx context.Context, u unit) error {
 	if u.hold != nil {
 		u.hold.refs.Add(1)
 	}
+	if e.inline {
+		return e.placeInline(&u)
+	}
 	select {
 	case e.ready <- u:
 		return nil
@@ -219,7 +263,7 @@ func (e *engine) done(u *unit) {
 		u.buf = nil
 	}
 	if u.cost > 0 {
-		e.inflight.Release(u.cost)
+		e.releaseBytes(u.cost)
 		u.cost = 0
 	}
 	if u.hold != nil {
@@ -246,8 +290,9 @@ func (e *engine) unref(h *hold) {
 	for _, b := range h.bufs {
 		bufpool.Put(b)
 	}
-	h.bufs = nil
-	e.inflight.Release(h.cost)
+	clear(h.bufs)
+	h.bufs = h.bufs[:0]
+	e.releaseBytes(h.cost)
 	if h.slot {
 		<-e.wholeSlots
 	}
@@ -258,10 +303,12 @@ type fetcher struct {
 	e    *engine
 	runs *[][]byte // the output runs of one chunk, reused
 	sink []byte    // the byte past an uncompressed chunk (vectored reads)
+	one  [1]byte   // sink's byte
 }
 
 func newFetcher(e *engine) *fetcher {
-	f := &fetcher{e: e, sink: make([]byte, 1)}
+	f := &fetcher{e: e}
+	f.sink = f.one[:]
 	f.runs = vecread.GetRuns()
 	return f
 }
@@ -346,7 +393,7 @@ func (f *fetcher) readChunk(ctx context.Context, p nd.ChunkPart) error {
 			return nil
 		}
 	}
-	if err := e.inflight.Acquire(ctx, e.cost); err != nil {
+	if err := e.acquire(ctx, e.cost); err != nil {
 		return err
 	}
 	u.cost = e.cost
@@ -370,15 +417,22 @@ func (f *fetcher) readChunk(ctx context.Context, p nd.ChunkPart) error {
 // buffer the cache keeps. Missing chunks are not cached.
 func (f *fetcher) readCached(ctx context.Context, key string, p nd.ChunkPart) error {
 	e := f.e
-	if err := e.inflight.Acquire(ctx, e.cost); err != nil {
+	if err := e.acquire(ctx, e.cost); err != nil {
 		return err
 	}
-	defer e.inflight.Release(e.cost)
+	defer e.releaseBytes(e.cost)
 	item := e.g.itemSize()
 	v, err := cache.GetOrLoadElem(ctx, e.g.Cache, e.g.cacheKey(key), item, func(ctx context.Context) ([]byte, error) {
 		data, buf, err := fetchChunk(ctx, e.r, e.caps, key, e.maxEnc)
 		if err != nil {
 			return nil, err
+		}
+		if e.inline {
+			v, err := e.g.Chain.DecodeNew(data)
+			if buf != nil {
+				bufpool.Put(buf)
+			}
+			return v, err
 		}
 		reply := make(chan decoded, 1)
 		if err := e.send(ctx, unit{kind: unitKeep, key: key, chain: e.g.Chain, data: data, buf: buf, reply: reply}); err != nil {
@@ -397,7 +451,7 @@ func (f *fetcher) readCached(ctx context.Context, key string, p nd.ChunkPart) er
 		nd.Fill(dst, e.g.fill())
 		return nil
 	case err != nil:
-		return err
+		return fmt.Errorf("chunk %q: %w", key, err)
 	case len(v) != e.chunkBytes:
 		return fmt.Errorf("chunk %q: cached value of %d bytes, chunks have %d", key, len(v), e.chunkBytes)
 	}

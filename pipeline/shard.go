@@ -38,11 +38,21 @@ func (f *fetcher) readShard(ctx context.Context, p nd.ChunkPart) error {
 	e := f.e
 	key := e.g.Key(p.Coords)
 	l := e.g.Shard
-	cost := min(e.opt.MaxBytesInFlight, shardCost(l, p, f.innerVec(l), e.opt.Coalesce))
-	if err := e.inflight.Acquire(ctx, cost); err != nil {
-		return err
+	var cost int64
+	if !e.inline {
+		cost = min(e.opt.MaxBytesInFlight, shardCost(l, p, f.innerVec(l), e.opt.Coalesce))
+		if err := e.acquire(ctx, cost); err != nil {
+			return err
+		}
 	}
-	h := &hold{cost: cost}
+	var h *hold
+	if e.inline {
+		// One shard at a time: the engine's own hold, its buffer list reused.
+		h = &e.h
+		h.cost, h.slot = 0, false
+	} else {
+		h = &hold{cost: cost}
+	}
 	h.refs.Store(1) // the fetcher's own, dropped when it has sent every unit
 	defer e.unref(h)
 	if err := f.shard(ctx, h, shardRef{l: l, key: key}, p, p.DstView(e.out), true); err != nil {
@@ -192,7 +202,7 @@ func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, sel nd.C
 	var b []byte
 	var err error
 	if e.caps.Local && ref.base == 0 && ref.size <= 0 {
-		if !h.slot {
+		if !h.slot && e.wholeSlots != nil {
 			select {
 			case e.wholeSlots <- struct{}{}:
 				h.slot = true

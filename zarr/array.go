@@ -239,6 +239,15 @@ func newArray(s store.Reader, p string, meta *ArrayMetadata, format int, opts []
 			}
 			return nodeKey(p, enc.Key(coords))
 		},
+		AppendKey: func(dst []byte, coords []int) []byte {
+			if p != "" {
+				dst = append(append(dst, p...), '/')
+			}
+			if format == 2 && len(coords) == 0 {
+				return append(dst, '0')
+			}
+			return enc.AppendKey(dst, coords)
+		},
 		StoreID: a.opts.storeID,
 		Cache:   a.opts.chunkCache,
 	}
@@ -313,11 +322,42 @@ func (a *Array) Selection(items ...nd.Item) (nd.Selection, error) {
 // value. ReadBytes and ReadBytesInto pair as Read and ReadInto do: a new
 // buffer, or yours.
 func (a *Array) ReadBytesInto(ctx context.Context, out []byte, items ...nd.Item) error {
+	if coords, ok := a.elementCoords(items); ok {
+		// One element: the fast path, which builds no selection.
+		if err := pipeline.ReadElement(ctx, a.st, a.grid, coords[:len(items)], out, a.opts.pipe); err != nil {
+			return fmt.Errorf("read %q: %w", a.path, err)
+		}
+		return nil
+	}
 	sel, err := a.Selection(items...)
 	if err != nil {
 		return err
 	}
 	return a.ReadSelection(ctx, sel, out)
+}
+
+// elementCoords returns the coordinates items select when they are one
+// in-bounds integer per dimension (negative ones counted from the end) of
+// an array of rank at most 8, and whether they are.
+func (a *Array) elementCoords(items []nd.Item) (coords [8]int, ok bool) {
+	shape := a.meta.Shape
+	if len(items) == 0 || len(items) != len(shape) || len(items) > len(coords) {
+		return coords, false
+	}
+	for d, it := range items {
+		i, isIndex := it.IsIndex()
+		if !isIndex {
+			return coords, false
+		}
+		if i < 0 {
+			i += shape[d]
+		}
+		if i < 0 || i >= shape[d] {
+			return coords, false // Normalize reports it
+		}
+		coords[d] = i
+	}
+	return coords, true
 }
 
 // ReadSelection is ReadBytesInto with an already normalised selection.

@@ -27,22 +27,7 @@ func TestS3RequestEconomy(t *testing.T) {
 		srv = s3test.NewFake(t, "gozarr")
 	}
 	const name = "v3_shard_end_edges" // float32 [54 40], shards [24 21], inner [8 7], index at end
-	up := srv.Store(t, "economy")
-	root := filepath.Join(refDir, name+".zarr")
-	err := filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(refDir, p)
-		return up.Set(ctx, filepath.ToSlash(rel), b)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	uploadRef(t, srv, "economy", name)
 	rec := s3test.NewRecorder(nil)
 	st, err := s3.Open(ctx, srv.Bucket, "economy", srv.Options(s3.WithHTTPClient(rec.Client()))...)
 	if err != nil {
@@ -87,5 +72,26 @@ func TestS3RequestEconomy(t *testing.T) {
 	}
 	if n := len(rec.Requests("")); n != 1 {
 		t.Fatalf("warm read made %d requests, want 1", n)
+	}
+}
+
+// uploadRef copies the reference array name into srv under prefix.
+func uploadRef(t *testing.T, srv *s3test.Server, prefix, name string) {
+	t.Helper()
+	up := srv.Store(t, prefix)
+	root := filepath.Join(refDir, name+".zarr")
+	err := filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(refDir, p)
+		return up.Set(context.Background(), filepath.ToSlash(rel), b)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,6 +51,8 @@ import (
 	"github.com/gozarr/gozarr/zarr"
 )
 
+var cpuProfile, only string
+
 func main() {
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "gozarr-gatherbench"), "where the arrays are made (once) and kept")
 	nrows := flag.Int("rows", 100_000, "random rows to gather")
@@ -57,6 +60,8 @@ func main() {
 	reps := flag.Int("reps", 3, "repetitions (the median is reported)")
 	small := flag.Bool("small", false, "arrays 1/8 the size (a quick run)")
 	peers := flag.Bool("peers", true, "also time zarr-python 3.4 in the reference chroot (../shared/tools/zarr-python), when present")
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of gozarr's reads of the first workload run (not the baselines) to this file")
+	flag.StringVar(&only, "only", "", "run only the workloads whose name contains this text")
 	flag.Parse()
 	if err := run(*dir, *nrows, *npoints, *reps, *small, *peers); err != nil {
 		fmt.Fprintln(os.Stderr, "gatherbench:", err)
@@ -237,11 +242,27 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 	fmt.Printf("gatherbench: %d cores, GOMAXPROCS %d, %s\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
 	fmt.Println("| workload | gozarr | codec-only | ratio | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
+	var prof *os.File
+	if cpuProfile != "" {
+		var err error
+		if prof, err = os.Create(cpuProfile); err != nil {
+			return err
+		}
+		defer prof.Close()
+	}
 	for _, w := range wls {
+		if !strings.Contains(w.name, only) {
+			continue
+		}
 		a := arrays[w.arr]
 		out := make([]byte, w.out)
 		var gz []float64
 		var fetched int64
+		if prof != nil { // one profile: the reads of the first workload run
+			if err := pprof.StartCPUProfile(prof); err != nil {
+				return err
+			}
+		}
 		for range reps {
 			before := counters[w.arr].Bytes()
 			t0 := time.Now()
@@ -250,6 +271,10 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 			}
 			gz = append(gz, time.Since(t0).Seconds())
 			fetched = counters[w.arr].Bytes() - before
+		}
+		if prof != nil {
+			pprof.StopCPUProfile()
+			prof = nil
 		}
 		if err := check(w, out, rows, sorted, pts, finePts, geos); err != nil {
 			return err
