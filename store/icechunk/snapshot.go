@@ -51,6 +51,7 @@ type node struct {
 	kind      NodeKind
 	userData  []byte
 	shape     []uint64 // array length per dimension
+	numChunks []uint32 // chunks per dimension
 	manifests []manifestRef
 	enc       zarr.ChunkKeyEncoding
 }
@@ -66,6 +67,7 @@ type snapshot struct {
 	metadata  fbVector // of MetadataItem tables
 	nodes     []node   // sorted by path
 	refs      int64    // manifest file chunk refs, as the snapshot states them
+	files     map[ID]manifestInfo
 }
 
 // Snapshot table fields.
@@ -117,8 +119,14 @@ func parseSnapshot(id ID, data []byte, maxBytes int64) (*snapshot, error) {
 		return nil, err
 	}
 	// the manifest files lists (V1 structs of 32 bytes, V2 tables)
-	if _, err := root.vector(snManifestFiles, 32, false); err != nil {
+	s.files = map[ID]manifestInfo{}
+	mf1, err := root.vector(snManifestFiles, 32, false)
+	if err != nil {
 		return nil, err
+	}
+	for j := 0; j < mf1.n; j++ {
+		b := mf1.at(j)
+		s.files[ID(b[:12])] = manifestInfo{id: ID(b[:12]), size: leU64(b[16:]), refs: leU32(b[24:])}
 	}
 	mf, err := root.vector(snManifestFilesV2, 4, false)
 	if err != nil {
@@ -129,7 +137,15 @@ func parseSnapshot(id ID, data []byte, maxBytes int64) (*snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := t.inline(0, 12); err != nil {
+		idb, err := t.inline(0, 12)
+		if err != nil {
+			return nil, err
+		}
+		if idb == nil {
+			return nil, corruptf("manifest file without an id")
+		}
+		size, err := t.u64(1, 0)
+		if err != nil {
 			return nil, err
 		}
 		n, err := t.u32(2, 0)
@@ -137,6 +153,7 @@ func parseSnapshot(id ID, data []byte, maxBytes int64) (*snapshot, error) {
 			return nil, err
 		}
 		s.refs += int64(n)
+		s.files[ID(idb)] = manifestInfo{id: ID(idb), size: size, refs: n}
 	}
 	nodes, err := root.vector(snNodes, 4, true)
 	if err != nil {
@@ -243,12 +260,16 @@ func (s *snapshot) parseNode(t fbTable, n *node) error {
 			return corruptf("array %s of %d dimensions", n.path, v2.n)
 		}
 		n.shape = make([]uint64, v2.n)
+		n.numChunks = make([]uint32, v2.n)
 		for i := range n.shape {
 			d, err := v2.table(i)
 			if err != nil {
 				return err
 			}
 			if n.shape[i], err = d.u64(0, 0); err != nil {
+				return err
+			}
+			if n.numChunks[i], err = d.u32(1, 0); err != nil {
 				return err
 			}
 		}
@@ -261,8 +282,12 @@ func (s *snapshot) parseNode(t fbTable, n *node) error {
 			return corruptf("array %s of %d dimensions", n.path, v1.n)
 		}
 		n.shape = make([]uint64, v1.n)
+		n.numChunks = make([]uint32, v1.n)
 		for i := range n.shape {
 			n.shape[i] = leU64(v1.at(i))
+			if c := leU64(v1.at(i)[8:]); c > 0 {
+				n.numChunks[i] = uint32(min((n.shape[i]+c-1)/c, 1<<32-1))
+			}
 		}
 	}
 	mans, err := data.vector(adManifests, 4, true)

@@ -1,0 +1,224 @@
+package icechunk
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/binary"
+	"slices"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Encoding the files a commit writes: manifests, snapshots, transaction
+// logs and the repo object, each a header and a zstd-compressed flatbuffer.
+
+var zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+
+const implementation = "gozarr"
+
+func encodeFile(spec, typ uint8, fb []byte) []byte {
+	out := make([]byte, 0, headerLen+len(fb)/2)
+	out = append(out, magic...)
+	name := []byte(implementation)
+	out = append(out, name...)
+	out = append(out, bytes.Repeat([]byte{' '}, 24-len(name))...)
+	out = append(out, spec, typ, compressionZstd)
+	return zenc.EncodeAll(fb, out)
+}
+
+func newID() ID {
+	var id ID
+	rand.Read(id[:])
+	return id
+}
+
+func newNodeID() NodeID {
+	var id NodeID
+	rand.Read(id[:])
+	return id
+}
+
+// writeRef is a chunk ref to write.
+type writeRef struct {
+	coords   []uint32
+	kind     refKind
+	inline   []byte
+	offset   uint64
+	length   uint64
+	chunkID  ID
+	location string
+	etag     string
+	modified uint32
+}
+
+func compareCoords(a, b []uint32) int { return slices.Compare(a, b) }
+
+// encodeManifest writes one manifest of one array's refs (sorted).
+func encodeManifest(id ID, node NodeID, refs []writeRef) []byte {
+	b := newFB()
+	fb := b.finish(func(b *fbBuilder) int {
+		return b.table([]*fbField{
+			fStruct(id[:], 1),
+			fTables(1, func(b *fbBuilder, _ int) int {
+				return b.table([]*fbField{
+					fStruct(node[:], 1),
+					fTables(len(refs), func(b *fbBuilder, i int) int { return encodeRef(b, &refs[i]) }),
+				})
+			}),
+			nil,
+			fU8(0), // compression_algorithm: locations stored plain
+		})
+	})
+	return encodeFile(2, fileManifest, fb)
+}
+
+func encodeRef(b *fbBuilder, r *writeRef) int {
+	f := make([]*fbField, 8)
+	f[crIndex] = fU32s(r.coords)
+	switch r.kind {
+	case refInline:
+		f[crInline] = fBytes(r.inline)
+	case refNative:
+		f[crOffset], f[crLength] = fU64(r.offset), fU64(r.length)
+		f[crChunkID] = fStruct(r.chunkID[:], 1)
+	case refVirtual:
+		f[crOffset], f[crLength] = fU64(r.offset), fU64(r.length)
+		f[crLocation] = fString(r.location)
+		if r.etag != "" {
+			f[crChecksumEtag] = fString(r.etag)
+		}
+		if r.modified != 0 {
+			f[crChecksumLastModified] = fU32(r.modified)
+		}
+	}
+	if r.offset == 0 {
+		f[crOffset] = nil
+	}
+	return b.table(f)
+}
+
+// writeNode is a node of a snapshot to write.
+type writeNode struct {
+	path      string
+	id        NodeID
+	kind      NodeKind
+	userData  []byte
+	shape     []uint64
+	numChunks []uint32
+	manifests []manifestRef
+}
+
+// manifestInfo describes a manifest file for the snapshot's list.
+type manifestInfo struct {
+	id   ID
+	size uint64
+	refs uint32
+}
+
+type metaItem struct {
+	name  string
+	value []byte // encoded (FlexBuffers)
+}
+
+func encodeMetadata(items []metaItem) *fbField {
+	return fTables(len(items), func(b *fbBuilder, i int) int {
+		return b.table([]*fbField{fString(items[i].name), fBytes(items[i].value)})
+	})
+}
+
+func flexItems(md map[string]any) []metaItem {
+	items := make([]metaItem, 0, len(md))
+	for k, v := range md {
+		items = append(items, metaItem{k, encodeFlex(v)})
+	}
+	slices.SortFunc(items, func(a, b metaItem) int { return bytes.Compare([]byte(a.name), []byte(b.name)) })
+	return items
+}
+
+func encodeSnapshot(id ID, nodes []writeNode, at time.Time, message string, md []metaItem, files []manifestInfo) []byte {
+	b := newFB()
+	fb := b.finish(func(b *fbBuilder) int {
+		return b.table([]*fbField{
+			fStruct(id[:], 1),
+			nil,
+			fTables(len(nodes), func(b *fbBuilder, i int) int { return encodeNode(b, &nodes[i]) }),
+			fU64(uint64(at.UnixMicro())),
+			fString(message),
+			encodeMetadata(md),
+			fStructs(0, 8, nil),
+			fTables(len(files), func(b *fbBuilder, i int) int {
+				f := &files[i]
+				return b.table([]*fbField{fStruct(f.id[:], 1), fU64(f.size), fU32(f.refs)})
+			}),
+		})
+	})
+	return encodeFile(2, fileSnapshot, fb)
+}
+
+func encodeNode(b *fbBuilder, n *writeNode) int {
+	var typ uint8 = 2
+	data := fRef(func(b *fbBuilder) int { return b.table(nil) })
+	if n.kind == KindArray {
+		typ = 1
+		data = fRef(func(b *fbBuilder) int {
+			return b.table([]*fbField{
+				fStructs(0, 8, nil),
+				nil,
+				fTables(len(n.manifests), func(b *fbBuilder, i int) int {
+					m := &n.manifests[i]
+					ext := make([]byte, 0, 8*len(m.from))
+					for d := range m.from {
+						ext = binary.LittleEndian.AppendUint32(ext, m.from[d])
+						ext = binary.LittleEndian.AppendUint32(ext, m.to[d])
+					}
+					return b.table([]*fbField{fStruct(m.id[:], 1), fStructs(len(m.from), 4, ext)})
+				}),
+				fTables(len(n.shape), func(b *fbBuilder, i int) int {
+					return b.table([]*fbField{fU64(n.shape[i]), fU32(n.numChunks[i])})
+				}),
+			})
+		})
+	}
+	return b.table([]*fbField{fStruct(n.id[:], 1), fString(n.path), fBytes(n.userData), fU8(typ), data})
+}
+
+// txLog is what a commit changed, by node id.
+type txLog struct {
+	newGroups, newArrays, deletedGroups, deletedArrays, updatedArrays, updatedGroups []NodeID
+	chunks                                                                           map[NodeID][][]uint32
+}
+
+func encodeTxLog(id ID, t *txLog) []byte {
+	ids := func(v []NodeID) *fbField {
+		slices.SortFunc(v, func(a, b NodeID) int { return bytes.Compare(a[:], b[:]) })
+		data := make([]byte, 0, 8*len(v))
+		for _, x := range v {
+			data = append(data, x[:]...)
+		}
+		return fStructs(len(v), 1, data)
+	}
+	nodes := make([]NodeID, 0, len(t.chunks))
+	for n := range t.chunks {
+		nodes = append(nodes, n)
+	}
+	slices.SortFunc(nodes, func(a, b NodeID) int { return bytes.Compare(a[:], b[:]) })
+	b := newFB()
+	fb := b.finish(func(b *fbBuilder) int {
+		return b.table([]*fbField{
+			fStruct(id[:], 1),
+			ids(t.newGroups), ids(t.newArrays), ids(t.deletedGroups), ids(t.deletedArrays),
+			ids(t.updatedArrays), ids(t.updatedGroups),
+			fTables(len(nodes), func(b *fbBuilder, i int) int {
+				cs := t.chunks[nodes[i]]
+				slices.SortFunc(cs, compareCoords)
+				return b.table([]*fbField{
+					fStruct(nodes[i][:], 1),
+					fTables(len(cs), func(b *fbBuilder, j int) int { return b.table([]*fbField{fU32s(cs[j])}) }),
+				})
+			}),
+			fTables(0, nil),
+		})
+	})
+	return encodeFile(2, fileTxLog, fb)
+}

@@ -1,0 +1,258 @@
+package icechunk_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/zarr"
+
+	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/icechunk"
+)
+
+// refJS returns the directory of the official core's JS install
+// (ICECHUNK_JS, set by .ci/run after ../shared/tools/icechunk/setup.sh), or
+// skips the test.
+func refJS(t *testing.T) string {
+	t.Helper()
+	d := os.Getenv("ICECHUNK_JS")
+	if d == "" {
+		t.Skip("ICECHUNK_JS is not set: install the official Icechunk core with ../shared/tools/icechunk/setup.sh DIR and set ICECHUNK_JS=DIR")
+	}
+	if _, err := os.Stat(filepath.Join(d, "node_modules", "@earthmover", "icechunk")); err != nil {
+		t.Skipf("ICECHUNK_JS=%s holds no @earthmover/icechunk: %v", d, err)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	return d
+}
+
+// coreView is what read_repo.mjs reports.
+type coreView struct {
+	SpecVersion int                `json:"spec_version"`
+	Branches    map[string]string  `json:"branches"`
+	Tags        map[string]string  `json:"tags"`
+	Ancestry    []refSnapshotInfo  `json:"ancestry"`
+	Keys        map[string]*string `json:"keys"`
+	Diff        *struct {
+		NewArrays     []string `json:"newArrays"`
+		UpdatedArrays []string `json:"updatedArrays"`
+		DeletedArrays []string `json:"deletedArrays"`
+		UpdatedChunks any      `json:"updatedChunks"`
+	} `json:"diff"`
+}
+
+// readWithCore runs the official core on the repository at dir.
+func readWithCore(t *testing.T, dir, ref string) coreView {
+	t.Helper()
+	js := refJS(t)
+	script := filepath.Join(js, "gozarr_read_repo.mjs")
+	src, err := os.ReadFile(filepath.Join(fixtures, "read_repo.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", "--no-warnings", script, abs, ref)
+	cmd.Dir = js
+	out, err := cmd.Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("the official core cannot read %s at %s: %v\n%s", dir, ref, err, msg)
+	}
+	var v coreView
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// checkAgainstCore compares what gozarr sees at ref with the core's view:
+// branches, tags, ancestry and every key's bytes.
+func checkAgainstCore(t *testing.T, dir, ref string) coreView {
+	t.Helper()
+	ctx := context.Background()
+	core := readWithCore(t, dir, ref)
+	r := openRepo(t, dir)
+	br, err := r.Branches(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := idMap(br); !mapsEqual(got, core.Branches) {
+		t.Errorf("branches %v, the core sees %v", got, core.Branches)
+	}
+	tags, err := r.Tags(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := idMap(tags); !mapsEqual(got, core.Tags) {
+		t.Errorf("tags %v, the core sees %v", got, core.Tags)
+	}
+	id, err := r.Resolve(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anc, err := r.Ancestry(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(anc) != len(core.Ancestry) {
+		t.Fatalf("%d ancestors, the core sees %d", len(anc), len(core.Ancestry))
+	}
+	for i, a := range anc {
+		c := core.Ancestry[i]
+		if a.ID.String() != c.ID || a.Message != c.Message {
+			t.Errorf("ancestor %d: %v %q, the core sees %v %q", i, a.ID, a.Message, c.ID, c.Message)
+		}
+		gm, _ := json.Marshal(a.Metadata)
+		cm, _ := json.Marshal(c.Metadata)
+		if string(gm) != string(cm) {
+			t.Errorf("ancestor %d metadata %s, the core sees %s", i, gm, cm)
+		}
+	}
+	snap, err := r.Checkout(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k, err := range snap.List(ctx, "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) != len(core.Keys) {
+		t.Errorf("%d keys, the core lists %d", len(keys), len(core.Keys))
+	}
+	for _, k := range keys {
+		want, ok := core.Keys[k]
+		if !ok || want == nil {
+			t.Errorf("key %s: the core does not have it", k)
+			continue
+		}
+		got, err := snap.Get(ctx, k, store.Full())
+		if err != nil {
+			t.Errorf("%s: %v", k, err)
+			continue
+		}
+		if base64.StdEncoding.EncodeToString(got) != *want {
+			t.Errorf("%s: gozarr and the core read different bytes", k)
+		}
+	}
+	return core
+}
+
+// TestCoreReadsFixtures: the baseline, on what the core itself wrote.
+func TestCoreReadsFixtures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: node runs take seconds each")
+	}
+	checkAgainstCore(t, filepath.Join(fixtures, "spec1"), "dev")
+	checkAgainstCore(t, filepath.Join(fixtures, "spec2"), "v1")
+}
+
+// TestCoreReadsGozarr: a commit gozarr writes (a new sharded array, a
+// new plain one, a rewritten chunk, a deleted chunk, split manifests,
+// native and inline chunks), tags and branches it makes, as the core sees
+// them.
+func TestCoreReadsGozarr(t *testing.T) {
+	refJS(t)
+	ctx := context.Background()
+	dir := copyDir(t, filepath.Join(fixtures, "spec2"))
+	r := openRepo(t, dir)
+	s, err := r.Session(ctx, "main", icechunk.WithManifestSplit(2), icechunk.WithInlineThreshold(40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeSome(t, s)
+	id, err := s.Commit(ctx, "gozarr: new arrays", map[string]any{"author": "gozarr", "run": 25.0, "tags": []any{"a", true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CreateTag(ctx, "gozarr-tag", id); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CreateBranch(ctx, "gozarr-branch", id); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.DeleteTag(ctx, "v3"); err != nil {
+		t.Fatal(err)
+	}
+	core := checkAgainstCore(t, dir, "main")
+	if core.Ancestry[0].ID != id.String() {
+		t.Errorf("the core sees main at %s, gozarr committed %v", core.Ancestry[0].ID, id)
+	}
+	// the core's diff, from gozarr's transaction log: two new arrays, the
+	// chunks of i4 (1, 1) and f8 (2) changed
+	if core.Diff == nil || !slices.Equal(core.Diff.NewArrays, []string{"/grid/new", "/sharded2"}) || len(core.Diff.UpdatedArrays) != 0 {
+		t.Errorf("the core's diff of gozarr's commit: %+v", core.Diff)
+	} else {
+		uc, _ := json.Marshal(core.Diff.UpdatedChunks)
+		for _, want := range []string{`"/i4":[[1,1]]`, `"/f8":[[2]]`} {
+			if !strings.Contains(string(uc), want) {
+				t.Errorf("the core's diff: updated chunks %s, want %s in it", uc, want)
+			}
+		}
+	}
+}
+
+// writeSome writes through zarr: a sharded array, a plain one, a chunk of
+// i4 and a deleted chunk of f8.
+func writeSome(t *testing.T, s *icechunk.Session) {
+	t.Helper()
+	ctx := context.Background()
+	meta, err := zarr.NewArrayMetadata([]int{12, 10}, dtype.TypeInt32, []int{4, 5}, zarr.Sharded(2, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.CreateArray(ctx, s, "sharded2", meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, 4*120)
+	for i := range data {
+		data[i] = byte(i*13 + i/7)
+	}
+	if err := a.WriteBytes(ctx, data); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := zarr.NewArrayMetadata([]int{7}, dtype.TypeUint8, []int{3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := zarr.CreateArray(ctx, s, "grid/new", m2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.WriteBytes(ctx, []byte{1, 2, 3, 4, 5, 6, 7}); err != nil {
+		t.Fatal(err)
+	}
+	i4, err := zarr.OpenArray(ctx, s, "i4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := i4.WriteBytes(ctx, make([]byte, 4*20), nd.Range(4, 8), nd.Range(5, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx, "f8/c/2"); err != nil {
+		t.Fatal(err)
+	}
+}
