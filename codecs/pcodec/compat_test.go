@@ -164,3 +164,7 @@ func TestPcoCompatibilityAssets(t *testing.T) {
 		}
 	}
 }
+
+func readTestdata(dir, name string) ([]byte, error) {
+	return os.ReadFile(filepath.Join("testdata", dir, name))
+}

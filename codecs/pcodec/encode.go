@@ -158,70 +158,114 @@ type encBin struct {
 	off          uint
 }
 
+// encVar is one latent variable being encoded: its body (after delta
+// encoding), delta moments, bins and tANS output.
+type encVar[L latent] struct {
+	body    []L
+	moments []L
+	bins    []encBin
+	ansLog  uint
+	chunks  []ansChunk
+	finals  [ansInterleave]uint32
+}
+
+func newEncVar[L latent](body, moments []L, width uint, level int) *encVar[L] {
+	v := &encVar[L]{body: body, moments: moments}
+	v.bins, v.ansLog = chooseBins(body, width, level)
+	// fall back to a single bin over the whole range when the optimised
+	// table would cost more (it never costs more than the raw numbers)
+	if len(body) > 0 && len(v.bins) > 1 {
+		if est := estimateBits(body, v.bins, v.ansLog); est > trivialBits(body) {
+			v.bins, v.ansLog = trivialBins(body), 0
+		}
+	}
+	v.chunks, v.finals = ansEncode(body, v.bins, v.ansLog)
+	return v
+}
+
+func (v *encVar[L]) writeMeta(bw *bitWriter, width uint) {
+	bw.write(uint64(v.ansLog), 4)
+	bw.write(uint64(len(v.bins)), bitsNBins)
+	obb := offBitsBits(width)
+	for _, b := range v.bins {
+		bw.write(uint64(b.weight-1), v.ansLog)
+		bw.write64(b.lower, width)
+		bw.write(uint64(b.off), obb)
+	}
+}
+
+func (v *encVar[L]) writePageMeta(bw *bitWriter, width uint) {
+	for _, m := range v.moments {
+		bw.write64(uint64(m), width)
+	}
+	for _, s := range v.finals {
+		bw.write(uint64(s), v.ansLog)
+	}
+}
+
+// writeBatch writes latents [at, at+k) of the body: tANS bits, then offsets.
+func (v *encVar[L]) writeBatch(bw *bitWriter, at, k int) {
+	end := min(at+k, len(v.body))
+	for i := at; i < end; i++ {
+		bw.write(uint64(v.chunks[i].v), uint(v.chunks[i].n))
+	}
+	for i := at; i < end; i++ {
+		b := &v.bins[v.chunks[i].bin]
+		bw.write64(uint64(v.body[i])-b.lower, b.off)
+	}
+}
+
 // encodePage writes one standalone chunk (type byte, count, chunk
 // metadata, page) of the n numbers in src.
 func encodePage[L latent](bw *bitWriter, src []byte, t NumberType, n int, o EncodeOptions) {
 	xs := make([]L, n)
 	getLatents(xs, src)
+	width := uint(bits.Len(uint(^L(0))))
+	mode := chooseMode(xs, t, o.Level)
 	toOrdered(t, xs)
+	prim, sec := splitLatents(mode, xs, t)
 
 	order := o.DeltaOrder
 	if order < 0 {
-		order = chooseOrder(xs)
+		order = chooseOrder(prim)
 	}
-	order = min(order, n) // moments beyond n are never used; keep them zero
-	moments, body := deltaEncode(xs, order)
-	width := uint(bits.Len(uint(^L(0))))
-
-	bins, ansLog := chooseBins(body, width, o.Level)
-	// fall back to a single bin over the whole range when the optimised
-	// table would cost more (it never costs more than the raw numbers)
-	if len(body) > 0 && len(bins) > 1 {
-		if est := estimateBits(body, bins, ansLog); est > trivialBits(body) {
-			bins, ansLog = trivialBins(body), 0
-		}
+	order = min(order, n) // moments beyond n are never used
+	moments, body := deltaEncode(prim, order)
+	vars := []*encVar[L]{newEncVar(body, moments, width, o.Level)}
+	if sec != nil {
+		vars = append(vars, newEncVar(sec, nil, width, o.Level))
 	}
 
 	bw.align()
 	bw.write(uint64(t), 8)
 	bw.write(uint64(n-1), bitsChunkN)
-	// chunk metadata: classic mode, consecutive (or no) delta
-	bw.write(modeClassic, 4)
+	bw.write(uint64(mode.mode), 4)
+	switch mode.mode {
+	case modeIntMult, modeFloatMult:
+		bw.write64(mode.base, width)
+	case modeFloatQuant:
+		bw.write(uint64(mode.k), 8)
+	}
 	if order == 0 {
 		bw.write(deltaNone, 4)
 	} else {
 		bw.write(deltaConsecutive, 4)
 		bw.write(uint64(order), 3)
-		bw.write(0, 1)
+		bw.write(0, 1) // the secondary latent is not delta encoded
 	}
-	bw.write(uint64(ansLog), 4)
-	bw.write(uint64(len(bins)), bitsNBins)
-	obb := offBitsBits(width)
-	for _, b := range bins {
-		bw.write(uint64(b.weight-1), ansLog)
-		bw.write64(b.lower, width)
-		bw.write(uint64(b.off), obb)
+	for _, v := range vars {
+		v.writeMeta(bw, width)
 	}
 	bw.align()
-
-	// tANS: encode every latent backwards, then write forwards
-	chunks, finals := ansEncode(body, bins, ansLog)
-	// page metadata
-	for _, m := range moments {
-		bw.write64(uint64(m), width)
-	}
-	for _, s := range finals {
-		bw.write(uint64(s), ansLog)
+	for _, v := range vars {
+		v.writePageMeta(bw, width)
 	}
 	bw.align()
-	for at := 0; at < len(body); at += batchN {
-		end := min(at+batchN, len(body))
-		for i := at; i < end; i++ {
-			bw.write(uint64(chunks[i].v), uint(chunks[i].n))
-		}
-		for i := at; i < end; i++ {
-			b := &bins[chunks[i].bin]
-			bw.write64(uint64(body[i])-b.lower, b.off)
+	for at := 0; at < n; at += batchN {
+		rem := n - at
+		vars[0].writeBatch(bw, at, min(batchN, max(rem-order, 0)))
+		if len(vars) > 1 {
+			vars[1].writeBatch(bw, at, min(batchN, rem))
 		}
 	}
 	bw.align()

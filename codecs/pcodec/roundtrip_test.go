@@ -78,17 +78,26 @@ func genData(rng *rand.Rand, t NumberType, n, shape int) []byte {
 func TestRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	sizes := []int{0, 1, 2, 3, 7, 255, 256, 257, 1000, 5000}
-	if !testing.Short() {
+	opts := []EncodeOptions{DefaultEncodeOptions(), {Level: 0, DeltaOrder: 0, PageN: 300}, {Level: 12, DeltaOrder: 3, PageN: 1 << 18}, {Level: 4, DeltaOrder: 7, PageN: 1000}}
+	switch {
+	case raceEnabled:
+		sizes, opts = []int{0, 1, 3, 257, 1000}, opts[:2]
+	case testing.Short():
+	default:
 		sizes = append(sizes, 70000)
 	}
+	seen := map[int]bool{}
 	for _, nt := range allTypes {
 		for _, n := range sizes {
 			for shape := range nShapes {
-				for _, o := range []EncodeOptions{DefaultEncodeOptions(), {Level: 0, DeltaOrder: 0, PageN: 300}, {Level: 12, DeltaOrder: 3, PageN: 1 << 18}, {Level: 4, DeltaOrder: 7, PageN: 1000}} {
+				for _, o := range opts {
 					src := genData(rng, nt, n, shape)
 					enc, err := Compress(nil, src, nt, o)
 					if err != nil {
 						t.Fatalf("%s n=%d shape %d %+v: %v", nt, n, shape, o, err)
+					}
+					if mode, _, ok := firstChunkKind(enc, nt); ok {
+						seen[mode] = true
 					}
 					got := make([]byte, len(src))
 					if err := Decompress(got, enc, nt); err != nil {
@@ -102,6 +111,11 @@ func TestRoundTrip(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+	for _, m := range []int{modeClassic, modeIntMult, modeFloatMult, modeFloatQuant} {
+		if !seen[m] {
+			t.Errorf("the encoder never chose mode %d", m)
 		}
 	}
 }
