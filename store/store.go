@@ -280,12 +280,14 @@ func ValidatePrefix(prefix string) error {
 	return ValidateKey(p)
 }
 
-// GetRanges reads several ranges of one key, through the store's own
-// RangesReader when it has one and otherwise with one Get per range, in
-// order. It starts no goroutines: concurrency belongs to the caller (see
-// package pipeline) or to the backend's RangesReader.
+// GetRanges reads several ranges of one key, through the store's
+// RangesReader when it has one (CapabilitiesOf(r).Ranges, so a wrapper
+// that forwards its store's capabilities keeps its batched ranges) and
+// otherwise with one Get per range, in order. It starts no goroutines:
+// concurrency belongs to the caller (see package pipeline) or to the
+// backend's RangesReader.
 func GetRanges(ctx context.Context, r Reader, key string, ranges []ByteRange) ([][]byte, error) {
-	if rr, ok := r.(RangesReader); ok {
+	if rr := CapabilitiesOf(r).Ranges; rr != nil {
 		return rr.GetRanges(ctx, key, ranges)
 	}
 	out := make([][]byte, len(ranges))
