@@ -24,6 +24,9 @@ func openTarget(ctx context.Context, target string) (store.Reader, string, error
 	if st, node, ok, err := openIcechunkTarget(ctx, target); ok {
 		return st, node, err // icechunk.go
 	}
+	if st, node, ok, err := openHDF5Target(ctx, target); ok {
+		return st, node, err // virtualize.go
+	}
 	if strings.Contains(target, "://") && !strings.HasPrefix(target, "file://") {
 		var opts []storeurl.Option
 		if t, ok := ctx.Value(timeoutKey{}).(store.Timeouts); ok {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"github.com/gozarr/gozarr/hdf5"
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/kerchunk"
+	"github.com/gozarr/gozarr/store/mem"
 )
 
 // virtualizeHelp is the help of "zarrcat virtualize".
@@ -34,7 +37,86 @@ Examples:
   zarrcat virtualize --url s3://bucket/data/latest.h5 -o /tmp/latest.json hdf5/testdata/latest.h5
 `
 
-func init() { commandHelp["virtualize"] = virtualizeHelp }
+func init() { commandHelp["virtualize"] = virtualizeHelp + hdf5TargetHelp }
+
+// hdf5TargetHelp tells how other commands read HDF5 files.
+const hdf5TargetHelp = `
+An HDF5 or NetCDF-4 file (.h5, .hdf5, .he5, .nc, .nc4) is also a TARGET of
+info, get, ls, tree, stats, cp and diff: it is virtualized in memory on
+open and read through the references; the rest of the path names the node:
+  zarrcat tree hdf5/testdata/cf.nc
+  zarrcat get hdf5/testdata/cf.nc/temp "0, :, 0:4"
+`
+
+// hdf5Exts are the file name extensions that make a TARGET an HDF5 file.
+var hdf5Exts = []string{".h5", ".hdf5", ".he5", ".nc", ".nc4"}
+
+// splitHDF5 splits a TARGET into an HDF5 file and the node path inside
+// it, when one of its leading path segments ends with an HDF5 extension
+// (and, locally, is a regular file).
+func splitHDF5(target string) (file, node string, ok bool) {
+	remote := strings.Contains(target, "://") && !strings.HasPrefix(target, "file://")
+	parts := strings.Split(target, "/")
+	for i := 1; i <= len(parts); i++ {
+		p := strings.Join(parts[:i], "/")
+		lower := strings.ToLower(p)
+		match := false
+		for _, e := range hdf5Exts {
+			match = match || strings.HasSuffix(lower, e)
+		}
+		if !match {
+			continue
+		}
+		if !remote {
+			info, err := os.Stat(strings.TrimPrefix(p, "file://"))
+			if err != nil || !info.Mode().IsRegular() {
+				continue
+			}
+		}
+		return p, strings.Join(parts[i:], "/"), true
+	}
+	return "", "", false
+}
+
+// openHDF5Target opens a TARGET inside an HDF5 file as a kerchunk store
+// over references made in memory (ok false when TARGET names no HDF5
+// file). Only the file itself may be read through them. Datasets the
+// references cannot describe are left out.
+func openHDF5Target(ctx context.Context, target string) (store.Reader, string, bool, error) {
+	file, node, ok := splitHDF5(target)
+	if !ok {
+		return nil, "", false, nil
+	}
+	st, key, url, err := openHDF5(ctx, file)
+	if err != nil {
+		return nil, "", true, err
+	}
+	f, err := hdf5.Open(ctx, st, key)
+	if err != nil {
+		return nil, "", true, err
+	}
+	refs, err := hdf5.References(ctx, f, hdf5.RefsOptions{URL: url, SkipUnsupported: true})
+	if err != nil {
+		return nil, "", true, err
+	}
+	var doc bytes.Buffer
+	if err := refs.WriteJSON(&doc); err != nil {
+		return nil, "", true, err
+	}
+	m := mem.New()
+	if err := m.Set(ctx, "refs.json", doc.Bytes()); err != nil {
+		return nil, "", true, err
+	}
+	dir := url[:strings.LastIndex(url, "/")]
+	if dir == "" {
+		dir = "/"
+	}
+	ks, err := kerchunk.Open(ctx, m, "refs.json", kerchunk.Allow(dir))
+	if err != nil {
+		return nil, "", true, err
+	}
+	return ks, node, true, nil
+}
 
 // cmdVirtualize runs "zarrcat virtualize".
 func cmdVirtualize(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gozarr/gozarr/internal/npy"
 )
 
 // TestVirtualizeHelpExamples runs the examples of zarrcat help virtualize
@@ -85,5 +88,53 @@ func TestVirtualizeErrors(t *testing.T) {
 		if err := run(context.Background(), args, &out, &out); err == nil {
 			t.Errorf("%v: no error", args)
 		}
+	}
+}
+
+// TestHDF5Target: info, tree, stats and get read an HDF5 or NetCDF-4 file
+// directly (virtualized in memory), and get's values equal h5py's.
+func TestHDF5Target(t *testing.T) {
+	ctx := context.Background()
+	tmp := t.TempDir()
+	for _, tc := range []struct{ target, values string }{
+		{"../../hdf5/testdata/cf.nc/temp", "cf.nc__temp.npy"},
+		{"../../hdf5/testdata/cf.nc/surface/pressure", "cf.nc__surface__pressure.npy"},
+		{"../../hdf5/testdata/latest.h5/earray_dim1", "latest.h5__earray_dim1.npy"},
+		{"../../hdf5/testdata/latest.h5/btree2_gzip", "latest.h5__btree2_gzip.npy"},
+		{"../../hdf5/testdata/earliest.h5/sparse", "earliest.h5__sparse.npy"},
+	} {
+		out := filepath.Join(tmp, "out.npy")
+		var msg bytes.Buffer
+		if err := run(ctx, []string{"get", "-q", "-o", out, tc.target}, &msg, &msg); err != nil {
+			t.Fatalf("get %s: %v", tc.target, err)
+		}
+		got, err := npy.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := npy.ReadFile(filepath.Join("../../hdf5/testdata/values", tc.values))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Descr != want.Descr || !bytes.Equal(got.Data, want.Data) || fmt.Sprint(got.Shape) != fmt.Sprint(want.Shape) {
+			t.Errorf("get %s: %s %v differs from h5py's %s %v", tc.target, got.Descr, got.Shape, want.Descr, want.Shape)
+		}
+	}
+	for _, args := range [][]string{
+		{"info", "../../hdf5/testdata/cf.nc/temp"},
+		{"tree", "../../hdf5/testdata/latest.h5"},
+		{"stats", "../../hdf5/testdata/earliest.h5/chunked_gzip_shuffle"},
+	} {
+		var out bytes.Buffer
+		if err := run(ctx, args, &out, &out); err != nil {
+			t.Errorf("%v: %v", args, err)
+		}
+		if out.Len() == 0 {
+			t.Errorf("%v: no output", args)
+		}
+	}
+	var out bytes.Buffer
+	if err := run(ctx, []string{"info", "../../hdf5/testdata/cf.nc/nonexistent"}, &out, &out); err == nil {
+		t.Error("info of a missing node: no error")
 	}
 }
