@@ -1,0 +1,206 @@
+package icechunk_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store/icechunk"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// TestConflict: two sessions from one base; the second to commit a chunk
+// the first wrote gets ErrConflict naming the array; one writing another
+// chunk is rebased and keeps both.
+func TestConflict(t *testing.T) {
+	ctx := context.Background()
+	dir := copyDir(t, filepath.Join(fixtures, "spec2"))
+	r := openRepo(t, dir)
+	sessions := make([]*icechunk.Session, 3)
+	for i := range sessions {
+		s, err := r.Session(ctx, "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions[i] = s
+	}
+	write := func(s *icechunk.Session, row int, v byte) {
+		a, err := zarr.OpenArray(ctx, s, "i4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, 4*5)
+		for i := range b {
+			b[i] = v
+		}
+		if err := a.WriteBytes(ctx, b, nd.Range(row, row+1), nd.Range(0, 5)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(sessions[0], 0, 1)
+	write(sessions[1], 1, 2) // the same chunk (0, 0) of i4
+	write(sessions[2], 9, 3) // chunk (2, 0)
+	first, err := sessions[0].Commit(ctx, "first", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sessions[1].Commit(ctx, "second", nil)
+	if !errors.Is(err, icechunk.ErrConflict) || !strings.Contains(err.Error(), "/i4 chunk [0 0]") {
+		t.Errorf("conflicting commit: %v", err)
+	}
+	third, err := sessions[2].Commit(ctx, "third", nil)
+	if err != nil {
+		t.Fatalf("non-conflicting commit: %v", err)
+	}
+	r2 := openRepo(t, dir)
+	anc, err := r2.Ancestry(ctx, third)
+	if err != nil || anc[1].ID != first {
+		t.Fatalf("third's parent %v, want %v (%v)", anc[1].ID, first, err)
+	}
+	snap, err := r2.CheckoutRef(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.OpenArray(ctx, snap, "i4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := a.ReadBytes(ctx, nd.Range(0, 10), nd.Range(0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != 1 || got[4*9] != 3 {
+		t.Errorf("after the rebase i4[0,0]=%d i4[9,0]=%d, want 1 and 3", got[0], got[4*9])
+	}
+}
+
+// TestConcurrentWriters: two processes commit to main 20 rounds each, one
+// chunk each round: every commit ends on the branch (rebased, never lost).
+func TestConcurrentWriters(t *testing.T) {
+	if w := os.Getenv("ICECHUNK_TEST_WORKER"); w != "" {
+		concurrentWorker(t, w)
+		return
+	}
+	ctx := context.Background()
+	rounds := 20
+	if testing.Short() {
+		rounds = 5
+	}
+	dir := copyDir(t, filepath.Join(fixtures, "spec2"))
+	r := openRepo(t, dir)
+	s, err := r.Session(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := zarr.NewArrayMetadata([]int{2, 2 * rounds}, dtype.TypeUint8, []int{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zarr.CreateArray(ctx, s, "conc", meta); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Commit(ctx, "conc", nil); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	errs := make([]error, 2)
+	for p := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrentWriters$", "-test.v")
+			cmd.Env = append(os.Environ(), fmt.Sprintf("ICECHUNK_TEST_WORKER=%s,%d,%d", dir, p, rounds))
+			out, err := cmd.CombinedOutput()
+			outs[p], errs[p] = string(out), err
+		}()
+	}
+	wg.Wait()
+	var ids []string
+	for p := range 2 {
+		if errs[p] != nil {
+			t.Fatalf("worker %d: %v\n%s", p, errs[p], outs[p])
+		}
+		for _, line := range strings.Split(outs[p], "\n") {
+			if id, ok := strings.CutPrefix(strings.TrimSpace(line), "committed "); ok {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) != 2*rounds {
+		t.Fatalf("%d commits reported, want %d", len(ids), 2*rounds)
+	}
+	r2 := openRepo(t, dir)
+	head, err := r2.Resolve(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anc, err := r2.Ancestry(ctx, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := map[string]bool{}
+	for _, a := range anc {
+		on[a.ID.String()] = true
+	}
+	for _, id := range ids {
+		if !on[id] {
+			t.Errorf("commit %s is not on main", id)
+		}
+	}
+	snap, err := r2.Checkout(ctx, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.OpenArray(ctx, snap, "conc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := a.ReadBytes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range 2 {
+		for i := range rounds {
+			if v := got[p*2*rounds+i]; v != byte(1+i) {
+				t.Errorf("conc[%d, %d] = %d, want %d (a lost write)", p, i, v, 1+i)
+			}
+		}
+	}
+}
+
+func concurrentWorker(t *testing.T, spec string) {
+	parts := strings.Split(spec, ",")
+	dir := parts[0]
+	p, _ := strconv.Atoi(parts[1])
+	rounds, _ := strconv.Atoi(parts[2])
+	ctx := context.Background()
+	r := openRepo(t, dir)
+	for i := range rounds {
+		s, err := r.Session(ctx, "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := zarr.OpenArray(ctx, s, "conc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.WriteBytes(ctx, []byte{byte(1 + i)}, nd.Range(p, p+1), nd.Range(i, i+1)); err != nil {
+			t.Fatal(err)
+		}
+		id, err := s.Commit(ctx, fmt.Sprintf("worker %d round %d", p, i), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("committed", id)
+	}
+}
