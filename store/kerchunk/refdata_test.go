@@ -68,7 +68,7 @@ func TestFixtures(t *testing.T) {
 		t.Fatalf("fixtures missing: %v", err)
 	}
 	ks := openFixture(t, "filters.json")
-	for _, name := range []string{"zlib_shuffle", "raw_be", "fletcher", "packed", "sparse", "contiguous", "compact"} {
+	for _, name := range []string{"zlib_shuffle", "raw_be", "fletcher", "packed", "sparse", "contiguous", "compact", "lzf", "lz4", "lz4_blocks", "bitshuffle_lz4", "bitshuffle_zstd", "bitshuffle"} {
 		t.Run(name, func(t *testing.T) { checkArray(t, ks, name, name) })
 	}
 	for _, refs := range []string{"gen_v0.json", "gen_v1.json"} {

@@ -69,13 +69,15 @@ def main():
         plan["zlib_shuffle"] = (h.create_dataset("zlib_shuffle", data=base, shuffle=True, compression="gzip", compression_opts=4, **kw),
                                 [{"id": "shuffle", "elementsize": 4}, {"id": "zlib", "level": 4}])
         plan["raw_be"] = (h.create_dataset("raw_be", data=base.astype(">f8"), **kw), [])
-        plan["lzf"] = (h.create_dataset("lzf", data=ints, compression="lzf", **kw), [{"id": "imagecodecs_lzf"}])
+        plan["lzf"] = (h.create_dataset("lzf", data=ints, compression="lzf", **kw), [{"id": "imagecodecs_lzf", "header": False}])
         plan["fletcher"] = (h.create_dataset("fletcher", data=base, shuffle=True, compression="gzip", fletcher32=True, **kw),
                             [{"id": "shuffle", "elementsize": 4}, {"id": "zlib", "level": 4}, {"id": "fletcher32"}])
         plan["lz4"] = (h.create_dataset("lz4", data=ints, **hdf5plugin.LZ4(nbytes=0), **kw), [{"id": "imagecodecs_lz4h5"}])
         plan["lz4_blocks"] = (h.create_dataset("lz4_blocks", data=ints, **hdf5plugin.LZ4(nbytes=64), **kw), [{"id": "imagecodecs_lz4h5"}])
         plan["bitshuffle_lz4"] = (h.create_dataset("bitshuffle_lz4", data=base, **hdf5plugin.Bitshuffle(nelems=0, cname="lz4"), **kw),
                                   [{"id": "bitshuffle", "elementsize": 4, "blocksize": 0, "cname": "lz4"}])
+        plan["bitshuffle_zstd"] = (h.create_dataset("bitshuffle_zstd", data=base.astype("<f8"), **hdf5plugin.Bitshuffle(nelems=64, cname="zstd"), **kw),
+                                   [{"id": "bitshuffle", "elementsize": 8, "blocksize": 64, "cname": "zstd"}])
         plan["bitshuffle"] = (h.create_dataset("bitshuffle", data=ints, **hdf5plugin.Bitshuffle(nelems=16, cname="none"), **kw),
                               [{"id": "bitshuffle", "elementsize": 4, "blocksize": 16, "cname": "none"}])
         # CF packing: int16 with scale_factor and add_offset, read as float64
