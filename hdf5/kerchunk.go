@@ -464,6 +464,18 @@ func datasetRefs(ctx context.Context, n *Node, url, prefix string, attrs map[str
 		}
 		filters = append(filters, c)
 	}
+	// A last blosc or zstd filter is the compressor (the same pipeline in
+	// Zarr v2, and readers that know these ids only as compressors, such
+	// as gozarr's v2 metadata, read it).
+	var compressor any
+	if n := len(filters); n > 0 {
+		if id := filters[n-1].(map[string]any)["id"]; id == "blosc" || id == "zstd" {
+			compressor, filters = filters[n-1], filters[:n-1]
+			if len(filters) == 0 {
+				filters = nil
+			}
+		}
+	}
 	zarray := map[string]any{
 		"zarr_format": 2,
 		"shape":       shape,
@@ -471,7 +483,7 @@ func datasetRefs(ctx context.Context, n *Node, url, prefix string, attrs map[str
 		"dtype":       descr,
 		"fill_value":  fillJSON(ds),
 		"order":       "C",
-		"compressor":  nil,
+		"compressor":  compressor,
 		"filters":     filters,
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].key < list[j].key })

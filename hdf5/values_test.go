@@ -64,17 +64,33 @@ func TestValuesThroughReferences(t *testing.T) {
 	for name, ef := range loadExpected(t) {
 		t.Run(name, func(t *testing.T) {
 			f := openTestFile(t, name)
-			refs, err := References(ctx, f, RefsOptions{})
+			refs, err := References(ctx, f, RefsOptions{SkipUnsupported: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(refs.Skipped) != 0 {
-				t.Fatalf("skipped %v", refs.Skipped)
+			// Refused: compound and variable-length data, and chunks whose
+			// filter masks differ (Zarr metadata has one pipeline).
+			skipped := map[string]bool{}
+			for _, s := range refs.Skipped {
+				p, _, _ := strings.Cut(s, ": ")
+				skipped[p] = true
+				if !strings.Contains(s, "unsupported") {
+					t.Errorf("skipped %s", s)
+				}
+			}
+			for p, want := range ef.Datasets {
+				refuse := strings.HasPrefix(want.DType, "|V") || strings.HasPrefix(want.DType, "|O") || strings.HasSuffix(p, "masked_mixed")
+				if refuse != skipped[p] {
+					t.Errorf("%s: skipped %v, want %v (%v)", p, skipped[p], refuse, refs.Skipped)
+				}
 			}
 			st := refsStore(t, refs, name)
 			checked := 0
 			for p, want := range ef.Datasets {
 				key := strings.TrimPrefix(p, "/")
+				if skipped[p] {
+					continue
+				}
 				if _, ok := refs.Refs[key+"/.zarray"]; !ok {
 					if !want.IsScale {
 						t.Errorf("%s: no .zarray", p)
