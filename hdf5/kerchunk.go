@@ -280,7 +280,8 @@ func codecFor(fl Filter, t *Datatype) (map[string]any, error) {
 	case FilterFletcher32:
 		return map[string]any{"id": "fletcher32"}, nil
 	case FilterLZF:
-		return map[string]any{"id": "imagecodecs_lzf"}, nil
+		// HDF5's lzf filter writes no size header (imagecodecs' default).
+		return map[string]any{"id": "imagecodecs_lzf", "header": false}, nil
 	case FilterLZ4:
 		return map[string]any{"id": "imagecodecs_lz4h5"}, nil
 	case FilterBitshuffle:
