@@ -16,8 +16,9 @@
 // errors wrapping ErrCorrupt, never a panic, and decompressed sizes are
 // bounded (WithMaxObjectBytes).
 //
-// Virtual chunk references (chunks inside other files) are refused with
-// ErrVirtual: this package does not yet resolve them.
+// Virtual chunk references (chunks inside other files) are read through a
+// store/virtual Resolver given WithVirtual, whose allowed prefixes decide
+// what may be read; without one they are refused with ErrVirtual.
 package icechunk
 
 import (
@@ -43,9 +44,9 @@ var (
 	ErrUnsupported = errors.New("icechunk: unsupported")
 	// ErrRefNotFound reports a branch, tag or snapshot that does not exist.
 	ErrRefNotFound = errors.New("icechunk: no such branch, tag or snapshot")
-	// ErrVirtual reports a virtual chunk reference, which this package does
-	// not resolve.
-	ErrVirtual = errors.New("icechunk: virtual chunk references are not supported")
+	// ErrVirtual reports a virtual chunk reference read from a repository
+	// opened without WithVirtual.
+	ErrVirtual = errors.New("icechunk: virtual chunk reference without a resolver")
 	// ErrTooLarge reports a repository file past WithMaxObjectBytes.
 	ErrTooLarge = errors.New("icechunk: file too large")
 )

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/virtual"
 )
 
 // Option configures Open.
@@ -19,7 +20,15 @@ type Option func(*options)
 type options struct {
 	cacheBytes int64
 	maxObject  int64
+	virtual    *virtual.Resolver
 }
+
+// WithVirtual resolves virtual chunk references through res (its allowed
+// prefixes decide which URLs may be read; a recorded ETag or modification
+// time is sent as a condition on the read, so a changed target is an error
+// wrapping virtual.ErrChanged, never stale bytes). Without it virtual refs
+// are ErrVirtual.
+func WithVirtual(res *virtual.Resolver) Option { return func(o *options) { o.virtual = res } }
 
 // WithCacheBytes bounds the bytes of parsed snapshots and manifests a
 // Repository holds (default 256 MiB). An object larger than the budget is

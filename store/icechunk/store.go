@@ -7,8 +7,10 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/virtual"
 )
 
 // Snapshot is one snapshot of a repository as a read-only store: the
@@ -163,8 +165,6 @@ func (s *Snapshot) Get(ctx context.Context, key string, r store.ByteRange) ([]by
 	switch ref.kind {
 	case refInline:
 		return sliceRange(ref.inline, r), nil
-	case refVirtual:
-		return nil, &store.KeyError{Op: "get", Key: key, Err: fmt.Errorf("%w: %s", ErrVirtual, ref.location)}
 	}
 	if ref.length > 1<<62 || ref.offset > 1<<62 {
 		return nil, &store.KeyError{Op: "get", Key: key, Err: corruptf("chunk ref offset %d length %d", ref.offset, ref.length)}
@@ -172,6 +172,13 @@ func (s *Snapshot) Get(ctx context.Context, key string, r store.ByteRange) ([]by
 	start, end, err := r.Resolve(int64(ref.length))
 	if err != nil {
 		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
+	}
+	if ref.kind == refVirtual {
+		b, err := s.readVirtual(ctx, ref, start, end)
+		if err != nil {
+			return nil, &store.KeyError{Op: "get", Key: key, Err: err}
+		}
+		return b, nil
 	}
 	ckey := "chunks/" + ref.chunkID.String()
 	data, err := s.repo.src.Get(ctx, ckey, store.OffsetLen(int64(ref.offset)+start, end-start))
@@ -185,6 +192,28 @@ func (s *Snapshot) Get(ctx context.Context, key string, r store.ByteRange) ([]by
 		return nil, &store.KeyError{Op: "get", Key: key, Err: corruptf("chunk file %s holds %d bytes at %d, the ref wants %d", ckey, len(data), int64(ref.offset)+start, end-start)}
 	}
 	return data, nil
+}
+
+// readVirtual reads [start, end) of a virtual chunk through the
+// repository's resolver.
+func (s *Snapshot) readVirtual(ctx context.Context, ref chunkRef, start, end int64) ([]byte, error) {
+	res := s.repo.opts.virtual
+	if res == nil {
+		return nil, fmt.Errorf("%w (open the repository WithVirtual): %s", ErrVirtual, ref.location)
+	}
+	if ref.location == "" {
+		return nil, fmt.Errorf("%w: dictionary-compressed virtual locations", ErrUnsupported)
+	}
+	vr := virtual.Ref{URL: ref.location, Offset: int64(ref.offset) + start, Length: end - start}
+	vr.Checksum.ETag = ref.etag
+	if ref.modified != 0 {
+		vr.Checksum.LastModified = time.Unix(int64(ref.modified), 0).UTC()
+	}
+	b, err := res.Get(ctx, vr)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, corruptf("virtual chunk target %s is missing: %v", ref.location, err)
+	}
+	return b, err
 }
 
 // sliceRange copies the part of b that r selects.
