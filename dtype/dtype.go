@@ -58,6 +58,10 @@ func (k Kind) String() string {
 		return "vlen-string"
 	case VarBytes:
 		return "vlen-bytes"
+	case VarObject:
+		return "object"
+	case VarArray:
+		return "ragged"
 	case NarrowFloat:
 		return "narrow-float"
 	case NarrowInt:
@@ -188,7 +192,7 @@ func (d DataType) SwapUnit() int {
 	switch d.kind {
 	case Complex:
 		return d.size / 2
-	case Bool, Raw, Bytes, VarString, VarBytes, NarrowFloat, NarrowInt, NarrowUint:
+	case Bool, Raw, Bytes, VarString, VarBytes, VarObject, VarArray, NarrowFloat, NarrowInt, NarrowUint:
 		return 1
 	case String:
 		return 4
@@ -216,7 +220,7 @@ func (d DataType) NumpyDescr() string {
 		return "<m8[" + d.timeSuffix() + "]"
 	case BFloat:
 		return "<V2"
-	case VarString, VarBytes:
+	case VarString, VarBytes, VarObject, VarArray:
 		return "|O"
 	case NarrowFloat, NarrowInt, NarrowUint:
 		return "|V1" // NumPy has none of them (ml_dtypes registers its own)

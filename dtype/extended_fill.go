@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gozarr/gozarr/internal/pyjson"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -120,7 +121,7 @@ func formatExtFill(d DataType, elem []byte, v2 bool) (json.RawMessage, error) {
 		case math.IsInf(f, -1):
 			return json.RawMessage(`"-Infinity"`), nil
 		}
-		return json.RawMessage(pythonFloat(f)), nil
+		return json.RawMessage(pyjson.FormatFloat(f)), nil
 	}
 	return nil, fmt.Errorf("%w: unsupported data type %s", ErrInvalidFill, d)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gozarr/gozarr/internal/pyjson"
 	"math"
 	"math/big"
 	"strconv"
@@ -447,48 +448,5 @@ func formatFloat(b []byte, v2 bool) string {
 	case math.IsInf(f, -1):
 		return `"-Infinity"`
 	}
-	return pythonFloat(f)
-}
-
-// pythonFloat formats f the way Python's repr(float) does (and so the way
-// zarr-python writes float fill values): the shortest digits that round-trip,
-// fixed notation with at least one decimal ("2.5", "0.0", "-0.0",
-// "100000.0") when the decimal exponent is in [-4, 16), otherwise
-// scientific with a signed two-digit-minimum exponent ("1e-05", "1.5e+16").
-// f must be finite.
-func pythonFloat(f float64) string {
-	s := strconv.FormatFloat(f, 'e', -1, 64) // "-d.ddde±XX"
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	mant, expStr, _ := strings.Cut(s, "e")
-	exp, _ := strconv.Atoi(expStr)
-	digits := strings.Replace(mant, ".", "", 1)
-	decpt := exp + 1 // position of the decimal point after the first digit group
-	var out string
-	if f == 0 {
-		out = "0.0"
-	} else if decpt > -4 && decpt <= 16 {
-		switch {
-		case decpt <= 0:
-			out = "0." + strings.Repeat("0", -decpt) + digits
-		case decpt >= len(digits):
-			out = digits + strings.Repeat("0", decpt-len(digits)) + ".0"
-		default:
-			out = digits[:decpt] + "." + digits[decpt:]
-		}
-	} else {
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
-		}
-		sign := "+"
-		if exp < 0 {
-			sign, exp = "-", -exp
-		}
-		out = fmt.Sprintf("%se%s%02d", m, sign, exp)
-	}
-	if neg {
-		out = "-" + out
-	}
-	return out
+	return pyjson.FormatFloat(f)
 }

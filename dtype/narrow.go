@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gozarr/gozarr/internal/pyjson"
 	"math"
 	"strconv"
 )
@@ -400,5 +401,5 @@ func formatNarrowFill(d DataType, b byte) (json.RawMessage, error) {
 	case math.IsInf(v, -1):
 		return json.RawMessage(`"-Infinity"`), nil
 	}
-	return json.RawMessage(pythonFloat(v)), nil
+	return json.RawMessage(pyjson.FormatFloat(v)), nil
 }

@@ -26,16 +26,39 @@ const (
 // 8-byte handle the engine places.
 const HandleSize = 8
 
+// The kinds of Zarr v2's other object arrays (NumPy "|O" with an object
+// codec other than vlen-utf8 and vlen-bytes). They exist in Zarr v2 only
+// (no v3 data type names them), and read and write through zarr's object
+// API (zarr.ReadObjects, zarr.ReadRagged). Their elements are handles too.
+const (
+	// VarObject is an object array of JSON-like values: numcodecs' json2
+	// and msgpack2 object codecs.
+	VarObject Kind = NarrowUint + 1 + iota
+	// VarArray is a ragged array: each element a 1-D array of one numeric
+	// type (numcodecs' vlen-array object codec, whose configuration names
+	// the element type).
+	VarArray
+)
+
 // The variable-length data types.
 var (
 	TypeVarString = DataType{kind: VarString, size: HandleSize}
 	TypeVarBytes  = DataType{kind: VarBytes, size: HandleSize}
+	TypeVarObject = DataType{kind: VarObject, size: HandleSize}
+	TypeVarArray  = DataType{kind: VarArray, size: HandleSize}
 )
 
-// VarLen reports whether d is a variable-length type (VarString or
-// VarBytes), whose fill value is its content (any length) rather than one
-// element of Size bytes, and whose elements are handles in memory.
-func (d DataType) VarLen() bool { return d.kind == VarString || d.kind == VarBytes }
+// VarLen reports whether d is a variable-length type (VarString,
+// VarBytes, VarObject or VarArray), whose fill value is its content (any
+// length) rather than one element of Size bytes, and whose elements are
+// handles in memory.
+func (d DataType) VarLen() bool {
+	switch d.kind {
+	case VarString, VarBytes, VarObject, VarArray:
+		return true
+	}
+	return false
+}
 
 // varName returns the v3 name of a variable-length type, "" for others.
 func (d DataType) varName() string {
@@ -44,6 +67,10 @@ func (d DataType) varName() string {
 		return "string"
 	case VarBytes:
 		return "variable_length_bytes"
+	case VarObject:
+		return "object" // Zarr v2 only: no v3 type has this name
+	case VarArray:
+		return "ragged"
 	}
 	return ""
 }
@@ -75,13 +102,20 @@ func (d DataType) VarCodec() string {
 }
 
 // VarLenOf returns the variable-length type a vlen codec (or numcodecs
-// object codec id) stores: vlen-utf8 → VarString, vlen-bytes → VarBytes.
+// object codec id) stores: vlen-utf8 → VarString, vlen-bytes → VarBytes,
+// json2 and msgpack2 → VarObject, vlen-array → VarArray. (categorize over
+// object arrays also stores strings; its configuration tells, so it is
+// not named here.)
 func VarLenOf(codec string) (DataType, bool) {
 	switch codec {
 	case "vlen-utf8":
 		return TypeVarString, true
 	case "vlen-bytes":
 		return TypeVarBytes, true
+	case "json2", "msgpack2":
+		return TypeVarObject, true
+	case "vlen-array":
+		return TypeVarArray, true
 	}
 	return DataType{}, false
 }
@@ -101,6 +135,9 @@ func parseVarFill(d DataType, raw json.RawMessage, v2 bool) (content []byte, ok 
 			return nil, false, nil
 		}
 		return nil, false, fillErr(d, raw, "null is not a fill value in Zarr v3")
+	}
+	if d.kind == VarObject || d.kind == VarArray {
+		return nil, false, fillErr(d, raw, "object arrays take a null fill value (None) here")
 	}
 	switch x := v.(type) {
 	case string:
@@ -130,6 +167,9 @@ func parseVarFill(d DataType, raw json.RawMessage, v2 bool) (content []byte, ok 
 // fill content, as zarr-python writes it: the string, or base64 of the
 // bytes.
 func formatVarFill(d DataType, content []byte) (json.RawMessage, error) {
+	if d.kind == VarObject || d.kind == VarArray {
+		return json.RawMessage("null"), nil
+	}
 	s := string(content)
 	if d.kind == VarBytes {
 		s = base64.StdEncoding.EncodeToString(content)

@@ -343,7 +343,10 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 	}
 	filters := m.Filters
 	if m.DataType.VarLen() {
-		bytesSpec, filters = v2VarCodecs(m)
+		var err error
+		if bytesSpec, filters, err = v2VarCodecs(m); err != nil {
+			return nil, metaErr("filters", "%v", err)
+		}
 	}
 	if c := m.Compressor; c != nil && arrayCompressors[c.ID] && !m.DataType.VarLen() {
 		// pcodec and zfpy serialise the array itself (numcodecs hands them

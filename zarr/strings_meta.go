@@ -19,18 +19,27 @@ func isObjectDType(descr string) bool {
 
 // objectTypeV2 returns the variable-length type of a v2 object ("|O")
 // array from its filters as written: the first filter is its object codec,
-// vlen-utf8 or vlen-bytes. Others (json2, pickle, msgpack2, vlen-array)
-// are ErrUnsupported, as is an object array without one.
+// vlen-utf8 or vlen-bytes (strings, bytes), json2 or msgpack2 (objects,
+// zarr.ReadObjects), vlen-array (ragged arrays, zarr.ReadRagged) or
+// categorize with dtype "|O" (strings). Others (pickle among them) are
+// ErrUnsupported, as is an object array without one.
 func objectTypeV2(raw json.RawMessage) (dtype.DataType, error) {
 	var items []struct {
-		ID string `json:"id"`
+		ID    string `json:"id"`
+		DType string `json:"dtype"`
 	}
 	if isNull(raw) || json.Unmarshal(raw, &items) != nil || len(items) == 0 {
-		return dtype.DataType{}, fmt.Errorf("%w: dtype \"|O\" (object elements) without an object codec (vlen-utf8 or vlen-bytes) as first filter", ErrUnsupported)
+		return dtype.DataType{}, fmt.Errorf("%w: dtype \"|O\" (object elements) without an object codec (vlen-utf8, vlen-bytes, json2, msgpack2, vlen-array, categorize) as first filter", ErrUnsupported)
+	}
+	if items[0].ID == "categorize" && (items[0].DType == "|O" || items[0].DType == "O") {
+		return dtype.TypeVarString, nil
+	}
+	if items[0].ID == "pickle" {
+		return dtype.DataType{}, fmt.Errorf("%w: dtype \"|O\" with object codec pickle: unpickling runs code named by the data, so gozarr never reads it (re-encode the array with json2, msgpack2 or vlen-utf8 in Python)", ErrUnsupported)
 	}
 	d, ok := dtype.VarLenOf(items[0].ID)
 	if !ok {
-		return dtype.DataType{}, fmt.Errorf("%w: dtype \"|O\" with object codec %q (gozarr reads vlen-utf8 and vlen-bytes)", ErrUnsupported, items[0].ID)
+		return dtype.DataType{}, fmt.Errorf("%w: dtype \"|O\" with object codec %q (gozarr reads vlen-utf8, vlen-bytes, json2, msgpack2, vlen-array and categorize)", ErrUnsupported, items[0].ID)
 	}
 	return d, nil
 }
@@ -46,8 +55,14 @@ func varFillV3(fill []byte) []byte {
 
 // v2VarCodecs is ToV3's array->bytes codec of a variable-length array in
 // place of "bytes", and the v2 filters left after its object codec.
-func v2VarCodecs(m *ArrayMetadataV2) (codecs.Spec, []Numcodec) {
-	return codecs.Spec{Name: m.DataType.VarCodec()}, m.Filters[1:]
+func v2VarCodecs(m *ArrayMetadataV2) (codecs.Spec, []Numcodec, error) {
+	if name := m.DataType.VarCodec(); name != "" && len(m.Filters) > 0 && m.Filters[0].ID == name {
+		return codecs.Spec{Name: name}, m.Filters[1:], nil
+	}
+	// json2, msgpack2, vlen-array, categorize: the codec with its
+	// configuration.
+	spec, err := numcodecSpec(m.Filters[0])
+	return spec, m.Filters[1:], err
 }
 
 // prepareVarV2 completes v2 metadata of a variable-length type for
@@ -56,7 +71,15 @@ func prepareVarV2(m *ArrayMetadataV2) error {
 	if !m.DataType.VarLen() {
 		return nil
 	}
+	if len(m.Filters) > 0 {
+		if d, err := objectTypeV2(mustFilters(m.Filters[:1])); err == nil && d == m.DataType && m.Filters[0].ID != m.DataType.VarCodec() {
+			return nil // its object codec, as the caller gave it
+		}
+	}
 	id := m.DataType.VarCodec()
+	if id == "" {
+		return metaErr("filters", "%s arrays need their object codec (json2, msgpack2 or vlen-array) as first filter", m.DataType)
+	}
 	if len(m.Filters) > 0 && m.Filters[0].ID == id {
 		return nil
 	}
@@ -95,4 +118,16 @@ func varHint(d dtype.DataType) string {
 		return " (read it with zarr.ReadByteStrings)"
 	}
 	return ""
+}
+
+// mustFilters is filters as the JSON list objectTypeV2 reads.
+func mustFilters(fs []Numcodec) json.RawMessage {
+	b := []byte{'['}
+	for i, f := range fs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, f.Object...)
+	}
+	return append(b, ']')
 }

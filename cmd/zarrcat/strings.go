@@ -27,6 +27,9 @@ const vlenItemBytes = 64
 // value, found by a first pass over the selection. raw has no meaning
 // for them.
 func getVarLen(ctx context.Context, a *zarr.Array, sel nd.Selection, format string, flags map[string]string, stdout, stderr io.Writer, budget int64) error {
+	if isObjectType(a.Metadata().DataType) {
+		return getObjects(ctx, a, sel, format, flags, stdout, budget) // objects.go
+	}
 	if format == "raw" {
 		return fmt.Errorf("%w: --format raw: %s elements have no fixed-size form (use npy, text, csv or json)", errUsage, a.Metadata().DataType)
 	}

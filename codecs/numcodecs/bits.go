@@ -74,6 +74,10 @@ func init() {
 		if cfg.AsType != nil {
 			as = *cfg.AsType
 		}
+		if *cfg.DType == "|O" || *cfg.DType == "O" {
+			// Over object arrays: the array's object codec (object.go).
+			return newObjectCategorize(*cfg.Labels, as)
+		}
 		return NewCategorize(*cfg.Labels, *cfg.DType, as)
 	})
 }

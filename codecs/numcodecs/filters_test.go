@@ -162,7 +162,7 @@ func TestNewFilterErrors(t *testing.T) {
 		{"numcodecs.bitround", `{"keepbits": 53}`},
 		{"numcodecs.bitround", `{}`},
 		{"numcodecs.packbits", `{"x": 1}`},
-		{"numcodecs.categorize", `{"labels": ["a"], "dtype": "|O", "astype": "|u1"}`},
+		{"numcodecs.categorize", `{"labels": ["a"], "dtype": "|O", "astype": "<f4"}`}, // objects: object.go
 		{"numcodecs.categorize", `{"labels": ["a"], "dtype": "<U1", "astype": "<f4"}`},
 		{"numcodecs.jenkins_lookup3", `{"initval": -1}`},
 		{"numcodecs.jenkins_lookup3", `{"prefix": [256]}`},

@@ -391,4 +391,3 @@ func be(dst []byte, v uint64, n int) []byte {
 	}
 	return dst
 }
-
