@@ -335,8 +335,59 @@ func chooseBins[L latent](body []L, width uint, level int) ([]encBin, uint) {
 	if m == 0 {
 		return nil, 0
 	}
-	sorted := slices.Clone(body)
+	// large pages choose bins on an evenly spaced sample, then widen them
+	// to cover every value and count exactly
+	const maxSample = 1 << 14
+	stride := (m + maxSample - 1) / maxSample
+	var sorted []L
+	if stride > 1 {
+		sorted = make([]L, 0, m/stride+1)
+		for i := 0; i < m; i += stride {
+			sorted = append(sorted, body[i])
+		}
+	} else {
+		sorted = slices.Clone(body)
+	}
 	slices.Sort(sorted)
+	bins := binsOfSorted(sorted, width, level)
+	if stride > 1 {
+		lo, hi := slices.Min(body), slices.Max(body)
+		bins[0].lower = uint64(lo)
+		for k := range bins {
+			if k+1 < len(bins) {
+				bins[k].upper = bins[k+1].lower - 1
+			} else {
+				bins[k].upper = uint64(hi)
+			}
+			bins[k].off = uint(bits.Len64(bins[k].upper - bins[k].lower))
+			bins[k].count = 0
+		}
+		for _, x := range body {
+			bins[binOf(bins, uint64(x))].count++
+		}
+		bins = slices.DeleteFunc(bins, func(b encBin) bool { return b.count == 0 })
+		for k := range bins { // a deleted bin's range goes to the one before
+			if k+1 < len(bins) {
+				bins[k].upper = bins[k+1].lower - 1
+				bins[k].off = uint(bits.Len64(bins[k].upper - bins[k].lower))
+			}
+		}
+	}
+	if len(bins) == 1 {
+		bins[0].weight = 1
+		return bins, 0
+	}
+	ansLog := min(uint(bits.Len(uint(len(bins)-1)))+2, maxANSBits, uint(bits.Len(uint(m)))+1)
+	ansLog = max(ansLog, uint(bits.Len(uint(len(bins)-1))))
+	quantizeWeights(bins, m, uint32(1)<<ansLog)
+	return bins, ansLog
+}
+
+// binsOfSorted chooses bins for sorted latents: up to 2^min(level, 8)
+// equal-count groups, merged where a dynamic programme over their
+// estimated cost (offset bits plus entropy plus metadata) says so.
+func binsOfSorted[L latent](sorted []L, width uint, level int) []encBin {
+	m := len(sorted)
 	maxGroups := 1 << min(level, 8)
 	groups := make([]encBin, 0, maxGroups)
 	for g := range maxGroups {
@@ -352,18 +403,17 @@ func chooseBins[L latent](body []L, width uint, level int) ([]encBin, uint) {
 		}
 		groups = append(groups, encBin{lower: lo, upper: hi, count: e - s})
 	}
-	// recount: a value equal to a previous group's upper bound went there
-	// in the merge above, so counts stay exact by construction
+	G := len(groups)
+	csum := make([]int, G+1)
+	for k, g := range groups {
+		csum[k+1] = csum[k] + g.count
+	}
 	metaBits := float64(maxANSBits/2 + width + offBitsBits(width))
 	cost := func(i, j int) float64 { // groups[i..j] as one bin
-		c := 0
-		for k := i; k <= j; k++ {
-			c += groups[k].count
-		}
+		c := csum[j+1] - csum[i]
 		off := float64(bits.Len64(groups[j].upper - groups[i].lower))
 		return float64(c)*(off+math.Log2(float64(m)/float64(c))) + metaBits
 	}
-	G := len(groups)
 	best := make([]float64, G+1)
 	from := make([]int, G+1)
 	for j := 1; j <= G; j++ {
@@ -377,22 +427,12 @@ func chooseBins[L latent](body []L, width uint, level int) ([]encBin, uint) {
 	var bins []encBin
 	for j := G; j > 0; j = from[j] {
 		i := from[j]
-		b := encBin{lower: groups[i].lower, upper: groups[j-1].upper}
-		for k := i; k < j; k++ {
-			b.count += groups[k].count
-		}
+		b := encBin{lower: groups[i].lower, upper: groups[j-1].upper, count: csum[j] - csum[i]}
 		b.off = uint(bits.Len64(b.upper - b.lower))
 		bins = append(bins, b)
 	}
 	slices.Reverse(bins)
-	if len(bins) == 1 {
-		bins[0].weight = 1
-		return bins, 0
-	}
-	ansLog := min(uint(bits.Len(uint(len(bins)-1)))+2, maxANSBits, uint(bits.Len(uint(m)))+1)
-	ansLog = max(ansLog, uint(bits.Len(uint(len(bins)-1))))
-	quantizeWeights(bins, m, uint32(1)<<ansLog)
-	return bins, ansLog
+	return bins
 }
 
 // quantizeWeights gives every bin a weight >= 1 proportional to its count,
@@ -443,11 +483,18 @@ func binOf(bins []encBin, x uint64) int {
 // estimateBits returns the cost in bits of body's offsets plus an ideal
 // entropy code of its bins under their weights.
 func estimateBits[L latent](body []L, bins []encBin, ansLog uint) int {
-	total := 0.0
 	T := float64(uint32(1) << ansLog)
-	for _, x := range body {
-		b := &bins[binOf(bins, uint64(x))]
-		total += float64(b.off) + math.Log2(T/float64(b.weight))
+	counts := make([]int, len(bins))
+	if len(bins) == 1 {
+		counts[0] = len(body)
+	} else {
+		for _, x := range body {
+			counts[binOf(bins, uint64(x))]++
+		}
+	}
+	total := 0.0
+	for k, b := range bins {
+		total += float64(counts[k]) * (float64(b.off) + math.Log2(T/float64(b.weight)))
 	}
 	return int(total)
 }

@@ -2,11 +2,14 @@ package pcodec
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/npy"
 )
 
@@ -56,8 +59,20 @@ func TestNumcodecsFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// through the registered codec, configured as the fixture's
+			// numcodecs config.json (minus "id") says
+			codec := fixtureCodec(t, filepath.Join(filepath.Dir(enc), "config.json"))
+			d, _, err := dtype.ParseNumpy(arr.Descr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			repr := codecs.ChunkRepr{Shape: []int{len(arr.Data) / d.Size()}, DType: d, Fill: make([]byte, d.Size())}
+			chain, err := codecs.ResolveChain([]codecs.Codec{codec}, repr)
+			if err != nil {
+				t.Fatal(err)
+			}
 			got := make([]byte, len(arr.Data))
-			if err := Decompress(got, src, nt); err != nil {
+			if err := chain.Decode(got, src); err != nil {
 				t.Errorf("%s (%s): %v", enc, nt, err)
 				continue
 			}
@@ -68,4 +83,29 @@ func TestNumcodecsFixtures(t *testing.T) {
 		}
 	}
 	t.Logf("%d fixtures decoded exactly", n)
+}
+
+func fixtureCodec(t *testing.T, path string) codecs.Codec {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		t.Fatal(err)
+	}
+	if string(obj["id"]) != `"pcodec"` {
+		t.Fatalf("%s: id %s", path, obj["id"])
+	}
+	delete(obj, "id")
+	cfg, _ := json.Marshal(obj)
+	c, err := codecs.New(codecs.Spec{Name: Name, Configuration: cfg})
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if err := c.(*Codec).CheckEncode(); err != nil {
+		t.Errorf("%s: %v", path, err)
+	}
+	return c
 }
