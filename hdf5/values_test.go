@@ -14,6 +14,8 @@ import (
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/kerchunk"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/zarr"
 )
@@ -84,53 +86,77 @@ func TestValuesThroughReferences(t *testing.T) {
 					t.Errorf("%s: skipped %v, want %v (%v)", p, skipped[p], refuse, refs.Skipped)
 				}
 			}
-			st := refsStore(t, refs, name)
-			checked := 0
-			for p, want := range ef.Datasets {
-				key := strings.TrimPrefix(p, "/")
-				if skipped[p] {
-					continue
-				}
-				if _, ok := refs.Refs[key+"/.zarray"]; !ok {
-					if !want.IsScale {
-						t.Errorf("%s: no .zarray", p)
-					}
-					continue
-				}
-				arr, err := zarr.OpenArray(ctx, st, key)
-				if errors.Is(err, codecs.ErrUnknownCodec) {
-					t.Logf("%s: %v (codec not registered yet)", p, err)
-					continue
-				}
-				if err != nil {
-					t.Errorf("%s: %v", p, err)
-					continue
-				}
-				got, _, err := arr.ReadBytes(ctx)
-				if err != nil {
-					if errors.Is(err, codecs.ErrUnknownCodec) {
-						t.Logf("%s: %v (codec not registered yet)", p, err)
-						continue
-					}
-					t.Errorf("%s: %v", p, err)
-					continue
-				}
-				exp, err := npy.ReadFile(filepath.Join("testdata", "values", want.Values))
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantBytes := nativeOrder(exp)
-				if !bytes.Equal(got, wantBytes) {
-					t.Errorf("%s: values differ from h5py's (%d bytes, want %d)", p, len(got), len(wantBytes))
-				}
-				checked++
+			// Read twice: from the references materialised in memory, and
+			// through store/kerchunk reading the JSON WriteJSON wrote, its
+			// targets resolved in testdata/ (the one allowed prefix).
+			var doc bytes.Buffer
+			if err := refs.WriteJSON(&doc); err != nil {
+				t.Fatal(err)
 			}
-			if checked == 0 {
-				t.Fatal("no dataset checked")
+			abs, err := filepath.Abs(filepath.Join("testdata", name))
+			if err != nil {
+				t.Fatal(err)
 			}
-			t.Logf("%d datasets equal h5py's", checked)
+			m := mem.New()
+			json := bytes.ReplaceAll(doc.Bytes(), []byte(`["`+name+`",`), []byte(`["`+abs+`",`))
+			if err := m.Set(ctx, "refs.json", json); err != nil {
+				t.Fatal(err)
+			}
+			ks, err := kerchunk.Open(ctx, m, "refs.json", kerchunk.Allow(filepath.Dir(abs)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, st := range []store.Reader{refsStore(t, refs, name), ks} {
+				checkValues(t, ctx, st, ef, skipped)
+			}
 		})
 	}
+}
+
+// checkValues reads every dataset of ef from st (a Zarr v2 hierarchy) and
+// compares its values with h5py's.
+func checkValues(t *testing.T, ctx context.Context, st store.Reader, ef *expectedFile, skipped map[string]bool) {
+	t.Helper()
+	checked := 0
+	for p, want := range ef.Datasets {
+		key := strings.TrimPrefix(p, "/")
+		if skipped[p] {
+			continue
+		}
+		if _, err := st.Get(ctx, key+"/.zarray", store.Full()); err != nil {
+			if !want.IsScale {
+				t.Errorf("%s: no .zarray: %v", p, err)
+			}
+			continue
+		}
+		arr, err := zarr.OpenArray(ctx, st, key)
+		if errors.Is(err, codecs.ErrUnknownCodec) {
+			t.Logf("%s: %v (codec not registered yet)", p, err)
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		got, _, err := arr.ReadBytes(ctx)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		exp, err := npy.ReadFile(filepath.Join("testdata", "values", want.Values))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantBytes := nativeOrder(exp)
+		if !bytes.Equal(got, wantBytes) {
+			t.Errorf("%s: values differ from h5py's (%d bytes, want %d)", p, len(got), len(wantBytes))
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no dataset checked")
+	}
+	t.Logf("%d datasets equal h5py's", checked)
 }
 
 // TestWriteJSON: the document WriteJSON writes is the JSON of Refs.
