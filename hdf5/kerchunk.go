@@ -487,12 +487,6 @@ func datasetRefs(ctx context.Context, n *Node, url, prefix string, attrs map[str
 		"compressor":  compressor,
 		"filters":     filters,
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].key < list[j].key })
-	for i := 1; i < len(list); i++ {
-		if list[i-1].key == list[i].key {
-			return errorf("two chunks at %s", list[i].key)
-		}
-	}
 	if err := setJSON(refs, prefix+".zarray", zarray); err != nil {
 		return err
 	}
@@ -504,6 +498,9 @@ func datasetRefs(ctx context.Context, n *Node, url, prefix string, attrs map[str
 		refs[chunkKey(zeros)] = inline
 	}
 	for _, r := range list {
+		if _, dup := refs[r.key]; dup {
+			return errorf("two chunks at %s", r.key)
+		}
 		refs[r.key] = ChunkRef{url, r.addr, r.size}
 	}
 	return nil
