@@ -45,6 +45,11 @@ type Item struct {
 	index             int
 	list              []int  // kindIndices, owned
 	mask              []bool // kindMask, owned
+	// numpy marks an index array or mask parsed from text: it combines
+	// with the selection's other index arrays as NumPy's advanced
+	// indexing does (broadcast, pointwise; see Broadcast), not
+	// orthogonally. Orthogonal clears it.
+	numpy bool
 }
 
 // Indices returns an integer index array item: the output takes, along its
@@ -250,6 +255,11 @@ func (s Selection) LastOrders() [][]int {
 // them and are safe for concurrent use.
 type Selection []Dim
 
+// ErrPointwise reports items that select pointwise (NumPy's advanced
+// indexing by several index arrays, see Broadcast) given where a box
+// (Selection) is needed. It wraps ErrInvalidSelection.
+var ErrPointwise = fmt.Errorf("%w: a pointwise selection", ErrInvalidSelection)
+
 // Normalize resolves items against an array shape with NumPy's basic
 // indexing rules: negative indices count from the end; an integer index
 // outside its dimension is an error wrapping ErrOutOfBounds; slice bounds
@@ -262,6 +272,11 @@ func Normalize(items []Item, shape []int) (Selection, error) {
 		if n < 0 {
 			return nil, fmt.Errorf("%w: dimension %d has negative length %d", ErrInvalidSelection, d, n)
 		}
+	}
+	if b, err := analyze(items, shape); err != nil {
+		return nil, err
+	} else if b != nil && b.pointwise {
+		return nil, fmt.Errorf("%w: index arrays that NumPy broadcasts select pointwise, which is no box (zarr's reads take them; nd.Broadcast lists the points; nd.Orthogonal gives zarr-python's oindex meaning)", ErrPointwise)
 	}
 	ellipsis := -1
 	for i, it := range items {
@@ -473,9 +488,14 @@ func (d Dim) String() string {
 
 // ParseSelection parses a selection in NumPy subscript syntax: items
 // separated by commas, each an integer ("5", "-1"), a slice with optional
-// parts ("0:10", ":", "::-1", " 3 : 7 : 2 ", "None:4"), "...", or, for an
-// orthogonal selection, a bracketed integer index array ("[3, 1, 4]",
-// "[-1]", "[]") or boolean mask ("[True, False, True]"). Outer brackets or parentheses around the whole
+// parts ("0:10", ":", "::-1", " 3 : 7 : 2 ", "None:4"), "...", or a
+// bracketed integer index array ("[3, 1, 4]", "[-1]", "[]") or boolean
+// mask ("[True, False, True]"). Index arrays and masks mean what they mean
+// in NumPy (advanced indexing): several of them broadcast together and
+// select pointwise, "[0, 2, 4], [1, 1, 3]" three elements, not nine (see
+// Broadcast; zarr's reads follow it); Orthogonal turns the items into
+// zarr-python's oindex meaning, each array on its own dimension. Outer
+// brackets or parentheses around the whole
 // selection are optional and a trailing comma is allowed; "" and "()"
 // select everything. An index array alone needs both brackets:
 // "[[3, 1, 4]]" ("[3, 1, 4]" is three integer indices, as NumPy's
@@ -559,7 +579,7 @@ func splitTop(t string) ([]string, error) {
 func parseList(p string) (Item, error) {
 	inner := strings.TrimSpace(p[1 : len(p)-1])
 	if inner == "" {
-		return Indices(), nil
+		return Item{kind: kindIndices, list: []int{}, numpy: true}, nil
 	}
 	fields := strings.Split(inner, ",")
 	if strings.TrimSpace(fields[len(fields)-1]) == "" && len(fields) > 1 {
@@ -590,9 +610,9 @@ func parseList(p string) (Item, error) {
 		ints = append(ints, v)
 	}
 	if bools != nil {
-		return Item{kind: kindMask, mask: bools}, nil
+		return Item{kind: kindMask, mask: bools, numpy: true}, nil
 	}
-	return Item{kind: kindIndices, list: ints}, nil
+	return Item{kind: kindIndices, list: ints, numpy: true}, nil
 }
 
 // parseItem parses one trimmed item.

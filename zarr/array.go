@@ -329,6 +329,14 @@ func (a *Array) ReadBytesInto(ctx context.Context, out []byte, items ...nd.Item)
 		}
 		return nil
 	}
+	if pts, _, ok, err := nd.Broadcast(items, a.meta.Shape); err != nil {
+		return err
+	} else if ok { // index arrays NumPy broadcasts: pointwise
+		if len(out) != pts.Len()*a.meta.DataType.Size() {
+			return fmt.Errorf("%w: %d bytes to read into, the pointwise selection of %q needs %d", nd.ErrInvalidSelection, len(out), a.path, pts.Len()*a.meta.DataType.Size())
+		}
+		return a.ReadPointsInto(ctx, out, pts)
+	}
 	sel, err := a.Selection(items...)
 	if err != nil {
 		return err
@@ -376,6 +384,12 @@ func (a *Array) ReadSelection(ctx context.Context, sel nd.Selection, out []byte)
 // than the platform can allocate, is an error wrapping ErrTooLarge, and
 // nothing is allocated.
 func (a *Array) ReadBytes(ctx context.Context, items ...nd.Item) ([]byte, []int, error) {
+	if pts, shape, ok, err := nd.Broadcast(items, a.meta.Shape); err != nil {
+		return nil, nil, err
+	} else if ok { // index arrays NumPy broadcasts: pointwise
+		b, _, err := a.readPoints(ctx, pts)
+		return b, shape, err
+	}
 	sel, err := a.Selection(items...)
 	if err != nil {
 		return nil, nil, err

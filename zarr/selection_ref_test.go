@@ -237,6 +237,9 @@ func TestSelectionReference(t *testing.T) {
 				if perr != nil {
 					t.Fatalf("%s: ParseSelection(%q): %v", c.Desc, text, perr)
 				}
+				if c.Mode == "oindex" {
+					parsed = nd.Orthogonal(parsed) // NumPy would broadcast the index arrays
+				}
 				got, shape, err := selRead(ctx, t, a, c, parsed)
 				selCheckRead(t, a, c, fmt.Sprintf(" (parsed %q)", text), got, shape, err)
 			}

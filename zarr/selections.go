@@ -158,6 +158,11 @@ func ReadPoints[T Element](ctx context.Context, a *Array, coords [][]int) ([]T, 
 	if err != nil {
 		return nil, err
 	}
+	return readPointsT[T](ctx, a, pts)
+}
+
+// readPointsT reads pts into a new []T.
+func readPointsT[T Element](ctx context.Context, a *Array, pts nd.Points) ([]T, error) {
 	if _, err := asBytes[T](a, nil); err != nil {
 		return nil, err
 	}

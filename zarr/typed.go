@@ -86,12 +86,20 @@ func asBytes[T Element](a *Array, s []T) ([]byte, error) {
 }
 
 // Read reads the selected elements of a into a new slice and returns it
-// with the selection's shape. T must match the array's data type (float16
+// with the selection's shape. Index arrays from nd.ParseSelection that
+// NumPy broadcasts select pointwise, with NumPy's result shape (see
+// nd.Broadcast). T must match the array's data type (float16
 // arrays read as dtype.Float16); the narrow types convert (float8, float6
 // and float4 arrays read exactly as float32 or float64, int2/int4/uint2/
 // uint4 arrays as any Go integer type). No items select the whole array.
 // The allocation is bounded as for ReadBytes (ErrTooLarge).
 func Read[T Element](ctx context.Context, a *Array, items ...nd.Item) ([]T, []int, error) {
+	if pts, shape, ok, err := nd.Broadcast(items, a.meta.Shape); err != nil {
+		return nil, nil, err
+	} else if ok { // index arrays NumPy broadcasts: pointwise
+		vals, err := readPointsT[T](ctx, a, pts)
+		return vals, shape, err
+	}
 	sel, err := a.Selection(items...)
 	if err != nil {
 		return nil, nil, err

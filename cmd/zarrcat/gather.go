@@ -199,8 +199,8 @@ func streamPoints(ctx context.Context, a *zarr.Array, pts nd.Points, blockBytes 
 }
 
 // getPoints is get of a coordinate selection: the values of pts, in
-// order, as a 1-d output.
-func getPoints(ctx context.Context, a *zarr.Array, pts nd.Points, format string, flags map[string]string, stdout, stderr io.Writer, budget int64) error {
+// order, as an output of shape (1-d for --points and --mask).
+func getPoints(ctx context.Context, a *zarr.Array, pts nd.Points, shape []int, format string, flags map[string]string, stdout, stderr io.Writer, budget int64) error {
 	dt := a.Metadata().DataType
 	if dt.VarLen() {
 		return fmt.Errorf("%w: --points and --mask read fixed-size data types, not %s", errUsage, dt)
@@ -211,7 +211,7 @@ func getPoints(ctx context.Context, a *zarr.Array, pts nd.Points, format string,
 		prog.setTotal(int64(pts.Len()) * int64(dt.Size()))
 	}
 	err := writeOutput(flags["o"], stdout, func(w io.Writer) error {
-		enc := newEncoder(w, format, dt, []int{pts.Len()})
+		enc := newEncoder(w, format, dt, shape)
 		if err := enc.begin(); err != nil {
 			return err
 		}

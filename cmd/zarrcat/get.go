@@ -31,7 +31,7 @@ const defaultMaxChunkBytes = 512 << 20
 // --budget, the next read while the current block is written.
 func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags, pos, err := splitArgs(args, map[string]bool{"format": true, "o": true, "max-chunk-bytes": true, "budget": true, "q": false,
-		"points": true, "mask": true, "blocks": false})
+		"points": true, "mask": true, "blocks": false, "oindex": false})
 	if err != nil {
 		return err
 	}
@@ -47,6 +47,10 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	a, sel, err := openSelection(ctx, pos, flags, budget)
+	var pw *pointwiseError
+	if errors.As(err, &pw) { // index arrays NumPy broadcasts
+		return getPoints(ctx, pw.a, pw.pts, pw.shape, format, flags, stdout, stderr, budget)
+	}
 	if err != nil {
 		return err
 	}
@@ -54,7 +58,7 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err != nil {
 			return err
 		}
-		return getPoints(ctx, a, pts, format, flags, stdout, stderr, budget)
+		return getPoints(ctx, a, pts, []int{pts.Len()}, format, flags, stdout, stderr, budget)
 	}
 	if a.Metadata().DataType.VarLen() { // strings.go
 		return getVarLen(ctx, a, sel, format, flags, stdout, stderr, budget)
@@ -142,6 +146,14 @@ func openSelectionWith(ctx context.Context, pos []string, flags map[string]strin
 			return nil, nil, false, err
 		}
 	}
+	if _, ok := flags["oindex"]; ok {
+		items = nd.Orthogonal(items)
+	}
+	if pts, shape, ok, err := nd.Broadcast(items, a.Shape()); err != nil {
+		return nil, nil, false, fmt.Errorf("selection %q: %w", pos[1], err)
+	} else if ok {
+		return nil, nil, false, &pointwiseError{a: a, pts: pts, shape: shape}
+	}
 	sel, err := a.Selection(items...)
 	if err != nil {
 		return nil, nil, false, err
@@ -156,6 +168,21 @@ func openSelectionWith(ctx context.Context, pos []string, flags map[string]strin
 	}
 	return a, sel, local, nil
 }
+
+// pointwiseError carries a selection NumPy reads pointwise (index arrays
+// that broadcast) out of openSelection, to get, which reads its points;
+// other commands report it.
+type pointwiseError struct {
+	a     *zarr.Array
+	pts   nd.Points
+	shape []int
+}
+
+func (e *pointwiseError) Error() string {
+	return "index arrays that broadcast select pointwise (NumPy's rule), which only get reads; --oindex selects orthogonally"
+}
+
+func (e *pointwiseError) Unwrap() error { return errUsage }
 
 // parseBytes parses a positive byte count: digits, optionally followed by
 // KiB, MiB, GiB or TiB.

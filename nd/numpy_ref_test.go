@@ -1,0 +1,151 @@
+package nd_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gozarr/gozarr/nd"
+)
+
+// numpyCase is one selection text and what NumPy made of it
+// (testdata/selections/make_numpy_subscripts.py).
+type numpyCase struct {
+	Shape       []int  `json:"shape"`
+	Text        string `json:"text"`
+	ResultShape []int  `json:"result_shape"`
+	Values      []int  `json:"values"`
+	Error       string `json:"error"`
+	Message     string `json:"message"`
+}
+
+func loadNumpyCases(t *testing.T) []numpyCase {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/selections/numpy_subscripts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Cases []numpyCase }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.Cases
+}
+
+// linear is the C-order position of coords in shape: the value of
+// np.arange(n).reshape(shape) there.
+func linear(coords, shape []int) int {
+	k := 0
+	for d, c := range coords {
+		k = k*shape[d] + c
+	}
+	return k
+}
+
+// evalText evaluates a selection text on np.arange(n).reshape(shape) as
+// zarr's reads do: pointwise through Broadcast, else through Normalize.
+func evalText(text string, shape []int) ([]int, []int, error) {
+	items, err := nd.ParseSelection(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	pts, outShape, pointwise, err := nd.Broadcast(items, shape)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pointwise {
+		vals := make([]int, pts.Len())
+		for k := range vals {
+			vals[k] = linear(pts.At(k), shape)
+		}
+		return vals, outShape, nil
+	}
+	sel, err := nd.Normalize(items, shape)
+	if err != nil {
+		return nil, nil, err
+	}
+	var vals []int
+	pos := make([]int, len(sel))
+	coords := make([]int, len(sel))
+	n := sel.NumElements()
+	for range n {
+		for d, dim := range sel {
+			k := pos[d]
+			if dim.Order != nil {
+				k = dim.Order[k]
+			}
+			switch {
+			case dim.Index != nil:
+				coords[d] = dim.Index[k]
+			default:
+				coords[d] = dim.Start + k*dim.Step
+			}
+		}
+		vals = append(vals, linear(coords, shape))
+		for d := len(sel) - 1; d >= 0; d-- {
+			pos[d]++
+			if pos[d] < sel[d].Len() {
+				break
+			}
+			pos[d] = 0
+		}
+	}
+	return vals, sel.Shape(), nil
+}
+
+// TestNumpySubscripts: every selection text gives NumPy's result (shape
+// and values), pointwise, orthogonal, mixed, negative, repeated and empty,
+// or fails where NumPy raises, with NumPy's message.
+func TestNumpySubscripts(t *testing.T) {
+	cases := loadNumpyCases(t)
+	if len(cases) < 50 {
+		t.Fatalf("only %d reference cases", len(cases))
+	}
+	for _, c := range cases {
+		vals, shape, err := evalText(c.Text, c.Shape)
+		if c.Error != "" {
+			if err == nil {
+				t.Errorf("%v [%s]: got shape %v, NumPy raises %s: %s", c.Shape, c.Text, shape, c.Error, c.Message)
+				continue
+			}
+			want := nd.ErrInvalidSelection
+			if strings.Contains(c.Message, "out of bounds") {
+				want = nd.ErrOutOfBounds
+			}
+			if !errors.Is(err, want) || !strings.Contains(err.Error(), strings.TrimSpace(c.Message)) {
+				t.Errorf("%v [%s]: %v, NumPy: %s", c.Shape, c.Text, err, c.Message)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v [%s]: %v", c.Shape, c.Text, err)
+			continue
+		}
+		if !slices.Equal(shape, c.ResultShape) || !slices.Equal(vals, c.Values) && len(c.Values) > 0 {
+			t.Errorf("%v [%s]: shape %v values %v, NumPy %v %v", c.Shape, c.Text, shape, vals, c.ResultShape, c.Values)
+		}
+	}
+}
+
+// TestOrthogonalSpelling: Orthogonal gives zarr-python's oindex meaning
+// to the texts NumPy reads pointwise.
+func TestOrthogonalSpelling(t *testing.T) {
+	items, err := nd.ParseSelection("[0, 2, 4], [1, 1, 3]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, shape, pw, err := nd.Broadcast(items, []int{5, 6}); err != nil || !pw || !slices.Equal(shape, []int{3}) {
+		t.Fatalf("pointwise: %v %v %v", shape, pw, err)
+	}
+	o := nd.Orthogonal(items)
+	if _, _, pw, err := nd.Broadcast(o, []int{5, 6}); err != nil || pw {
+		t.Fatalf("Orthogonal is pointwise: %v %v", pw, err)
+	}
+	sel, err := nd.Normalize(o, []int{5, 6})
+	if err != nil || !slices.Equal(sel.Shape(), []int{3, 3}) {
+		t.Errorf("orthogonal shape %v, %v", sel.Shape(), err)
+	}
+}
