@@ -12,6 +12,32 @@ import (
 
 var inPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
+// scratchPool holds the word buffers decodePage's latent arrays live in.
+var scratchPool = sync.Pool{New: func() any { return new([]uint64) }}
+
+// scratch is a set of pooled latent arrays of one page.
+type scratch []*[]uint64
+
+// get returns a zeroed []L of n elements from the pool.
+func get[L latent](sc *scratch, n int) []L {
+	var z L
+	words := (n*int(unsafe.Sizeof(z)) + 7) / 8
+	bp := scratchPool.Get().(*[]uint64)
+	if cap(*bp) < max(words, 1) {
+		*bp = make([]uint64, max(words, 1))
+	}
+	buf := (*bp)[:max(words, 1)]
+	clear(buf)
+	*sc = append(*sc, bp)
+	return unsafe.Slice((*L)(unsafe.Pointer(&buf[0])), n)
+}
+
+func (sc scratch) release() {
+	for _, bp := range sc {
+		scratchPool.Put(bp)
+	}
+}
+
 // Decompress decodes the standalone pcodec stream src (what numcodecs'
 // PCodec writes) of numbers of type t into dst, which holds exactly the
 // numbers expected, little-endian: len(dst)/size numbers. A stream of
@@ -309,17 +335,19 @@ func decodePage[L latent](r *bitReader, m *chunkMeta, t NumberType, dst []byte, 
 		}
 	}
 
+	var sc scratch
+	defer sc.release()
 	direct := viewAs[L](dst, n)
 	prim := direct
 	if prim == nil {
-		prim = make([]L, n)
+		prim = get[L](&sc, n)
 	}
 	var sec []L
 	var lb, dictIdx []uint32
 	readers := make([]batchReader, 0, 3)
 	var err error
 	if m.lookback != nil {
-		lb = make([]uint32, n)
+		lb = get[uint32](&sc, n)
 		d, e := newVarDec(m.lookback, lb)
 		if e != nil {
 			return e
@@ -327,7 +355,7 @@ func decodePage[L latent](r *bitReader, m *chunkMeta, t NumberType, dst []byte, 
 		readers = append(readers, d)
 	}
 	if m.mode == modeDict {
-		dictIdx = make([]uint32, n)
+		dictIdx = get[uint32](&sc, n)
 		d, e := newVarDec(m.primary, dictIdx)
 		if e != nil {
 			return e
@@ -341,7 +369,7 @@ func decodePage[L latent](r *bitReader, m *chunkMeta, t NumberType, dst []byte, 
 		readers = append(readers, d)
 	}
 	if m.secondary != nil {
-		sec = make([]L, n)
+		sec = get[L](&sc, n)
 		d, e := newVarDec(m.secondary, sec)
 		if e != nil {
 			return e
