@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
 )
 
@@ -79,6 +82,23 @@ func BenchmarkVirtualize(b *testing.B) {
 			// the wall time says more about the other processes.
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 		})
+		// The same over a store that answers each request after 10 ms (an
+		// object store's latency): requests and the wall time they cost.
+		b.Run(name+"/latency-10ms", func(b *testing.B) {
+			slow := &slowStore{Reader: st, delay: 10 * time.Millisecond}
+			b.SetBytes(info.Size())
+			b.ReportAllocs()
+			for b.Loop() {
+				f, err := Open(ctx, slow, filepath.Base(path))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := References(ctx, f, RefsOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(slow.requests.Load())/float64(b.N), "requests/op")
+		})
 		b.Run(name+"/readfile", func(b *testing.B) {
 			b.SetBytes(info.Size())
 			b.ReportAllocs()
@@ -100,4 +120,17 @@ func cpuTime() int64 {
 		return 0
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// slowStore delays every Get, and counts them.
+type slowStore struct {
+	store.Reader
+	delay    time.Duration
+	requests atomic.Int64
+}
+
+func (s *slowStore) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	s.requests.Add(1)
+	time.Sleep(s.delay)
+	return s.Reader.Get(ctx, key, r)
 }

@@ -57,6 +57,15 @@ func (f *File) walkBTree1(ctx context.Context, addr uint64, typ uint8, keySize i
 		}
 		d = f.dec(b, "B-tree node")
 		d.skip(8 + 2*so)
+		if level > 0 || typ == 0 {
+			// Children: nodes, or a group's symbol table nodes.
+			spans := make([]span, 0, n)
+			for i := 0; i < n; i++ {
+				e := f.dec(b[8+2*so+i*(keySize+so)+keySize:], "")
+				spans = append(spans, span{e.addr(), 1})
+			}
+			f.prefetch(ctx, spans)
+		}
 		for i := 0; i < n; i++ {
 			key := d.bytes(keySize)
 			child := d.addr()

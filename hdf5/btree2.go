@@ -115,7 +115,6 @@ func (f *File) walkBTree2(ctx context.Context, addr uint64, wantType uint8, budg
 	if t.total > uint64(budget) {
 		return nil, fmt.Errorf("%w: a v2 B-tree of %d records (limit %d)", ErrLimit, t.total, budget)
 	}
-	so := int(f.sb.sizeOffsets)
 	seen := map[uint64]bool{}
 	count := uint64(0)
 	var walk func(addr, nrec uint64, level int) error
@@ -165,6 +164,13 @@ func (f *File) walkBTree2(ctx context.Context, addr uint64, wantType uint8, budg
 		if d.err != nil {
 			return d.err
 		}
+		if len(children) > 1 {
+			spans := make([]span, len(children))
+			for i, c := range children {
+				spans[i] = span{c.addr, t.nodeSize}
+			}
+			f.prefetch(ctx, spans)
+		}
 		for i := uint64(0); i <= nrec; i++ {
 			if level > 0 {
 				if err := walk(children[i].addr, children[i].nrec, level-1); err != nil {
@@ -183,7 +189,6 @@ func (f *File) walkBTree2(ctx context.Context, addr uint64, wantType uint8, budg
 		}
 		return nil
 	}
-	_ = so
 	if err := walk(t.root, t.rootNrec, t.depth); err != nil {
 		return nil, err
 	}

@@ -296,6 +296,10 @@ func (f *File) fixedArray(ctx context.Context, ds *Dataset, cbytes uint64, emit 
 	for p := uint64(0); p < npages; p++ {
 		n := min(pageN, nelmts-p*pageN)
 		size := n*uint64(esize) + 4
+		if p%64 == 0 {
+			// The next pages (contiguous): read ahead, concurrently.
+			f.prefetch(ctx, []span{{at, min(npages-p, 64) * (pageN*uint64(esize) + 4)}})
+		}
 		if bits[p/8]&(0x80>>(p%8)) == 0 {
 			at += size
 			continue

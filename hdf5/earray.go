@@ -3,7 +3,6 @@ package hdf5
 import (
 	"context"
 	"fmt"
-	"math/bits"
 )
 
 // extensibleArray lists the chunks of an extensible array index (one
@@ -190,7 +189,13 @@ func (f *File) extensibleArray(ctx context.Context, ds *Dataset, cbytes uint64, 
 		return err
 	}
 	d.p = end
-	// Data blocks of the super blocks the index block holds directly.
+	// Data blocks of the super blocks the index block holds directly, and
+	// the secondary blocks: read ahead, concurrently.
+	ahead := make([]span, 0, len(dblks)+len(sblks))
+	for _, a := range append(append([]uint64(nil), dblks...), sblks...) {
+		ahead = append(ahead, span{a, 1})
+	}
+	f.prefetch(ctx, ahead)
 	for s := 0; s < min(iblkSblks, nsblks); s++ {
 		for k := uint64(0); k < info[s].ndblks; k++ {
 			di := info[s].startDblk + k
@@ -236,6 +241,11 @@ func (f *File) extensibleArray(ctx context.Context, ds *Dataset, cbytes uint64, 
 		if d.err != nil {
 			return d.err
 		}
+		ahead := make([]span, len(addrs))
+		for k, a := range addrs {
+			ahead[k] = span{a, 1}
+		}
+		f.prefetch(ctx, ahead)
 		for k, a := range addrs {
 			first := idxElems + info[s].startIdx + uint64(k)*info[s].dblkElems
 			base := uint64(k) * pagesPer
@@ -245,6 +255,5 @@ func (f *File) extensibleArray(ctx context.Context, ds *Dataset, cbytes uint64, 
 			}
 		}
 	}
-	_ = bits.Len64
 	return nil
 }

@@ -361,3 +361,48 @@ func (d *dec) checkSum(start int) {
 
 // lookup3 is the Jenkins lookup3 checksum of version 2 structures.
 func lookup3(b []byte) uint32 { return numcodecs.JenkinsLookup3(b, 0) }
+
+// span is a byte range of the file (relative to the base address).
+type span struct{ addr, n uint64 }
+
+// maxPrefetch bounds the reads a prefetch keeps in flight.
+const maxPrefetch = 16
+
+// prefetch loads the pages under the given ranges into the cache,
+// maxPrefetch reads at a time, so that a walk that then reads them one by
+// one waits for one round trip, not one per structure (what a remote
+// store's latency needs). Errors are left to the reads that follow. At most
+// half the cache is prefetched at once.
+func (f *File) prefetch(ctx context.Context, spans []span) {
+	seen := map[uint64]bool{}
+	var todo []uint64
+	f.mu.Lock()
+	for _, s := range spans {
+		if s.addr == undef || s.addr > f.size || f.base > f.size-s.addr || s.n > f.size-f.base-s.addr {
+			continue
+		}
+		first := (f.base + s.addr) / pageSize
+		last := (f.base + s.addr + max(s.n, 1) - 1) / pageSize
+		for pn := first; pn <= last && len(todo) < cachePages/2; pn++ {
+			if _, ok := f.pages[pn]; !ok && !seen[pn] {
+				seen[pn] = true
+				todo = append(todo, pn)
+			}
+		}
+	}
+	f.mu.Unlock()
+	if len(todo) < 2 {
+		return // one read is no faster ahead of time
+	}
+	sem := make(chan struct{}, maxPrefetch)
+	var wg sync.WaitGroup
+	for _, pn := range todo {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			_, _ = f.page(ctx, pn)
+		}()
+	}
+	wg.Wait()
+}
