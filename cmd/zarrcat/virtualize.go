@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -140,6 +141,9 @@ func cmdVirtualize(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	_, skip := flags["skip-unsupported"]
 	refs, err := hdf5.References(ctx, f, hdf5.RefsOptions{URL: url, SkipUnsupported: skip})
+	if errors.Is(err, hdf5.ErrUnsupported) {
+		return fmt.Errorf("%w (--skip-unsupported leaves such datasets out)", err)
+	}
 	if err != nil {
 		return err
 	}

@@ -138,3 +138,24 @@ func TestHDF5Target(t *testing.T) {
 		t.Error("info of a missing node: no error")
 	}
 }
+
+// TestVirtualizeUnsupported: a file with a compound dataset fails, naming
+// it and the flag, unless --skip-unsupported, which lists it on stderr.
+func TestVirtualizeUnsupported(t *testing.T) {
+	ctx := context.Background()
+	o := filepath.Join(t.TempDir(), "refs.json")
+	var out bytes.Buffer
+	err := run(ctx, []string{"virtualize", "-o", o, "../../hdf5/testdata/filters.h5"}, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "/compound") || !strings.Contains(err.Error(), "--skip-unsupported") {
+		t.Fatalf("error %v, want one naming /compound and --skip-unsupported", err)
+	}
+	out.Reset()
+	if err := run(ctx, []string{"virtualize", "--skip-unsupported", "-o", o, "../../hdf5/testdata/filters.h5"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/compound", "/vlen_str", "/masked_mixed"} {
+		if !strings.Contains(out.String(), "skipped "+p) {
+			t.Errorf("stderr %q does not list %s", out.String(), p)
+		}
+	}
+}
