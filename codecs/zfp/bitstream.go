@@ -1,6 +1,9 @@
 package zfp
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // The ZFP bit stream: bits are written least significant first, so bit i
 // of the stream is bit i%8 of byte i/8 on every platform. The C library
@@ -107,24 +110,57 @@ func (r *bitReader) readBit() uint64 {
 // readBits returns the next n (0..64) bits.
 func (r *bitReader) readBits(n uint) uint64 {
 	if n <= r.n {
-		v := r.acc
-		if n < 64 {
-			v &= 1<<n - 1
-		}
+		v := r.acc & (1<<n - 1) // all ones for n = 64
 		r.acc >>= n
 		r.n -= n
 		return v
 	}
+	return r.readBitsRefill(n)
+}
+
+// readBitsRefill is readBits when the buffer holds fewer than n bits.
+func (r *bitReader) readBitsRefill(n uint) uint64 {
 	v, have := r.acc, r.n
 	r.fill()
 	need := n - have
 	v |= r.acc << have
-	if n < 64 {
-		v &= 1<<n - 1
-	}
+	v &= 1<<n - 1
 	r.acc >>= need
 	r.n -= need
 	return v
+}
+
+// scanZeros reads up to max zero bits and, if a one-bit comes before
+// max zeros were read, that one-bit too: it returns the number of zeros
+// read and whether the one-bit was.
+func (r *bitReader) scanZeros(max uint32) (uint32, bool) {
+	if t := uint32(bits.TrailingZeros64(r.acc)); t < max && t < uint32(r.n) {
+		r.acc >>= t + 1
+		r.n -= uint(t) + 1
+		return t, true
+	}
+	return r.scanZerosRefill(max)
+}
+
+// scanZerosRefill is scanZeros across buffer refills.
+func (r *bitReader) scanZerosRefill(max uint32) (uint32, bool) {
+	z := uint32(0)
+	for z < max {
+		if r.n == 0 {
+			r.fill()
+		}
+		t := uint32(bits.TrailingZeros64(r.acc)) // >= r.n: no one-bit buffered
+		if t < uint32(r.n) && z+t < max {
+			r.acc >>= t + 1 // t < 64
+			r.n -= uint(t) + 1
+			return z + t, true
+		}
+		k := min(uint32(r.n), max-z)
+		r.acc >>= k
+		r.n -= uint(k)
+		z += k
+	}
+	return z, false
 }
 
 // consumed returns how many bits have been read.

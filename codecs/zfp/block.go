@@ -81,102 +81,103 @@ func init() {
 	}
 }
 
-// fwdLift is the forward decorrelating transform of the 4-vector at p[i],
-// p[i+s], p[i+2s], p[i+3s].
-func fwdLift[I signed](p []I, i, s int) {
-	p = p[i : i+3*s+1]
-	x, y, z, w := p[0], p[s], p[2*s], p[3*s]
-	x += w
-	x >>= 1
-	w -= x
-	z += y
-	z >>= 1
-	y -= z
-	x += z
-	x >>= 1
-	z -= x
-	w += y
-	w >>= 1
-	y -= w
-	w += y >> 1
-	y -= w >> 1
-	p[0], p[s], p[2*s], p[3*s] = x, y, z, w
-}
+// The transforms act on every line of 4 values along each axis in turn,
+// the lifting steps written out in each loop (the compiler would not
+// inline them): fwdXform along x, y, z, w; invXform along w, z, y, x.
 
-// invLift inverts fwdLift (up to the bits the forward shifts dropped).
-func invLift[I signed](p []I, i, s int) {
-	p = p[i : i+3*s+1]
-	x, y, z, w := p[0], p[s], p[2*s], p[3*s]
-	y += w >> 1
-	w -= y >> 1
-	y += w
-	w <<= 1
-	w -= y
-	z += x
-	x <<= 1
-	x -= z
-	y += z
-	z <<= 1
-	z -= y
-	w += x
-	x <<= 1
-	x -= w
-	p[0], p[s], p[2*s], p[3*s] = x, y, z, w
-}
-
-// revFwdLift is the reversible transform (a high-order Lorenzo predictor).
-func revFwdLift[I signed](p []I, i, s int) {
-	p = p[i : i+3*s+1]
-	x, y, z, w := p[0], p[s], p[2*s], p[3*s]
-	w -= z
-	z -= y
-	y -= x
-	w -= z
-	z -= y
-	w -= z
-	p[0], p[s], p[2*s], p[3*s] = x, y, z, w
-}
-
-// revInvLift inverts revFwdLift exactly.
-func revInvLift[I signed](p []I, i, s int) {
-	p = p[i : i+3*s+1]
-	x, y, z, w := p[0], p[s], p[2*s], p[3*s]
-	w += z
-	z += y
-	w += z
-	y += x
-	z += y
-	w += z
-	p[0], p[s], p[2*s], p[3*s] = x, y, z, w
-}
-
-// fwdXform transforms along x, then y, z and w.
-func fwdXform[I signed](p []I, d int, rev bool) {
+// fwdXform is the forward decorrelating transform of a block of d
+// dimensions.
+func fwdXform[I signed](p *[256]I, d int) {
 	for a := 0; a < d; a++ {
 		s := 1 << (2 * a)
 		for _, i := range lines[d][a] {
-			if rev {
-				revFwdLift(p, i, s)
-			} else {
-				fwdLift(p, i, s)
-			}
+			i0, i1, i2, i3 := i&255, (i+s)&255, (i+2*s)&255, (i+3*s)&255
+			x, y, z, w := p[i0], p[i1], p[i2], p[i3]
+			x += w
+			x >>= 1
+			w -= x
+			z += y
+			z >>= 1
+			y -= z
+			x += z
+			x >>= 1
+			z -= x
+			w += y
+			w >>= 1
+			y -= w
+			w += y >> 1
+			y -= w >> 1
+			p[i0], p[i1], p[i2], p[i3] = x, y, z, w
 		}
 	}
 }
 
-// invXform transforms along w, z, y, then x.
-func invXform[I signed](p []I, d int, rev bool) {
+// invXform inverts fwdXform (up to the bits the forward shifts dropped).
+func invXform[I signed](p *[256]I, d int) {
 	for a := d - 1; a >= 0; a-- {
 		s := 1 << (2 * a)
 		for _, i := range lines[d][a] {
-			if rev {
-				revInvLift(p, i, s)
-			} else {
-				invLift(p, i, s)
-			}
+			i0, i1, i2, i3 := i&255, (i+s)&255, (i+2*s)&255, (i+3*s)&255
+			x, y, z, w := p[i0], p[i1], p[i2], p[i3]
+			y += w >> 1
+			w -= y >> 1
+			y += w
+			w <<= 1
+			w -= y
+			z += x
+			x <<= 1
+			x -= z
+			y += z
+			z <<= 1
+			z -= y
+			w += x
+			x <<= 1
+			x -= w
+			p[i0], p[i1], p[i2], p[i3] = x, y, z, w
 		}
 	}
 }
+
+// revFwdXform is the reversible transform (a high-order Lorenzo
+// predictor along each axis).
+func revFwdXform[I signed](p *[256]I, d int) {
+	for a := 0; a < d; a++ {
+		s := 1 << (2 * a)
+		for _, i := range lines[d][a] {
+			i0, i1, i2, i3 := i&255, (i+s)&255, (i+2*s)&255, (i+3*s)&255
+			x, y, z, w := p[i0], p[i1], p[i2], p[i3]
+			w -= z
+			z -= y
+			y -= x
+			w -= z
+			z -= y
+			w -= z
+			p[i1], p[i2], p[i3] = y, z, w
+		}
+	}
+}
+
+// revInvXform inverts revFwdXform exactly.
+func revInvXform[I signed](p *[256]I, d int) {
+	for a := d - 1; a >= 0; a-- {
+		s := 1 << (2 * a)
+		for _, i := range lines[d][a] {
+			i0, i1, i2, i3 := i&255, (i+s)&255, (i+2*s)&255, (i+3*s)&255
+			x, y, z, w := p[i0], p[i1], p[i2], p[i3]
+			w += z
+			z += y
+			w += z
+			y += x
+			z += y
+			w += z
+			p[i1], p[i2], p[i3] = y, z, w
+		}
+	}
+}
+
+// full returns the 256-value array behind a block (blocks are slices of
+// [256] arrays; a 4^d block uses its first values).
+func full[I signed](b []I) *[256]I { return (*[256]I)(b[:256]) }
 
 // nbmask is the negabinary mask 0xaaaa... of U.
 func nbmask[U unsigned]() U { return ^U(0) / 3 * 2 }
@@ -205,9 +206,51 @@ func withMaxBits(maxbits, maxprec, size uint32) bool {
 	return (maxprec+1)*size-1 > maxbits
 }
 
+// transpose64 transposes the 64x64 bit matrix a: bit j of a[i] becomes
+// bit i of a[j].
+func transpose64(a *[64]uint64) {
+	masks := [6]uint64{0x5555555555555555, 0x3333333333333333, 0x0f0f0f0f0f0f0f0f,
+		0x00ff00ff00ff00ff, 0x0000ffff0000ffff, 0x00000000ffffffff}
+	for e := 5; e >= 0; e-- {
+		j := 1 << e
+		m := masks[e]
+		for base := 0; base < 64; base += 2 * j {
+			for k := base; k < base+j; k++ {
+				x, y := a[k&63], a[(k+j)&63]
+				t := (x>>j ^ y) & m
+				a[k&63] = x ^ t<<j
+				a[(k+j)&63] = y ^ t
+			}
+		}
+	}
+}
+
+// planes returns bit plane k of data (bit i = bit k of data[i]) for the k
+// in kmin..intprec-1.
+func planes[U unsigned](p *[64]uint64, data []U, kmin, intprec uint32) {
+	if len(data) == 64 {
+		for i, v := range data {
+			p[i] = uint64(v)
+		}
+		transpose64(p)
+		return
+	}
+	for k := kmin; k < intprec; k++ {
+		var x uint64
+		for i, v := range data {
+			x |= uint64((v>>k)&1) << i
+		}
+		p[k] = x
+	}
+}
+
 // encodeInts codes the bit planes of data (at most maxprec of them, at
-// most maxbits bits) and returns the number of bits written.
-func encodeInts[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U) uint32 {
+// most maxbits bits) and returns the number of bits written. Each plane
+// is coded as zfp's embedded coder does: its first n bits (those of the
+// coefficients already found significant) verbatim, then group tests
+// ("any one-bit left?") each followed by the run of zeros up to the next
+// one-bit, the runs written at once.
+func encodeInts[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U, pl *[64]uint64) uint32 {
 	if len(data) > 64 {
 		return encodeMany(w, maxbits, maxprec, data)
 	}
@@ -216,31 +259,48 @@ func encodeInts[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U) uin
 	if intprec > maxprec {
 		kmin = intprec - maxprec
 	}
+	planes(pl, data, kmin, intprec)
 	size := uint32(len(data))
 	b := maxbits
 	n := uint32(0)
 	s := *w
 	for k := intprec; b != 0 && k > kmin; {
 		k--
-		// Bit plane k of all coefficients.
-		var x uint64
-		for i, v := range data {
-			x += uint64((v>>k)&1) << i
-		}
+		x := pl[k]
 		m := min(n, b)
 		b -= m
 		x = s.writeBits(x, uint(m))
 		for ; b != 0 && n < size; x, n = x>>1, n+1 {
 			b--
-			if s.writeBit(b2u(x != 0)) == 0 {
+			if x == 0 {
+				s.writeBit(0)
 				break
 			}
-			for ; b != 0 && n < size-1; x, n = x>>1, n+1 {
-				b--
-				if s.writeBit(x) != 0 {
-					break
+			s.writeBit(1)
+			// Positions n.. up to the one-bit at n+t; the last position
+			// (size-1) is implied, never written.
+			t := uint32(bits.TrailingZeros64(x))
+			lim := size - 1 - n
+			if t < lim {
+				if b > t {
+					s.writeBits(1<<t, uint(t+1))
+					b -= t + 1
+					x >>= t
+					n += t
+					continue
 				}
+			} else if b >= lim {
+				s.pad(lim)
+				b -= lim
+				x >>= lim
+				n += lim
+				continue
 			}
+			// The budget ends inside the run of zeros.
+			s.pad(b)
+			x >>= b
+			n += b
+			b = 0
 		}
 	}
 	*w = s
@@ -288,11 +348,10 @@ func encodeMany[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U) uin
 
 // decodeInts reads what encodeInts wrote into data and returns the number
 // of bits read.
-func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U) uint32 {
+func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl *[64]uint64) uint32 {
 	if len(data) > 64 {
 		return decodeMany(r, maxbits, maxprec, data)
 	}
-	clear(data)
 	intprec := intPrec[U]()
 	kmin := uint32(0)
 	if intprec > maxprec {
@@ -302,30 +361,72 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U) uin
 	b := maxbits
 	n := uint32(0)
 	s := *r
+	if size == 64 {
+		clear(pl[:])
+	} else {
+		clear(pl[kmin:intprec])
+	}
 	for k := intprec; b != 0 && k > kmin; {
 		k--
 		m := min(n, b)
 		b -= m
-		x := s.readBits(uint(m))
+		// s.readBits(m) and s.scanZeros(lim) written out where they
+		// need no refill (the compiler does not inline them).
+		var x uint64
+		if uint(m) <= s.n {
+			x = s.acc & (1<<m - 1)
+			s.acc >>= m
+			s.n -= uint(m)
+		} else {
+			x = s.readBitsRefill(uint(m))
+		}
 		for ; b != 0 && n < size; n++ {
 			b--
 			if s.readBit() == 0 {
 				break
 			}
-			for ; b != 0 && n < size-1; n++ {
+			// Skip the run of zeros up to the next one-bit (consumed), or
+			// to the implied last position, or to the end of the budget.
+			lim := min(size-1-n, b)
+			var z uint32
+			var one bool
+			if t := uint32(bits.TrailingZeros64(s.acc)); t < lim && t < uint32(s.n) {
+				s.acc >>= t + 1
+				s.n -= uint(t) + 1
+				z, one = t, true
+			} else {
+				z, one = s.scanZerosRefill(lim)
+			}
+			n += z
+			b -= z
+			if one {
 				b--
-				if s.readBit() != 0 {
-					break
-				}
 			}
 			x += 1 << n
 		}
-		for x != 0 {
-			data[bits.TrailingZeros64(x)] += 1 << k
-			x &= x - 1
-		}
+		pl[k] = x
 	}
 	*r = s
+	if size == 64 {
+		// Transposing costs about as much as depositing 300 bits one by one.
+		ones := 0
+		for _, x := range pl[kmin:intprec] {
+			ones += bits.OnesCount64(x)
+		}
+		if ones > 300 {
+			transpose64(pl)
+			for i := range data {
+				data[i] = U(pl[i])
+			}
+			return maxbits - b
+		}
+	}
+	clear(data)
+	for k := kmin; k < intprec; k++ {
+		for x := pl[k]; x != 0; x &= x - 1 {
+			data[bits.TrailingZeros64(x)] += 1 << k
+		}
+	}
 	return maxbits - b
 }
 
@@ -373,14 +474,26 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
+// work is the scratch space of a block coder, allocated once per array.
+type work[I signed, U unsigned] struct {
+	ib [256]I
+	ub [256]U
+	pl [64]uint64
+}
+
+// fwork adds the scratch space of the float block coders.
+type fwork[F float, I signed, U unsigned] struct {
+	work[I, U]
+	gb [256]F
+}
+
 // encodeIntBlock codes a block of integers with the lossy algorithm; it
 // transforms iblock in place.
-func encodeIntBlock[I signed, U unsigned](w *bitWriter, minbits, maxbits, maxprec uint32, iblock []I, d int) uint32 {
-	var ub [256]U
-	ublock := ub[:len(iblock)]
-	fwdXform(iblock, d, false)
+func encodeIntBlock[I signed, U unsigned](w *bitWriter, minbits, maxbits, maxprec uint32, iblock []I, d int, wk *work[I, U]) uint32 {
+	ublock := wk.ub[:len(iblock)]
+	fwdXform(full(iblock), d)
 	fwdOrder(ublock, iblock, d)
-	n := encodeInts(w, maxbits, maxprec, ublock)
+	n := encodeInts(w, maxbits, maxprec, ublock, &wk.pl)
 	if n < minbits {
 		w.pad(minbits - n)
 		n = minbits
@@ -389,16 +502,15 @@ func encodeIntBlock[I signed, U unsigned](w *bitWriter, minbits, maxbits, maxpre
 }
 
 // decodeIntBlock reads a block encodeIntBlock wrote.
-func decodeIntBlock[I signed, U unsigned](r *bitReader, minbits, maxbits, maxprec uint32, iblock []I, d int) uint32 {
-	var ub [256]U
-	ublock := ub[:len(iblock)]
-	n := decodeInts(r, maxbits, maxprec, ublock)
+func decodeIntBlock[I signed, U unsigned](r *bitReader, minbits, maxbits, maxprec uint32, iblock []I, d int, wk *work[I, U]) uint32 {
+	ublock := wk.ub[:len(iblock)]
+	n := decodeInts(r, maxbits, maxprec, ublock, &wk.pl)
 	if n < minbits {
 		r.skip(minbits - n)
 		n = minbits
 	}
 	invOrder(iblock, ublock, d)
-	invXform(iblock, d, false)
+	invXform(full(iblock), d)
 	return n
 }
 
@@ -411,10 +523,9 @@ func pbits[U unsigned]() uint32 {
 }
 
 // revEncodeIntBlock codes a block of integers losslessly.
-func revEncodeIntBlock[I signed, U unsigned](w *bitWriter, minbits, maxbits, maxprec uint32, iblock []I, d int) uint32 {
-	var ub [256]U
-	ublock := ub[:len(iblock)]
-	fwdXform(iblock, d, true)
+func revEncodeIntBlock[I signed, U unsigned](w *bitWriter, minbits, maxbits, maxprec uint32, iblock []I, d int, wk *work[I, U]) uint32 {
+	ublock := wk.ub[:len(iblock)]
+	revFwdXform(full(iblock), d)
 	fwdOrder(ublock, iblock, d)
 	var m U
 	for _, v := range ublock {
@@ -427,7 +538,7 @@ func revEncodeIntBlock[I signed, U unsigned](w *bitWriter, minbits, maxbits, max
 	prec = max(min(prec, maxprec), 1)
 	pb := pbits[U]()
 	w.writeBits(uint64(prec-1), uint(pb))
-	n := pb + encodeInts(w, maxbits-pb, prec, ublock)
+	n := pb + encodeInts(w, maxbits-pb, prec, ublock, &wk.pl)
 	if n < minbits {
 		w.pad(minbits - n)
 		n = minbits
@@ -436,17 +547,16 @@ func revEncodeIntBlock[I signed, U unsigned](w *bitWriter, minbits, maxbits, max
 }
 
 // revDecodeIntBlock reads a block revEncodeIntBlock wrote.
-func revDecodeIntBlock[I signed, U unsigned](r *bitReader, minbits, maxbits uint32, iblock []I, d int) uint32 {
-	var ub [256]U
-	ublock := ub[:len(iblock)]
+func revDecodeIntBlock[I signed, U unsigned](r *bitReader, minbits, maxbits uint32, iblock []I, d int, wk *work[I, U]) uint32 {
+	ublock := wk.ub[:len(iblock)]
 	pb := pbits[U]()
 	prec := uint32(r.readBits(uint(pb))) + 1
-	n := pb + decodeInts(r, maxbits-pb, prec, ublock)
+	n := pb + decodeInts(r, maxbits-pb, prec, ublock, &wk.pl)
 	if n < minbits {
 		r.skip(minbits - n)
 		n = minbits
 	}
 	invOrder(iblock, ublock, d)
-	invXform(iblock, d, true)
+	revInvXform(full(iblock), d)
 	return n
 }

@@ -565,6 +565,7 @@ func (g *grid) scatter(dst []byte, raw []uint64, off int, ext [4]int) {
 func compressFloat[F float, I signed, U unsigned](w *bitWriter, g *grid, src []byte, p *Params) {
 	bs := 1 << (2 * g.d)
 	var raw [256]uint64
+	wk := new(fwork[F, I, U])
 	var fb [256]F
 	fblock := fb[:bs]
 	rev := p.reversible()
@@ -574,9 +575,9 @@ func compressFloat[F float, I signed, U unsigned](w *bitWriter, g *grid, src []b
 			fblock[i] = bitsFloat[F](I(raw[i]))
 		}
 		if rev {
-			revEncodeFloatBlock[F, I, U](w, p, fblock, g.d)
+			revEncodeFloatBlock[F, I, U](w, p, fblock, g.d, wk)
 		} else {
-			encodeFloatBlock[F, I, U](w, p, fblock, g.d)
+			encodeFloatBlock[F, I, U](w, p, fblock, g.d, wk)
 		}
 		return true
 	})
@@ -585,6 +586,7 @@ func compressFloat[F float, I signed, U unsigned](w *bitWriter, g *grid, src []b
 func compressInt[I signed, U unsigned](w *bitWriter, g *grid, src []byte, p *Params) {
 	bs := 1 << (2 * g.d)
 	var raw [256]uint64
+	wk := new(work[I, U])
 	var ib [256]I
 	iblock := ib[:bs]
 	rev := p.reversible()
@@ -594,9 +596,9 @@ func compressInt[I signed, U unsigned](w *bitWriter, g *grid, src []byte, p *Par
 			iblock[i] = I(raw[i])
 		}
 		if rev {
-			revEncodeIntBlock[I, U](w, p.MinBits, p.MaxBits, p.MaxPrec, iblock, g.d)
+			revEncodeIntBlock[I, U](w, p.MinBits, p.MaxBits, p.MaxPrec, iblock, g.d, wk)
 		} else {
-			encodeIntBlock[I, U](w, p.MinBits, p.MaxBits, p.MaxPrec, iblock, g.d)
+			encodeIntBlock[I, U](w, p.MinBits, p.MaxBits, p.MaxPrec, iblock, g.d, wk)
 		}
 		return true
 	})
@@ -609,14 +611,15 @@ func overrun(r *bitReader) bool { return r.consumed() > uint64(len(r.data))*8 }
 func decompressFloat[F float, I signed, U unsigned](r *bitReader, g *grid, dst []byte, p *Params) bool {
 	bs := 1 << (2 * g.d)
 	var raw [256]uint64
+	wk := new(fwork[F, I, U])
 	var fb [256]F
 	fblock := fb[:bs]
 	rev := p.reversible()
 	return g.blocks(func(off int, ext [4]int) bool {
 		if rev {
-			revDecodeFloatBlock[F, I, U](r, p, fblock, g.d)
+			revDecodeFloatBlock[F, I, U](r, p, fblock, g.d, wk)
 		} else {
-			decodeFloatBlock[F, I, U](r, p, fblock, g.d)
+			decodeFloatBlock[F, I, U](r, p, fblock, g.d, wk)
 		}
 		for i, v := range fblock {
 			raw[i] = uint64(floatBits[F, I](v))
@@ -629,14 +632,15 @@ func decompressFloat[F float, I signed, U unsigned](r *bitReader, g *grid, dst [
 func decompressInt[I signed, U unsigned](r *bitReader, g *grid, dst []byte, p *Params) bool {
 	bs := 1 << (2 * g.d)
 	var raw [256]uint64
+	wk := new(work[I, U])
 	var ib [256]I
 	iblock := ib[:bs]
 	rev := p.reversible()
 	return g.blocks(func(off int, ext [4]int) bool {
 		if rev {
-			revDecodeIntBlock[I, U](r, p.MinBits, p.MaxBits, iblock, g.d)
+			revDecodeIntBlock[I, U](r, p.MinBits, p.MaxBits, iblock, g.d, wk)
 		} else {
-			decodeIntBlock[I, U](r, p.MinBits, p.MaxBits, p.MaxPrec, iblock, g.d)
+			decodeIntBlock[I, U](r, p.MinBits, p.MaxBits, p.MaxPrec, iblock, g.d, wk)
 		}
 		for i, v := range iblock {
 			raw[i] = uint64(v)

@@ -84,7 +84,7 @@ func invCast[F float, I signed](fblock []F, iblock []I, emax int) {
 }
 
 // encodeFloatBlock codes a block of floats with the lossy algorithm.
-func encodeFloatBlock[F float, I signed, U unsigned](w *bitWriter, p *Params, fblock []F, d int) uint32 {
+func encodeFloatBlock[F float, I signed, U unsigned](w *bitWriter, p *Params, fblock []F, d int, wk *fwork[F, I, U]) uint32 {
 	ebits, ebias := floatInfo[F]()
 	n := uint32(1)
 	emax := blockExponent(fblock)
@@ -103,14 +103,13 @@ func encodeFloatBlock[F float, I signed, U unsigned](w *bitWriter, p *Params, fb
 	}
 	n += ebits
 	w.writeBits(uint64(2*e+1), uint(n))
-	var ib [256]I
-	iblock := ib[:len(fblock)]
+	iblock := wk.ib[:len(fblock)]
 	fwdCast(iblock, fblock, emax)
-	return n + encodeIntBlock[I, U](w, p.MinBits-min(n, p.MinBits), p.MaxBits-n, maxprec, iblock, d)
+	return n + encodeIntBlock[I, U](w, p.MinBits-min(n, p.MinBits), p.MaxBits-n, maxprec, iblock, d, &wk.work)
 }
 
 // decodeFloatBlock reads a block encodeFloatBlock wrote.
-func decodeFloatBlock[F float, I signed, U unsigned](r *bitReader, p *Params, fblock []F, d int) uint32 {
+func decodeFloatBlock[F float, I signed, U unsigned](r *bitReader, p *Params, fblock []F, d int, wk *fwork[F, I, U]) uint32 {
 	ebits, ebias := floatInfo[F]()
 	n := uint32(1)
 	if r.readBit() == 0 {
@@ -124,9 +123,8 @@ func decodeFloatBlock[F float, I signed, U unsigned](r *bitReader, p *Params, fb
 	n += ebits
 	emax := int(r.readBits(uint(ebits))) - ebias
 	maxprec := precision(emax, p.MaxPrec, int(p.MinExp), d)
-	var ib [256]I
-	iblock := ib[:len(fblock)]
-	n += decodeIntBlock[I, U](r, p.MinBits-min(n, p.MinBits), p.MaxBits-n, maxprec, iblock, d)
+	iblock := wk.ib[:len(fblock)]
+	n += decodeIntBlock[I, U](r, p.MinBits-min(n, p.MinBits), p.MaxBits-n, maxprec, iblock, d, &wk.work)
 	invCast(fblock, iblock, emax)
 	return n
 }
@@ -148,16 +146,14 @@ func bitsFloat[F float, I signed](v I) F {
 }
 
 // revEncodeFloatBlock codes a block of floats losslessly.
-func revEncodeFloatBlock[F float, I signed, U unsigned](w *bitWriter, p *Params, fblock []F, d int) uint32 {
+func revEncodeFloatBlock[F float, I signed, U unsigned](w *bitWriter, p *Params, fblock []F, d int, wk *fwork[F, I, U]) uint32 {
 	ebits, ebias := floatInfo[F]()
-	var ib [256]I
-	iblock := ib[:len(fblock)]
+	iblock := wk.ib[:len(fblock)]
 	emax := blockExponent(fblock)
 	exact := true
 	if emax != -ebias {
 		fwdCast(iblock, fblock, emax)
-		var gb [256]F
-		g := gb[:len(fblock)]
+		g := wk.gb[:len(fblock)]
 		invCast(g, iblock, emax)
 		for i, v := range fblock {
 			if floatBits[F, I](v) != floatBits[F, I](g[i]) {
@@ -196,11 +192,11 @@ func revEncodeFloatBlock[F float, I signed, U unsigned](w *bitWriter, p *Params,
 		w.writeBits(3, 2)
 		n = 2
 	}
-	return n + revEncodeIntBlock[I, U](w, p.MinBits-min(n, p.MinBits), p.MaxBits-n, p.MaxPrec, iblock, d)
+	return n + revEncodeIntBlock[I, U](w, p.MinBits-min(n, p.MinBits), p.MaxBits-n, p.MaxPrec, iblock, d, &wk.work)
 }
 
 // revDecodeFloatBlock reads a block revEncodeFloatBlock wrote.
-func revDecodeFloatBlock[F float, I signed, U unsigned](r *bitReader, p *Params, fblock []F, d int) uint32 {
+func revDecodeFloatBlock[F float, I signed, U unsigned](r *bitReader, p *Params, fblock []F, d int, wk *fwork[F, I, U]) uint32 {
 	ebits, ebias := floatInfo[F]()
 	if r.readBit() == 0 {
 		clear(fblock)
@@ -211,11 +207,10 @@ func revDecodeFloatBlock[F float, I signed, U unsigned](r *bitReader, p *Params,
 		}
 		return n
 	}
-	var ib [256]I
-	iblock := ib[:len(fblock)]
+	iblock := wk.ib[:len(fblock)]
 	n := uint32(2)
 	if r.readBit() != 0 {
-		n += revDecodeIntBlock[I, U](r, p.MinBits-min(n, p.MinBits), p.MaxBits-n, iblock, d)
+		n += revDecodeIntBlock[I, U](r, p.MinBits-min(n, p.MinBits), p.MaxBits-n, iblock, d, &wk.work)
 		tc := ^I(0) ^ I(-1)<<(unsafe.Sizeof(I(0))*8-1)
 		for i, x := range iblock {
 			if x < 0 {
@@ -227,7 +222,7 @@ func revDecodeFloatBlock[F float, I signed, U unsigned](r *bitReader, p *Params,
 	}
 	n += ebits
 	emax := int(r.readBits(uint(ebits))) - ebias
-	n += revDecodeIntBlock[I, U](r, p.MinBits-min(n, p.MinBits), p.MaxBits-n, iblock, d)
+	n += revDecodeIntBlock[I, U](r, p.MinBits-min(n, p.MinBits), p.MaxBits-n, iblock, d, &wk.work)
 	if emax != -ebias {
 		invCast(fblock, iblock, emax)
 	} else {
