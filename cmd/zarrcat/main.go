@@ -61,7 +61,8 @@ const usage = `usage:
   zarrcat log|branches|tags [--ref NAME] REPO   an Icechunk repository's history
   zarrcat help COMMAND             (flags and examples)
 TARGET is an array or group directory, or a file://, s3://, http(s):// URL,
-or a path inside an Icechunk repository (--ref NAME: branch, tag or snapshot).
+or a path inside an Icechunk repository (--ref NAME: branch, tag or snapshot),
+or inside a kerchunk references file (--allow PREFIX: see zarrcat help refs).
 SELECTION uses NumPy syntax, e.g. "0:10,:,5" or "[..., ::2]".
 --max-chunk-bytes refuses arrays whose chunks decode to more (default 512MiB;
 N is bytes, or a number with KiB, MiB, GiB or TiB).
@@ -82,6 +83,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if ctx, args, err = takeRef(ctx, args); err != nil {
+		return err
+	}
+	if ctx, args, err = takeAllow(ctx, args); err != nil {
 		return err
 	}
 	if len(args) == 0 {

@@ -27,6 +27,9 @@ func openTarget(ctx context.Context, target string) (store.Reader, string, error
 	if st, node, ok, err := openHDF5Target(ctx, target); ok {
 		return st, node, err // virtualize.go
 	}
+	if st, node, ok, err := openRefsTarget(ctx, target); ok {
+		return st, node, err // refs.go
+	}
 	if strings.Contains(target, "://") && !strings.HasPrefix(target, "file://") {
 		var opts []storeurl.Option
 		if t, ok := ctx.Value(timeoutKey{}).(store.Timeouts); ok {
