@@ -12,9 +12,10 @@
 // group nodes and a local heap) and new-style groups (link messages,
 // compact or dense in a fractal heap indexed by a version 2 B-tree),
 // compact and dense attributes, data layout messages version 3
-// (contiguous, compact, chunked with a version 1 B-tree) and version 4
-// (single chunk, implicit, fixed array, extensible array, version 2
-// B-tree chunk indexes). Data types: fixed-point and floating-point
+// (contiguous, compact, chunked with a version 1 B-tree) and versions 4
+// and 5 (HDF5 2.x writes 5 for filtered datasets; single chunk, implicit,
+// fixed array, extensible array, version 2 B-tree chunk indexes). Layout
+// messages of versions 1 and 2 (HDF5 1.6 and older) are refused. Data types: fixed-point and floating-point
 // numbers of either byte order, fixed-length strings, enumerations (read
 // as their base integer type), references, and variable-length strings
 // and sequences in attributes; compound, array, opaque and bitfield
