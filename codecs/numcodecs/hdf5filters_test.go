@@ -187,3 +187,23 @@ func FuzzLZ4H5Decode(f *testing.F) {
 		}
 	})
 }
+
+// TestLZFUnconfiguredHeader: {"id": "imagecodecs_lzf"} with no "header"
+// (as kerchunk and VirtualiZarr write it) reads both imagecodecs' streams
+// with a size header and HDF5's without.
+func TestLZFUnconfiguredHeader(t *testing.T) {
+	c, err := codecs.New(codecs.Spec{Name: "numcodecs.imagecodecs_lzf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.(codecs.BytesToBytes)
+	for _, in := range hdf5Inputs()[1:] {
+		for _, header := range []bool{true, false} {
+			enc, _ := numcodecs.NewLZF(header).Encode(nil, in)
+			got, err := d.Decode(nil, enc, len(in))
+			if err != nil || !bytes.Equal(got, in) {
+				t.Errorf("%d bytes, header %v: %v", len(in), header, err)
+			}
+		}
+	}
+}

@@ -11,7 +11,10 @@ package numcodecs
 // (https://github.com/cgohlke/imagecodecs, numcodecs.py Lzf) may prefix
 // the stream with the decoded size as a 4-byte little-endian integer
 // ("header": true, its default); HDF5's filter writes no header, so
-// references to h5py's chunks say "header": false.
+// references to h5py's chunks should say "header": false. kerchunk and
+// VirtualiZarr write {"id": "imagecodecs_lzf"} for those chunks all the
+// same: with "header" absent, a stream whose first 4 bytes are not the size
+// the rest decodes to is read as a stream without a header.
 // JSON name: "numcodecs.imagecodecs_lzf"
 // Configuration example (Zarr v2: {"id": "imagecodecs_lzf", "header": false}):
 //
@@ -33,6 +36,7 @@ import (
 // reads it). An LZF is immutable and safe for concurrent use.
 type LZF struct {
 	header bool
+	auto   bool // header not configured: either form
 }
 
 // NewLZF returns the LZF codec, with imagecodecs' 4-byte size header or
@@ -47,15 +51,22 @@ func init() {
 		if err := codecs.DecodeConfig(configuration, &cfg); err != nil {
 			return nil, err
 		}
-		return NewLZF(cfg.Header == nil || *cfg.Header), nil
+		if cfg.Header == nil {
+			return &LZF{header: true, auto: true}, nil
+		}
+		return NewLZF(*cfg.Header), nil
 	})
 }
 
 // Name returns "numcodecs.imagecodecs_lzf".
 func (c *LZF) Name() string { return prefix + "imagecodecs_lzf" }
 
-// Configuration returns {"header": bool}.
+// Configuration returns {"header": bool}, or {} when the header was not
+// configured (either form is read).
 func (c *LZF) Configuration() any {
+	if c.auto {
+		return struct{}{}
+	}
 	return struct {
 		Header bool `json:"header"`
 	}{c.header}
@@ -129,9 +140,20 @@ func (c *LZF) Encode(dst, src []byte) ([]byte, error) {
 // the output, a truncated run and, with a header, output of another size
 // are ErrCorrupt.
 func (c *LZF) Decode(dst, src []byte, limit int) ([]byte, error) {
+	if c.auto {
+		out, err := c.decode(dst, src, limit, true)
+		if err == nil {
+			return out, nil
+		}
+		return c.decode(dst, src, limit, false)
+	}
+	return c.decode(dst, src, limit, c.header)
+}
+
+func (c *LZF) decode(dst, src []byte, limit int, header bool) ([]byte, error) {
 	limit = max(limit, 0)
 	want := -1
-	if c.header {
+	if header {
 		if len(src) < 4 {
 			return dst, fmt.Errorf("%w: %s: %d bytes, too short for the size header", codecs.ErrCorrupt, c.Name(), len(src))
 		}
