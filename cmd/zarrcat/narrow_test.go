@@ -48,6 +48,13 @@ func TestGetNarrowTypes(t *testing.T) {
 			t.Errorf("%v: %q, want %q", tc.args, got, want)
 		}
 	}
+	// stats: int4 1 -2 7 -8 0 (fill 0); float8 1.5 -1 NaN 2^-9 (fill NaN).
+	if st := runOK(t, "stats", "--json", int4); !strings.Contains(st, `"min": -8`) || !strings.Contains(st, `"max": 7`) {
+		t.Errorf("stats int4: %s", st)
+	}
+	if st := runOK(t, "stats", "--json", f8); !strings.Contains(st, `"min": -1`) || !strings.Contains(st, `"max": 1.5`) || !strings.Contains(st, `"nan": 1`) {
+		t.Errorf("stats float8: %s", st)
+	}
 	if info := runOK(t, "info", int4); !strings.Contains(info, "int4") || !strings.Contains(info, "packbits") {
 		t.Errorf("info: %s", info)
 	}

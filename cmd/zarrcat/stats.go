@@ -345,6 +345,24 @@ func momentsOf(dt dtype.DataType, b, fill []byte, hist *histogram, bins []int64)
 		case 8:
 			return accumulate(asSlice[float64](b), asSlice[float64](fill)[0], hist, bins), nil
 		}
+	case dtype.BFloat:
+		f := make([]float32, len(b)/2)
+		for i := range f {
+			f[i] = dtype.BFloat16(binary.LittleEndian.Uint16(b[2*i:])).Float32()
+		}
+		return accumulate(f, dtype.BFloat16(binary.LittleEndian.Uint16(fill)).Float32(), hist, bins), nil
+	case dtype.NarrowFloat: // every value exactly a float32
+		f := make([]float32, len(b))
+		for i, e := range b {
+			f[i] = float32(dtype.NarrowToFloat64(dt, e))
+		}
+		return accumulate(f, float32(dtype.NarrowToFloat64(dt, fill[0])), hist, bins), nil
+	case dtype.NarrowInt, dtype.NarrowUint: // int2..uint4 fit int8
+		v := make([]int8, len(b))
+		for i, e := range b {
+			v[i] = int8(dtype.NarrowToInt64(dt, e))
+		}
+		return accumulate(v, int8(dtype.NarrowToInt64(dt, fill[0])), hist, bins), nil
 	}
 	return moments{}, fmt.Errorf("%w: stats of %s values: only booleans, integers and real floats are supported", errUsage, dt)
 }
