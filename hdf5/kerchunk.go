@@ -23,6 +23,10 @@ type RefsOptions struct {
 	// URL is the location of the HDF5 file written in every reference
 	// (default: the key the File was opened with).
 	URL string
+	// Root is the group whose subtree the references describe, as the
+	// root of the Zarr hierarchy ("" or "/": the whole file; "/a/b": that
+	// group, keys relative to it). A path naming no group is ErrNotFound.
+	Root string
 	// SkipUnsupported leaves out the datasets References cannot describe
 	// (compound or variable-length data, scale-offset or n-bit filters,
 	// chunks with different filter masks) and lists them in
@@ -153,8 +157,22 @@ func References(ctx context.Context, f *File, opts RefsOptions) (*Refs, error) {
 		url = f.key
 	}
 	out := &Refs{Refs: map[string]any{}}
+	root := path.Clean("/" + opts.Root)
+	if root != "/" {
+		n, err := f.Node(ctx, root)
+		if err != nil {
+			return nil, err
+		}
+		if n.Dataset != nil {
+			return nil, fmt.Errorf("hdf5: %w: %s is a dataset, not a group", ErrNotFound, root)
+		}
+	}
 	err := f.Walk(ctx, func(n *Node) error {
-		key := strings.TrimPrefix(n.Path, "/")
+		rel, ok := strings.CutPrefix(n.Path, root)
+		if !ok || (root != "/" && rel != "" && rel[0] != '/') {
+			return nil // outside the subtree
+		}
+		key := strings.TrimPrefix(rel, "/")
 		prefix := ""
 		if key != "" {
 			prefix = key + "/"

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -157,6 +158,32 @@ func checkValues(t *testing.T, ctx context.Context, st store.Reader, ef *expecte
 		t.Fatal("no dataset checked")
 	}
 	t.Logf("%d datasets equal h5py's", checked)
+}
+
+// TestReferencesRoot: references to a group's subtree have the group as
+// their root; a dataset or a missing path as Root is ErrNotFound.
+func TestReferencesRoot(t *testing.T) {
+	ctx := context.Background()
+	f := openTestFile(t, "earliest.h5")
+	refs, err := References(ctx, f, RefsOptions{Root: "/sub"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range refs.Refs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	want := []string{".zattrs", ".zgroup", "deeper/.zattrs", "deeper/.zgroup", "deeper/u1/.zarray", "deeper/u1/.zattrs",
+		"deeper/u1/0.0", "deeper/u1/0.1", "deeper/u1/0.2", "deeper/u1/0.3"}
+	if !reflect.DeepEqual(keys, want) {
+		t.Fatalf("keys %v, want %v", keys, want)
+	}
+	for _, root := range []string{"/sub/deeper/u1", "/nothing"} {
+		if _, err := References(ctx, f, RefsOptions{Root: root}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Root %s: %v, want ErrNotFound", root, err)
+		}
+	}
 }
 
 // TestWriteJSON: the document WriteJSON writes is the JSON of Refs.

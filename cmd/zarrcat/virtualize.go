@@ -18,14 +18,16 @@ import (
 )
 
 // virtualizeHelp is the help of "zarrcat virtualize".
-const virtualizeHelp = `zarrcat virtualize [-o FILE] [--url URL] [--skip-unsupported] FILE.h5|FILE.nc
+const virtualizeHelp = `zarrcat virtualize [-o FILE] [--url URL] [--skip-unsupported] FILE.h5|FILE.nc[/GROUP]
 Reads the structure of an HDF5 or NetCDF-4 file (no HDF5 library: the file
 format is read in Go) and writes kerchunk references (JSON, version 1) to
 every group and dataset: Zarr v2 metadata (dtype, shape, chunks, fill value,
 the filter pipeline as numcodecs filters, attributes, _ARRAY_DIMENSIONS from
 the dimension scales) and, for every chunk, the file's URL and the chunk's
 offset and length, so Zarr readers (gozarr, fsspec, xarray) read the file's
-chunks by range. FILE is a local path or an s3://, http(s):// URL.
+chunks by range. FILE is a local path or an s3://, http(s):// URL; a
+/GROUP after it makes references to that group's subtree only, the group
+as their root.
   -o FILE   where to write the references (default stdout; a regular file
             is replaced atomically)
   --url URL the file's location written in each reference (default: FILE,
@@ -36,6 +38,7 @@ chunks by range. FILE is a local path or an s3://, http(s):// URL.
 Examples:
   zarrcat virtualize -o /tmp/cf.json hdf5/testdata/cf.nc
   zarrcat virtualize --url s3://bucket/data/latest.h5 -o /tmp/latest.json hdf5/testdata/latest.h5
+  zarrcat virtualize -o /tmp/surface.json hdf5/testdata/cf.nc/surface
 `
 
 func init() { commandHelp["virtualize"] = virtualizeHelp + hdf5TargetHelp }
@@ -128,7 +131,11 @@ func cmdVirtualize(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: virtualize takes one FILE", errUsage)
 	}
-	st, key, url, err := openHDF5(ctx, pos[0])
+	file, node, ok := splitHDF5(pos[0])
+	if !ok {
+		file, node = pos[0], ""
+	}
+	st, key, url, err := openHDF5(ctx, file)
 	if err != nil {
 		return err
 	}
@@ -140,7 +147,7 @@ func cmdVirtualize(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	_, skip := flags["skip-unsupported"]
-	refs, err := hdf5.References(ctx, f, hdf5.RefsOptions{URL: url, SkipUnsupported: skip})
+	refs, err := hdf5.References(ctx, f, hdf5.RefsOptions{URL: url, Root: node, SkipUnsupported: skip})
 	if errors.Is(err, hdf5.ErrUnsupported) {
 		return fmt.Errorf("%w (--skip-unsupported leaves such datasets out)", err)
 	}
