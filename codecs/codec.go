@@ -232,6 +232,16 @@ func Register(name string, f Factory) {
 	registry.m[name] = f
 }
 
+// Lookup returns the factory registered under name, if any: a package that
+// registers a codec of its own under a name already taken (an alternative
+// implementation) can build on the one it replaces.
+func Lookup(name string) (Factory, bool) {
+	registry.RLock()
+	defer registry.RUnlock()
+	f, ok := registry.m[name]
+	return f, ok
+}
+
 // Registered returns the registered codec names, sorted.
 func Registered() []string {
 	registry.RLock()

@@ -75,6 +75,22 @@ var zstdDec = sync.OnceValue(func() *zstd.Decoder {
 	return d
 })
 
+// SetZstdBlockDecoder replaces the decoder of Blosc's zstd streams (by
+// default klauspost/compress, pure Go) with decode, which must decode the
+// zstd frame src into dst, never writing past len(dst), and return the
+// bytes written: a stream that decodes to other than exactly len(dst)
+// bytes is ErrCorrupt either way. Call it from an init function (the
+// codecs/zstdc module does, for libzstd), before any decoding starts.
+func SetZstdBlockDecoder(decode func(dst, src []byte) (int, error)) {
+	innerDecoders[formatZstd] = func(dst, src []byte) error {
+		n, err := decode(dst, src)
+		if err != nil || n != len(dst) {
+			return streamErr("zstd", len(dst), n, err)
+		}
+		return nil
+	}
+}
+
 func decodeZstd(dst, src []byte) error {
 	out, err := zstdDec().DecodeAll(src, dst[:0:len(dst)])
 	if err != nil || len(out) != len(dst) {

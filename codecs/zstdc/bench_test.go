@@ -1,0 +1,168 @@
+package zstdc_test
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/codecs/zstdc"
+	"github.com/gozarr/gozarr/store/mem"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// Per-core decode and encode of zstd frames of the benchmark suite's data
+// (a smooth float32 field plus quantised noise, as bench/ and the pipeline
+// benchmarks make it), libzstd against klauspost/compress in the same run,
+// and a whole-array read with either:
+//
+//	go test ./... -run '^$' -bench . -cpu 1
+
+// field returns n bytes of the benchmark field.
+func field(n int) []byte {
+	out := make([]byte, n)
+	side := int(math.Sqrt(float64(n / 4)))
+	x := uint64(1)
+	for k := 0; k+4 <= n; k += 4 {
+		i, j := (k/4)/side, (k/4)%side
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		v := 100*math.Sin(6*math.Pi*float64(i)/2048)*math.Cos(4*math.Pi*float64(j)/2048) + 0.5*(float64(x>>11)/(1<<53)-0.5)
+		binary.LittleEndian.PutUint32(out[k:], math.Float32bits(float32(math.Round(v*64)/64)))
+	}
+	return out
+}
+
+var sizes = []int{64 << 10, 256 << 10, 1 << 20, 4 << 20}
+
+// pair times op with the pure-Go codec and with libzstd alternately in one
+// loop (on a shared machine the speed drifts; a ratio of neighbours does
+// not) and reports each one's MB/s and x-libzstd, the pure-Go time over
+// the libzstd time.
+func pair(b *testing.B, n int, op func(c codecs.BytesToBytes) error, pure, lib codecs.BytesToBytes) {
+	var tPure, tLib time.Duration
+	b.SetBytes(int64(2 * n))
+	b.ReportAllocs()
+	ops := 0
+	for b.Loop() {
+		t0 := time.Now()
+		if err := op(pure); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := op(lib); err != nil {
+			b.Fatal(err)
+		}
+		tPure += t1.Sub(t0)
+		tLib += time.Since(t1)
+		ops++
+	}
+	b.ReportMetric(float64(n)*float64(ops)/tPure.Seconds()/1e6, "MB/s-klauspost")
+	b.ReportMetric(float64(n)*float64(ops)/tLib.Seconds()/1e6, "MB/s-libzstd")
+	b.ReportMetric(float64(tPure)/float64(tLib), "x-libzstd")
+}
+
+// BenchmarkDecode decodes frames of our chunks (written by gozarr's
+// pure-Go encoder at level 1, as the benchmark arrays are) into a buffer
+// with room, on one goroutine.
+func BenchmarkDecode(b *testing.B) {
+	pure, _ := codecs.NewZstd(1, false)
+	lib, _ := zstdc.New(1, false)
+	for _, n := range sizes {
+		src := field(n)
+		frame, err := pure.Encode(nil, src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("%dKiB", n>>10), func(b *testing.B) {
+			dst := make([]byte, 0, n+codecs.DecodeSlack)
+			pair(b, n, func(c codecs.BytesToBytes) error {
+				_, err := c.Decode(dst, frame, n)
+				return err
+			}, pure, lib)
+		})
+	}
+}
+
+// BenchmarkEncode encodes the field at libzstd levels 1 and 3 (each
+// codec's own reading of the level), on one goroutine.
+func BenchmarkEncode(b *testing.B) {
+	for _, level := range []int{1, 3} {
+		pure, _ := codecs.NewZstd(level, false)
+		lib, _ := zstdc.New(level, false)
+		for _, n := range sizes {
+			src := field(n)
+			b.Run(fmt.Sprintf("level%d/%dKiB", level, n>>10), func(b *testing.B) {
+				dst := make([]byte, 0, n+n/8+1024)
+				pair(b, n, func(c codecs.BytesToBytes) error {
+					_, err := c.Encode(dst, src)
+					return err
+				}, pure, lib)
+			})
+		}
+	}
+}
+
+// BenchmarkReadAll reads a 2048² float32 array (16 MiB) in shards of
+// 1024² of 256² zstd level-1 inner chunks, held in memory, with the
+// pure-Go codec and with libzstd, alternately in one loop: x-libzstd is
+// the pure-Go time over the libzstd time.
+func BenchmarkReadAll(b *testing.B) {
+	ctx := context.Background()
+	const n = 2048
+	st := mem.New()
+	doc := fmt.Sprintf(`{"zarr_format": 3, "node_type": "array", "shape": [%d, %d], "data_type": "float32",
+		"chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [1024, 1024]}},
+		"chunk_key_encoding": {"name": "default"}, "fill_value": 0.0,
+		"codecs": [{"name": "sharding_indexed", "configuration": {"chunk_shape": [256, 256],
+			"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "zstd", "configuration": {"level": 1, "checksum": false}}],
+			"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}], "index_location": "end"}}]}`, n, n)
+	m, err := zarr.ParseArrayMetadata([]byte(doc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	lib, err := zarr.CreateArray(ctx, st, "a", m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	data := field(n * n * 4)
+	if err := lib.WriteBytes(ctx, data); err != nil {
+		b.Fatal(err)
+	}
+	// The same array with the pure-Go codec: registered for the open only.
+	libFactory, _ := codecs.Lookup("zstd")
+	codecs.Register("zstd", func(cfg json.RawMessage) (codecs.Codec, error) {
+		c, err := libFactory(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return c.(*zstdc.Zstd).Zstd, nil
+	})
+	pure, err := zarr.OpenArray(ctx, st, "a")
+	codecs.Register("zstd", libFactory)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := make([]byte, len(data))
+	var tPure, tLib time.Duration
+	b.SetBytes(int64(2 * len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		if err := pure.ReadBytesInto(ctx, out); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := lib.ReadBytesInto(ctx, out); err != nil {
+			b.Fatal(err)
+		}
+		tPure += t1.Sub(t0)
+		tLib += time.Since(t1)
+	}
+	b.ReportMetric(float64(tPure)/float64(tLib), "x-libzstd")
+}
