@@ -235,14 +235,45 @@ func planes[U unsigned](p *[64]uint64, data []U, kmin, intprec uint32) {
 		transpose64(p)
 		return
 	}
-	for k := kmin; k < intprec; k++ {
-		var x uint64
-		for i, v := range data {
-			x |= uint64((v>>k)&1) << i
+	// Blocks of 4 or 16: each group of 4 values is held as 16-bit lanes
+	// (lanes[q] has bits 16q..16q+15 of the 4 values), and the 4 bits of
+	// a plane are gathered from a lane word with one multiplication.
+	ngroups := len(data) / 4
+	for g := 0; g < ngroups; g++ {
+		var lanes [4]uint64
+		for j, v := range data[4*g : 4*g+4] {
+			x := uint64(v)
+			for q := range lanes {
+				lanes[q] |= (x >> (16 * q) & 0xffff) << (16 * j)
+			}
 		}
-		p[k] = x
+		for k := kmin; k < intprec; k++ {
+			nib := ((lanes[k/16&3] >> (k % 16)) & laneBits) * gatherMul >> 48
+			if g == 0 {
+				p[k] = nib
+			} else {
+				p[k] |= nib << (4 * g)
+			}
+		}
 	}
 }
+
+// laneBits selects bit 0 of four 16-bit lanes; multiplying a selection by
+// gatherMul moves lane j's bit to bit 48+j (no two products overlap).
+const (
+	laneBits  = 0x0001000100010001
+	gatherMul = 1<<48 | 1<<33 | 1<<18 | 1<<3
+)
+
+// spread4 is the inverse: spread4[x] puts bit j of the nibble x in lane j.
+var spread4 = func() (t [16]uint64) {
+	for x := range t {
+		for j := 0; j < 4; j++ {
+			t[x] |= uint64(x>>j&1) << (16 * j)
+		}
+	}
+	return t
+}()
 
 // encodeInts codes the bit planes of data (at most maxprec of them, at
 // most maxbits bits) and returns the number of bits written. Each plane
@@ -421,10 +452,27 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 			return maxbits - b
 		}
 	}
-	clear(data)
-	for k := kmin; k < intprec; k++ {
-		for x := pl[k]; x != 0; x &= x - 1 {
-			data[bits.TrailingZeros64(x)] += 1 << k
+	if size == 64 {
+		clear(data)
+		for k := kmin; k < intprec; k++ {
+			for x := pl[k]; x != 0; x &= x - 1 {
+				data[bits.TrailingZeros64(x)] += 1 << k
+			}
+		}
+		return maxbits - b
+	}
+	// Blocks of 4 or 16 values: planes into 16-bit lanes (see planes).
+	for g := 0; g < int(size)/4; g++ {
+		var lanes [4]uint64
+		for k := kmin; k < intprec; k++ {
+			lanes[k/16&3] |= spread4[pl[k]>>(4*g)&15] << (k % 16)
+		}
+		for j := range 4 {
+			var v uint64
+			for q := range lanes {
+				v |= (lanes[q] >> (16 * j) & 0xffff) << (16 * q)
+			}
+			data[4*g+j] = U(v)
 		}
 	}
 	return maxbits - b
