@@ -265,7 +265,8 @@ func MarshalAttributes(attrs map[string]any) ([]byte, error) {
 //     nothing for them) included;
 //     3. each v2 filter, in order, as a BYTES -> BYTES codec named
 //     "numcodecs.<id>" whose configuration is the filter object without
-//     "id". In v2, filters see the serialised chunk (elements in C/F
+//     "id" (blosc and zstd, which kerchunk writes as filters too, as the
+//     core codecs of step 4). In v2, filters see the serialised chunk (elements in C/F
 //     order, in the dtype's byte order) and reinterpret it through their
 //     own configuration (delta's "dtype"/"astype", shuffle's
 //     "elementsize"), so a bytes -> bytes codec over exactly those bytes
@@ -371,6 +372,11 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 	typesize := m.DataType.Size()
 	for i, f := range filters {
 		spec, err := v2CodecSpec(f)
+		if f.ID == "blosc" || f.ID == "zstd" {
+			// Compressors as filters (kerchunk writes every HDF5 filter
+			// there): the core codecs, as for the compressor.
+			spec, err = compressorSpec(f, typesize)
+		}
 		if err != nil {
 			return nil, metaErr(fmt.Sprintf("filters[%d]", i), "%v", err)
 		}
