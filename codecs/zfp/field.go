@@ -490,11 +490,24 @@ func (g *grid) gather(raw []uint64, src []byte, off int, ext [4]int) {
 			for y := 0; y < ext[1]; y++ {
 				o := off + y*g.stride[1] + z*g.stride[2] + w*g.stride[3]
 				q := raw[16*z+4*y+64*w:]
-				if g.size == 4 {
+				switch {
+				case ext[0] == 4 && g.size == 4:
+					d := src[o : o+16]
+					q[0] = uint64(binary.LittleEndian.Uint32(d[0:]))
+					q[1] = uint64(binary.LittleEndian.Uint32(d[4:]))
+					q[2] = uint64(binary.LittleEndian.Uint32(d[8:]))
+					q[3] = uint64(binary.LittleEndian.Uint32(d[12:]))
+				case ext[0] == 4:
+					d := src[o : o+32]
+					q[0] = binary.LittleEndian.Uint64(d[0:])
+					q[1] = binary.LittleEndian.Uint64(d[8:])
+					q[2] = binary.LittleEndian.Uint64(d[16:])
+					q[3] = binary.LittleEndian.Uint64(d[24:])
+				case g.size == 4:
 					for x := 0; x < ext[0]; x++ {
 						q[x] = uint64(binary.LittleEndian.Uint32(src[o+4*x:]))
 					}
-				} else {
+				default:
 					for x := 0; x < ext[0]; x++ {
 						q[x] = binary.LittleEndian.Uint64(src[o+8*x:])
 					}
@@ -548,11 +561,24 @@ func (g *grid) scatter(dst []byte, raw []uint64, off int, ext [4]int) {
 			for y := 0; y < ext[1]; y++ {
 				o := off + y*g.stride[1] + z*g.stride[2] + w*g.stride[3]
 				q := raw[16*z+4*y+64*w:]
-				if g.size == 4 {
+				switch {
+				case ext[0] == 4 && g.size == 4:
+					d := dst[o : o+16]
+					binary.LittleEndian.PutUint32(d[0:], uint32(q[0]))
+					binary.LittleEndian.PutUint32(d[4:], uint32(q[1]))
+					binary.LittleEndian.PutUint32(d[8:], uint32(q[2]))
+					binary.LittleEndian.PutUint32(d[12:], uint32(q[3]))
+				case ext[0] == 4:
+					d := dst[o : o+32]
+					binary.LittleEndian.PutUint64(d[0:], q[0])
+					binary.LittleEndian.PutUint64(d[8:], q[1])
+					binary.LittleEndian.PutUint64(d[16:], q[2])
+					binary.LittleEndian.PutUint64(d[24:], q[3])
+				case g.size == 4:
 					for x := 0; x < ext[0]; x++ {
 						binary.LittleEndian.PutUint32(dst[o+4*x:], uint32(q[x]))
 					}
-				} else {
+				default:
 					for x := 0; x < ext[0]; x++ {
 						binary.LittleEndian.PutUint64(dst[o+8*x:], q[x])
 					}
