@@ -16,8 +16,8 @@
 //	    fetched against the manifests' total, and the cache's bytes per ref
 //	    held; then every manifest loaded (a listing), and bytes per ref again.
 //
-// The repository starts as a copy of testdata/icechunk/spec2 (gozarr does
-// not create repositories yet). Every read is checked against what was
+// The repository starts as a copy of testdata/icechunk/spec2 (the core's,
+// with history). Every read is checked against what was
 // written.
 package main
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/gozarr/gozarr/zarr"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/store/icechunk"
 )
 
@@ -253,6 +255,60 @@ func writeSome(t *testing.T, s *icechunk.Session) {
 		t.Fatal(err)
 	}
 	if err := s.Delete(ctx, "f8/c/2"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCoreReadsCreated: a repository gozarr creates, with a commit, as the
+// core sees it.
+func TestCoreReadsCreated(t *testing.T) {
+	refJS(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := fs.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := icechunk.Create(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := icechunk.Create(ctx, st); !errors.Is(err, icechunk.ErrConflict) {
+		t.Errorf("creating twice: %v", err)
+	}
+	s, err := r.Session(ctx, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zarr.CreateGroup(ctx, s, "", map[string]any{"made": "by gozarr"}); err != nil {
+		t.Fatal(err)
+	}
+	writeSomeNew(t, s)
+	if _, err := s.Commit(ctx, "first", nil); err != nil {
+		t.Fatal(err)
+	}
+	core := checkAgainstCore(t, dir, "main")
+	if len(core.Ancestry) != 2 || core.Ancestry[1].ID != "1CECHNKREP0F1RSTCMT0" {
+		t.Errorf("the core's ancestry of a created repository: %+v", core.Ancestry)
+	}
+}
+
+// writeSomeNew writes a sharded array into an empty repository.
+func writeSomeNew(t *testing.T, s *icechunk.Session) {
+	ctx := context.Background()
+	meta, err := zarr.NewArrayMetadata([]int{8, 6}, dtype.TypeFloat64, []int{4, 6}, zarr.Sharded(2, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.CreateArray(ctx, s, "x", meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, 8*48)
+	for i := range data {
+		data[i] = byte(i * 3)
+	}
+	if err := a.WriteBytes(ctx, data); err != nil {
 		t.Fatal(err)
 	}
 }
