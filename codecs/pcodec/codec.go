@@ -22,10 +22,12 @@
 //
 // Every field may be left out (numcodecs' defaults, shown above). Decoding
 // needs none of them. Encoding maps them onto this encoder: level bounds
-// the bins, delta_spec "auto" (and "try_lookback", which this encoder
-// lacks) estimates a consecutive order 0..2 per page, "try_consecutive"
-// uses delta_encoding_order, "no_op" and "none" use none; mode_spec
-// "auto" and "classic" both write classic mode.
+// the bins; delta_spec "auto" and "try_lookback" estimate per page a
+// consecutive order 0..2 and lookback encoding and keep the smaller,
+// "try_consecutive" (or "auto" with delta_encoding_order) uses
+// delta_encoding_order (or estimates one), "no_op" and "none" use none;
+// mode_spec "auto" chooses among classic, int mult, float mult and float
+// quant by estimated size, "classic" writes classic.
 //
 // Everything in this package is safe for concurrent use.
 package pcodec
@@ -108,7 +110,7 @@ func (c *Codec) Config() Config { return c.cfg }
 // encodeOptions maps the configuration onto the encoder's options.
 func (c *Codec) encodeOptions() (EncodeOptions, error) {
 	cfg := c.cfg
-	o := EncodeOptions{Level: cfg.Level, DeltaOrder: -1, PageN: cfg.EqualPagesUpTo}
+	o := EncodeOptions{Level: cfg.Level, DeltaOrder: -1, PageN: cfg.EqualPagesUpTo, Lookback: true}
 	if err := codecs.CheckLevel(Name, "level", cfg.Level, 0, maxLevel); err != nil {
 		return o, err
 	}
@@ -116,7 +118,9 @@ func (c *Codec) encodeOptions() (EncodeOptions, error) {
 		return fmt.Errorf("%w: %s: %s %q is not supported for encoding", codecs.ErrInvalidConfig, Name, field, v)
 	}
 	switch cfg.ModeSpec {
-	case "auto", "classic":
+	case "auto":
+	case "classic":
+		o.Classic = true
 	default:
 		return o, bad("mode_spec", cfg.ModeSpec)
 	}
@@ -127,14 +131,16 @@ func (c *Codec) encodeOptions() (EncodeOptions, error) {
 	switch cfg.DeltaSpec {
 	case "auto", "try_consecutive":
 		if order != nil {
-			o.DeltaOrder = *order
+			o.DeltaOrder, o.Lookback = *order, false
+		} else if cfg.DeltaSpec == "try_consecutive" {
+			o.Lookback = false
 		}
 	case "try_lookback", "no_op", "none":
 		if order != nil {
 			return o, fmt.Errorf("%w: %s: delta_encoding_order is only valid with delta_spec \"try_consecutive\" or \"auto\"", codecs.ErrInvalidConfig, Name)
 		}
 		if cfg.DeltaSpec != "try_lookback" {
-			o.DeltaOrder = 0
+			o.DeltaOrder, o.Lookback = 0, false
 		}
 	default:
 		return o, bad("delta_spec", cfg.DeltaSpec)

@@ -22,12 +22,20 @@ type EncodeOptions struct {
 	// chunk of the standalone format), 1..2^24. Default 2^18, numcodecs'
 	// equal_pages_up_to.
 	PageN int
+	// Lookback lets a page use lookback delta encoding (each number minus
+	// an earlier one, up to 2^15 back) when it estimates smaller than the
+	// consecutive order. Default true.
+	Lookback bool
+	// Classic keeps every page in classic mode (numcodecs' mode_spec
+	// "classic"); false (default) lets a page use int mult, float mult or
+	// float quant mode when it estimates smaller.
+	Classic bool
 }
 
 // DefaultEncodeOptions returns the options numcodecs' PCodec defaults to,
 // as far as this encoder has them.
 func DefaultEncodeOptions() EncodeOptions {
-	return EncodeOptions{Level: defaultLevel, DeltaOrder: -1, PageN: defaultPageN}
+	return EncodeOptions{Level: defaultLevel, DeltaOrder: -1, PageN: defaultPageN, Lookback: true}
 }
 
 func (o EncodeOptions) check() error {
@@ -62,9 +70,9 @@ func pageSizes(n, pageN int) []int {
 
 // Compress appends to dst the standalone pcodec stream of the numbers in
 // src (little-endian numbers of type t) and returns the extended slice. It
-// writes wrapped format version 4.0 in classic mode with consecutive delta
-// encoding, which pcodec 0.4.8 and later read. Compress is safe for
-// concurrent use.
+// writes wrapped format version 4.0 (no dict mode, no conv1), which pcodec
+// 0.4.8 and later read (1.0 and later for 8-bit types). Compress is safe
+// for concurrent use.
 func Compress(dst, src []byte, t NumberType, o EncodeOptions) ([]byte, error) {
 	if err := o.check(); err != nil {
 		return nil, err
@@ -215,13 +223,23 @@ func (v *encVar[L]) writeBatch(bw *bitWriter, at, k int) {
 	}
 }
 
+// encWriter is an encVar of any latent type.
+type encWriter interface {
+	writeMeta(bw *bitWriter, width uint)
+	writePageMeta(bw *bitWriter, width uint)
+	writeBatch(bw *bitWriter, at, k int)
+}
+
 // encodePage writes one standalone chunk (type byte, count, chunk
 // metadata, page) of the n numbers in src.
 func encodePage[L latent](bw *bitWriter, src []byte, t NumberType, n int, o EncodeOptions) {
 	xs := make([]L, n)
 	getLatents(xs, src)
 	width := uint(bits.Len(uint(^L(0))))
-	mode := chooseMode(xs, t, o.Level)
+	mode := encMode{mode: modeClassic}
+	if !o.Classic {
+		mode = chooseMode(xs, t, o.Level)
+	}
 	toOrdered(t, xs)
 	prim, sec := splitLatents(mode, xs, t)
 
@@ -230,8 +248,20 @@ func encodePage[L latent](bw *bitWriter, src []byte, t NumberType, n int, o Enco
 		order = chooseOrder(prim)
 	}
 	order = min(order, n) // moments beyond n are never used
-	moments, body := deltaEncode(prim, order)
-	vars := []*encVar[L]{newEncVar(body, moments, width, o.Level)}
+	lookback := o.Lookback && n > 16 && lookbackPays(prim, order)
+	var vars []encWriter
+	winLog := uint(0)
+	stateN := order
+	if lookback {
+		winLog = min(max(uint(bits.Len(uint(n-1))), 4), 15)
+		lbs := chooseLookbacks(prim, winLog)
+		state, body := lookbackEncode(prim, lbs)
+		vars = append(vars, newEncVar(lbs, nil, 32, o.Level), newEncVar(body, state, width, o.Level))
+		stateN = 1
+	} else {
+		moments, body := deltaEncode(prim, order)
+		vars = append(vars, newEncVar(body, moments, width, o.Level))
+	}
 	if sec != nil {
 		vars = append(vars, newEncVar(sec, nil, width, o.Level))
 	}
@@ -246,26 +276,46 @@ func encodePage[L latent](bw *bitWriter, src []byte, t NumberType, n int, o Enco
 	case modeFloatQuant:
 		bw.write(uint64(mode.k), 8)
 	}
-	if order == 0 {
+	switch {
+	case lookback:
+		bw.write(deltaLookback, 4)
+		bw.write(uint64(winLog-1), 5)
+		bw.write(0, 4) // one latent of state
+		bw.write(0, 1) // the secondary latent is not delta encoded
+	case order == 0:
 		bw.write(deltaNone, 4)
-	} else {
+	default:
 		bw.write(deltaConsecutive, 4)
 		bw.write(uint64(order), 3)
 		bw.write(0, 1) // the secondary latent is not delta encoded
 	}
-	for _, v := range vars {
-		v.writeMeta(bw, width)
+	for i, v := range vars {
+		if lookback && i == 0 {
+			v.writeMeta(bw, 32)
+		} else {
+			v.writeMeta(bw, width)
+		}
 	}
 	bw.align()
-	for _, v := range vars {
-		v.writePageMeta(bw, width)
+	for i, v := range vars {
+		if lookback && i == 0 {
+			v.writePageMeta(bw, 32)
+		} else {
+			v.writePageMeta(bw, width)
+		}
 	}
 	bw.align()
 	for at := 0; at < n; at += batchN {
 		rem := n - at
-		vars[0].writeBatch(bw, at, min(batchN, max(rem-order, 0)))
-		if len(vars) > 1 {
-			vars[1].writeBatch(bw, at, min(batchN, rem))
+		for i, v := range vars {
+			switch {
+			case lookback && i == 0:
+				v.writeBatch(bw, at, min(max(rem-stateN, 0), batchN))
+			case i == len(vars)-1 && sec != nil:
+				v.writeBatch(bw, at, min(batchN, rem))
+			default:
+				v.writeBatch(bw, at, min(batchN, max(rem-stateN, 0)))
+			}
 		}
 	}
 	bw.align()

@@ -9,7 +9,7 @@ import (
 	"github.com/gozarr/gozarr/dtype"
 )
 
-const nShapes = 7
+const nShapes = 8
 
 var allTypes = []NumberType{U8, I8, U16, I16, F16, U32, I32, F32, U64, I64, F64}
 
@@ -59,6 +59,15 @@ func genData(rng *rand.Rand, t NumberType, n, shape int) []byte {
 			default:
 				v = uint64(int64(k)*1000 + int64(rng.IntN(3)))
 			}
+		case 7: // a repeating pattern of random numbers (lookback)
+			if i < 13 {
+				v = rng.Uint64()
+			} else {
+				v = 0
+				for b := range size {
+					v |= uint64(out[(i-13)*size+b]) << (8 * b)
+				}
+			}
 		case 6: // floats of lower precision (float quant)
 			x := rng.NormFloat64()
 			switch t {
@@ -78,7 +87,7 @@ func genData(rng *rand.Rand, t NumberType, n, shape int) []byte {
 func TestRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	sizes := []int{0, 1, 2, 3, 7, 255, 256, 257, 1000, 5000}
-	opts := []EncodeOptions{DefaultEncodeOptions(), {Level: 0, DeltaOrder: 0, PageN: 300}, {Level: 12, DeltaOrder: 3, PageN: 1 << 18}, {Level: 4, DeltaOrder: 7, PageN: 1000}}
+	opts := []EncodeOptions{DefaultEncodeOptions(), {Level: 0, DeltaOrder: 0, PageN: 300}, {Level: 12, DeltaOrder: 3, PageN: 1 << 18}, {Level: 4, DeltaOrder: 7, PageN: 1000, Classic: true}}
 	switch {
 	case raceEnabled:
 		sizes, opts = []int{0, 1, 3, 257, 1000}, opts[:2]
@@ -86,7 +95,7 @@ func TestRoundTrip(t *testing.T) {
 	default:
 		sizes = append(sizes, 70000)
 	}
-	seen := map[int]bool{}
+	seen, seenDelta := map[int]bool{}, map[int]bool{}
 	for _, nt := range allTypes {
 		for _, n := range sizes {
 			for shape := range nShapes {
@@ -96,8 +105,9 @@ func TestRoundTrip(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s n=%d shape %d %+v: %v", nt, n, shape, o, err)
 					}
-					if mode, _, ok := firstChunkKind(enc, nt); ok {
+					if mode, delta, ok := firstChunkKind(enc, nt); ok {
 						seen[mode] = true
+						seenDelta[delta] = true
 					}
 					got := make([]byte, len(src))
 					if err := Decompress(got, enc, nt); err != nil {
@@ -116,6 +126,11 @@ func TestRoundTrip(t *testing.T) {
 	for _, m := range []int{modeClassic, modeIntMult, modeFloatMult, modeFloatQuant} {
 		if !seen[m] {
 			t.Errorf("the encoder never chose mode %d", m)
+		}
+	}
+	for _, d := range []int{deltaNone, deltaConsecutive, deltaLookback} {
+		if !seenDelta[d] {
+			t.Errorf("the encoder never chose delta encoding %d", d)
 		}
 	}
 }
