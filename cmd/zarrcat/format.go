@@ -10,6 +10,7 @@ import (
 
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/nd"
 )
 
 // formats are get's output formats.
@@ -67,10 +68,52 @@ func (e *encoder) begin() error {
 	case "npy":
 		return npy.WriteHeader(e.w, e.dt.NumpyDescr(), e.shape)
 	case "json":
+		if nd.NumElements(e.shape) == 0 {
+			return nil // end writes NumPy's tolist() of an empty array
+		}
 		_, err := io.WriteString(e.w, strings.Repeat("[", len(e.shape)))
 		return err
 	}
 	return nil
+}
+
+// emptyJSON appends what NumPy's tolist() gives for an empty array of
+// shape, as JSON: the lists down to the first dimension of length 0, which
+// is empty ([] for (0, 19), [[], []] for (2, 0) and (2, 0, 3)).
+func emptyJSON(dst []byte, shape []int) []byte {
+	if len(shape) == 0 || shape[0] == 0 {
+		return append(dst, "[]"...)
+	}
+	dst = append(dst, '[')
+	for i := range shape[0] {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = emptyJSON(dst, shape[1:])
+	}
+	return append(dst, ']')
+}
+
+// appendCSV appends one CSV field as RFC 4180 writes it: quoted, with
+// quotes doubled, when it holds a comma, a quote or a line break.
+func appendCSV(dst []byte, field string) []byte {
+	if !strings.ContainsAny(field, ",\"\r\n") {
+		return append(dst, field...)
+	}
+	dst = append(dst, '"')
+	dst = append(dst, strings.ReplaceAll(field, `"`, `""`)...)
+	return append(dst, '"')
+}
+
+// csvText is a value's text for a CSV field: a string's own characters
+// rather than the quoted form text output prints.
+func csvText(text []byte) string {
+	if len(text) > 1 && text[0] == '"' {
+		if u, err := strconv.Unquote(string(text)); err == nil {
+			return u
+		}
+	}
+	return string(text)
 }
 
 // values writes the next elements (memory representation, little-endian).
@@ -81,8 +124,11 @@ func (e *encoder) values(data []byte) error {
 	}
 	n := e.dt.Size()
 	return e.each(len(data)/n, func(dst []byte, k int) []byte {
-		if e.form == "json" {
+		switch e.form {
+		case "json":
 			return appendJSONValue(dst, e.dt, data[k*n:(k+1)*n])
+		case "csv":
+			return appendCSV(dst, csvText(appendValue(nil, e.dt, data[k*n:(k+1)*n])))
 		}
 		return appendValue(dst, e.dt, data[k*n:(k+1)*n])
 	})
@@ -148,6 +194,10 @@ func (e *encoder) end() error {
 	case "json":
 		if e.i == 0 && len(e.shape) == 0 {
 			return nil
+		}
+		if nd.NumElements(e.shape) == 0 {
+			_, err := e.w.Write(append(emptyJSON(nil, e.shape), '\n'))
+			return err
 		}
 		_, err := io.WriteString(e.w, strings.Repeat("]", len(e.shape))+"\n")
 		return err

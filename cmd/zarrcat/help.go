@@ -11,6 +11,20 @@ import (
 // examples on the repository's testdata/ and its exit statuses.
 var commandHelp = map[string]string{
 	"consolidate": consolidateHelp,
+	"clean": `zarrcat clean [--older-than D] DIR
+Removes the temporary files (.gozarr-tmp-*) that writes killed before
+their rename left under DIR, if older than D (default 1h, so a write still
+running is not disturbed; 0: all of them). After a killed cp, give
+--older-than 0 once no copy is running.
+Example:
+  zarrcat clean --older-than 0 /tmp/
+`,
+	"version": `zarrcat version (or --version)
+Prints zarrcat's version: the module version it was installed at, or the
+VCS revision of a build from a clone; the Go version and platform.
+Example:
+  zarrcat version
+`,
 	"info": `zarrcat info [--size] [--json] TARGET
 Prints an array's or group's metadata (header only: no chunk is read):
 shape, data type, fill value, chunk or shard and inner chunk shapes,
@@ -144,12 +158,16 @@ func cmdHelp(args []string, w io.Writer) error {
 		slices.Sort(names)
 		return fmt.Errorf("%w: no help for %q (commands: %s)", errUsage, args[0], strings.Join(names, ", "))
 	}
-	fmt.Fprint(w, h+exitHelp)
+	fmt.Fprint(w, h)
+	switch args[0] {
+	case "get", "stats", "cp", "diff":
+		if args[0] != "diff" {
+			fmt.Fprint(w, "Exit status: 0 success, 1 an error (one line on stderr), 2 a usage mistake\n(a flag, an argument, a selection that does not fit the array).\n")
+		}
+		fmt.Fprint(w, "A progress line is drawn on stderr when it is a terminal (-q: never).\n")
+	default:
+		fmt.Fprint(w, "Exit status: 0 success, 1 an error (one line on stderr), 2 a usage mistake.\n")
+	}
 	return nil
 }
 
-// exitHelp ends every command's help.
-const exitHelp = `Exit status: 0 success, 1 an error (one line on stderr), 2 a usage mistake,
-3 diff found differences. A progress line is drawn on stderr when it is a
-terminal (-q: never).
-`

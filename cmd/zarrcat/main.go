@@ -15,13 +15,19 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"slices"
 	"strings"
+
+	"github.com/gozarr/gozarr/nd"
 )
 
 // errUsage marks a command-line mistake (exit status 2).
@@ -33,44 +39,160 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		if errors.Is(err, errUsage) {
-			fmt.Fprintln(os.Stderr, "zarrcat:", strings.TrimPrefix(err.Error(), "usage: "))
-			fmt.Fprint(os.Stderr, usage)
-			os.Exit(2)
+		code := exitCode(err)
+		switch {
+		case errors.Is(err, errDiffer), errors.Is(err, errBrokenPipe):
+			// diff's report is on stdout; a closed pipe: the reader has
+			// what it wanted (zarrcat get | head).
+		case code == 2:
+			fmt.Fprintln(os.Stderr, "zarrcat:", oneLine(strings.TrimPrefix(err.Error(), "usage: ")))
+			fmt.Fprint(os.Stderr, usageHint(err))
+		default:
+			fmt.Fprintln(os.Stderr, "zarrcat:", oneLine(err.Error()))
 		}
-		if errors.Is(err, errDiffer) {
-			os.Exit(exitDiffer) // the report is on stdout
-		}
-		if errors.Is(err, errBrokenPipe) {
-			os.Exit(0) // the reader has what it wanted: zarrcat get | head
-		}
-		fmt.Fprintln(os.Stderr, "zarrcat:", oneLine(err.Error()))
-		os.Exit(1)
+		os.Exit(code)
 	}
+}
+
+// exitCode is the exit status for run's error, as the README says: 2 a
+// usage mistake (a flag, an argument, a selection that does not fit the
+// array), 3 diff found differences, 0 a closed pipe, 1 any other error.
+func exitCode(err error) int {
+	switch {
+	case err == nil, errors.Is(err, errBrokenPipe):
+		return 0
+	case errors.Is(err, errDiffer):
+		return exitDiffer
+	case errors.Is(err, errUsage), errors.Is(err, nd.ErrInvalidSelection), errors.Is(err, nd.ErrOutOfBounds):
+		return 2
+	}
+	return 1
+}
+
+// cmdError is a usage mistake of one command, which the hint names.
+type cmdError struct {
+	cmd string
+	err error
+}
+
+func (e *cmdError) Error() string { return e.err.Error() }
+func (e *cmdError) Unwrap() error { return e.err }
+
+// usageHint is what follows a usage mistake on stderr: the command's
+// synopsis and where its help is (as git does), or the command list.
+func usageHint(err error) string {
+	var ce *cmdError
+	if errors.As(err, &ce) {
+		if h, ok := commandHelp[ce.cmd]; ok {
+			synopsis, _, _ := strings.Cut(h, "\n")
+			for _, l := range strings.Split(h, "\n")[1:] {
+				if !strings.HasPrefix(l, "            ") && !strings.HasPrefix(l, "           [") {
+					break
+				}
+				synopsis += "\n" + l
+			}
+			return "usage: " + synopsis + "\nRun 'zarrcat help " + ce.cmd + "' for its flags and examples.\n"
+		}
+	}
+	return "Run 'zarrcat help' for the commands, 'zarrcat help COMMAND' for one.\n"
+}
+
+// commands are zarrcat's command names, for "did you mean".
+func commands() []string {
+	return []string{"info", "get", "ls", "tree", "stats", "cp", "diff", "clean", "consolidate", "virtualize", "log", "branches", "tags", "help", "version"}
+}
+
+// suggest returns the candidate nearest to typed (edit distance at most 2,
+// or a prefix), or "".
+func suggest(typed string, candidates []string) string {
+	best, bestD := "", 3
+	for _, c := range candidates {
+		d := editDistance(typed, c)
+		if len(typed) >= 2 && strings.HasPrefix(c, typed) {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Damerau-Levenshtein (optimal string alignment)
+// distance between a and b.
+func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
+// version is zarrcat's version: the module version it was built at (go
+// install ...@v1.2.3) or the VCS revision of a build from a clone.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "zarrcat (unknown version)"
+	}
+	v := bi.Main.Version
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+modified"
+			}
+		}
+	}
+	if (v == "" || v == "(devel)") && rev != "" {
+		v = "devel " + rev[:min(12, len(rev))] + dirty
+	}
+	return fmt.Sprintf("zarrcat %s (%s, %s/%s)", cmp.Or(v, "(devel)"), bi.GoVersion, runtime.GOOS, runtime.GOARCH)
 }
 
 const usage = `usage:
   zarrcat info [--size] [--json] TARGET
-  zarrcat get [--format npy|text|csv|json|raw] [-o FILE] [--budget N] [--max-chunk-bytes N] TARGET [SELECTION]
+  zarrcat get [--format npy|text|csv|json|raw] [-o FILE] [--budget N] [--max-chunk-bytes N] [-q]
+              [--points FILE | --mask FILE.npy | --blocks | --oindex] TARGET [SELECTION]
   zarrcat ls|tree [--depth N] [--size] [--json] TARGET
-  zarrcat stats [--hist N] [--json] [--budget N] TARGET [SELECTION]
-  zarrcat cp [--chunks S] [--shards S] [--codec C] [--dtype T] [--resume] [--validate] [--budget N] SRC DST
-  zarrcat diff [--json] A B        (exit status 3: they differ)
+  zarrcat stats [--hist N] [--json] [--budget N] [-q] TARGET [SELECTION]
+  zarrcat cp [--chunks S] [--shards S] [--codec C] [--dtype T] [--resume | --overwrite]
+             [--validate] [--budget N] [--json] [-q] SRC DST
+  zarrcat diff [--json] [--budget N] [-q] A B   (exit status 3: they differ)
   zarrcat consolidate [--check] TARGET   writes (or checks) consolidated metadata
+  zarrcat clean [--older-than D] DIR     removes temporary files killed writes left
   zarrcat virtualize [-o refs.json] FILE.h5|FILE.nc   kerchunk references to an HDF5 file
   zarrcat log|branches|tags [--ref NAME] REPO   an Icechunk repository's history
-  zarrcat help COMMAND             (flags and examples)
-TARGET is an array or group directory, or a file://, s3://, http(s):// URL,
-or a path inside an Icechunk repository (--ref NAME: branch, tag or snapshot),
-or inside a kerchunk references file (--allow PREFIX: see zarrcat help refs).
-SELECTION uses NumPy syntax, e.g. "0:10,:,5" or "[..., ::2]".
---max-chunk-bytes refuses arrays whose chunks decode to more (default 512MiB;
-N is bytes, or a number with KiB, MiB, GiB or TiB).
-  zarrcat clean [--older-than D] DIR   removes temporary files (.gozarr-tmp-*)
-    that killed writes left, if older than D (default 1h; 0: all).
+  zarrcat version                        (also --version)
+  zarrcat help COMMAND                   (flags and examples; also COMMAND --help)
+TARGET is an array or group directory, a .zip/.ozx, a file://, s3://,
+http(s):// URL, a path inside an Icechunk repository (--ref NAME: branch,
+tag or snapshot), or inside a kerchunk references file (--allow PREFIX:
+see zarrcat help refs).
+SELECTION uses NumPy syntax, e.g. "0:10,:,5" or "[..., ::2]"; quote it.
 --timeout D (any command) bounds each wait on a remote server: connecting,
 an answer's headers, each next part of its body (default 10s to connect,
 30s otherwise; 0: no limit).
+Exit status: 0 success, 1 an error, 2 a usage mistake, 3 diff found differences.
 `
 
 // oneLine folds an error message onto one line.
@@ -91,6 +213,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return fmt.Errorf("%w: no command", errUsage)
 	}
+	switch args[0] {
+	case "--version", "-version", "version":
+		fmt.Fprintln(stdout, version())
+		return nil
+	}
+	if slices.Contains(commands(), args[0]) && args[0] != "help" {
+		for _, a := range args[1:] {
+			if a == "--" {
+				break
+			}
+			if a == "-h" || a == "--help" || a == "-help" {
+				return cmdHelp(args[:1], stdout)
+			}
+		}
+	}
+	err = dispatch(ctx, args, stdout, stderr)
+	if exitCode(err) == 2 && slices.Contains(commands(), args[0]) {
+		var ce *cmdError
+		if !errors.As(err, &ce) {
+			err = &cmdError{cmd: args[0], err: err}
+		}
+	}
+	return err
+}
+
+// dispatch runs the command args[0].
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "info":
 		return cmdInfo(ctx, args[1:], stdout)
@@ -116,6 +265,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdLog(ctx, args[1:], stdout)
 	case "branches", "tags":
 		return cmdRefs(ctx, args[0], args[1:], stdout)
+	}
+	if s := suggest(args[0], commands()); s != "" {
+		return fmt.Errorf("%w: unknown command %q; did you mean %q?", errUsage, args[0], s)
 	}
 	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 }
@@ -143,6 +295,18 @@ func splitArgs(args []string, valued map[string]bool) (flags map[string]string, 
 		}
 		takes, known := valued[name]
 		if !known {
+			names := make([]string, 0, len(valued))
+			for k := range valued {
+				names = append(names, k)
+			}
+			slices.Sort(names)
+			if s := suggest(name, names); s != "" {
+				dash := "--"
+				if len(s) == 1 {
+					dash = "-"
+				}
+				return nil, nil, fmt.Errorf("%w: unknown flag %s; did you mean %s%s?", errUsage, a, dash, s)
+			}
 			return nil, nil, fmt.Errorf("%w: unknown flag %s", errUsage, a)
 		}
 		if !takes { // a switch: --json, -q

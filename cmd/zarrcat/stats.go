@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -364,20 +365,24 @@ func momentsOf(dt dtype.DataType, b, fill []byte, hist *histogram, bins []int64)
 		}
 		return accumulate(v, int8(dtype.NarrowToInt64(dt, fill[0])), hist, bins), nil
 	}
-	return moments{}, fmt.Errorf("%w: stats of %s values: only booleans, integers and real floats are supported", errUsage, dt)
+	return moments{}, fmt.Errorf("%w: stats of %s values: only booleans, integers and real floats are supported", zarr.ErrUnsupported, dt)
 }
 
 // statsReport is what stats prints.
 type statsReport struct {
-	Target    string     `json:"target"`
-	Selection string     `json:"selection,omitempty"`
-	DataType  string     `json:"data_type"`
-	Shape     []int      `json:"shape"`
-	Count     int64      `json:"count"` // elements, NaNs included
-	NaN       int64      `json:"nan"`
-	Fill      int64      `json:"fill"` // elements equal to the fill value
-	Min       *float64   `json:"min"`  // null when every element is NaN
-	Max       *float64   `json:"max"`
+	Target    string   `json:"target"`
+	Selection string   `json:"selection,omitempty"`
+	DataType  string   `json:"data_type"`
+	Shape     []int    `json:"shape"`
+	Count     int64    `json:"count"` // elements, NaNs included
+	NaN       int64    `json:"nan"`
+	Fill      int64    `json:"fill"` // elements equal to the fill value
+	Min       *float64 `json:"min"`  // null when every element is NaN
+	Max       *float64 `json:"max"`
+	// MinExact and MaxExact are a 64-bit integer array's extremes in full
+	// when float64 (min, max) cannot hold them (beyond ±2^53).
+	MinExact  string     `json:"min_exact,omitempty"`
+	MaxExact  string     `json:"max_exact,omitempty"`
 	Mean      *float64   `json:"mean"`
 	Std       *float64   `json:"std"` // population standard deviation (NumPy's ddof=0)
 	Histogram []histBin  `json:"histogram,omitempty"`
@@ -450,6 +455,10 @@ func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if m.n > 0 {
 		std, mean := math.Sqrt(m.m2/float64(m.n)), m.total()
 		r.Min, r.Max, r.Mean, r.Std = &m.min, &m.max, &mean, &std
+		if err := exactExtremes(ctx, a, sel, budget, r); err != nil {
+			prog.finish(err)
+			return err
+		}
 		if nbins > 0 {
 			h := &histogram{lo: m.min, hi: m.max, counts: make([]int64, nbins)}
 			if _, err := selectionMoments(ctx, a, sel, budget, h, prog, fused); err != nil {
@@ -488,8 +497,8 @@ func printStats(w io.Writer, r *statsReport) {
 	line("count", r.Count)
 	line("nan", r.NaN)
 	line("fill", r.Fill)
-	line("min", opt(r.Min))
-	line("max", opt(r.Max))
+	line("min", cmp.Or(r.MinExact, opt(r.Min)))
+	line("max", cmp.Or(r.MaxExact, opt(r.Max)))
 	line("mean", opt(r.Mean))
 	line("std", opt(r.Std))
 	for _, b := range r.Histogram {
@@ -665,4 +674,52 @@ func streamedMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, budge
 		return nil
 	})
 	return total, err
+}
+
+// exactExtremes sets r.MinExact and r.MaxExact for an int64 or uint64
+// array whose extremes float64 rounds (beyond ±2^53): a second pass over
+// the selection finds them exactly.
+func exactExtremes(ctx context.Context, a *zarr.Array, sel nd.Selection, budget int64, r *statsReport) error {
+	dt := a.Metadata().DataType
+	if dt.Size() != 8 || dt.Kind() != dtype.Int && dt.Kind() != dtype.Uint {
+		return nil
+	}
+	const exact = 1 << 53
+	if math.Abs(*r.Min) < exact && math.Abs(*r.Max) < exact {
+		return nil
+	}
+	signed := dt.Kind() == dtype.Int
+	var lo, hi uint64 // bit patterns, compared as the type's values
+	first := true
+	less := func(x, y uint64) bool {
+		if signed {
+			return int64(x) < int64(y)
+		}
+		return x < y
+	}
+	err := stream(ctx, a, sel, blockBytes(budget), func(b streamBlock) error {
+		for i := 0; i+8 <= len(b.Data); i += 8 {
+			v := binary.LittleEndian.Uint64(b.Data[i:])
+			if first {
+				lo, hi, first = v, v, false
+				continue
+			}
+			if less(v, lo) {
+				lo = v
+			}
+			if less(hi, v) {
+				hi = v
+			}
+		}
+		return nil
+	})
+	if err != nil || first {
+		return err
+	}
+	if signed {
+		r.MinExact, r.MaxExact = strconv.FormatInt(int64(lo), 10), strconv.FormatInt(int64(hi), 10)
+	} else {
+		r.MinExact, r.MaxExact = strconv.FormatUint(lo, 10), strconv.FormatUint(hi, 10)
+	}
+	return nil
 }

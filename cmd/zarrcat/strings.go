@@ -105,6 +105,12 @@ func getVarLen(ctx context.Context, a *zarr.Array, sel nd.Selection, format stri
 // csv or json, as values does fixed-size elements.
 func (e *encoder) strings(vals []string, isBytes bool) error {
 	return e.each(len(vals), func(dst []byte, k int) []byte {
+		if e.form == "csv" {
+			if isBytes {
+				return appendCSV(dst, "b"+strconv.QuoteToASCII(vals[k]))
+			}
+			return appendCSV(dst, vals[k])
+		}
 		return appendVarValue(dst, vals[k], isBytes, e.form == "json")
 	})
 }

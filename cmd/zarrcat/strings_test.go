@@ -101,7 +101,7 @@ func TestGetVarLenText(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct{ args, want string }{
 		{"get " + vlenDir + "/v3_string_sharded.zarr 1:3,::2", "\"a\" \"tab\\tand \\\"quotes\\\"\" \"\"\n\"\" \"\" \"\"\n"},
-		{"get --format csv " + vlenDir + "/v2_string_fill.zarr 2:5", "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\",\"N/A\",\"N/A\"\n"},
+		{"get --format csv " + vlenDir + "/v2_string_fill.zarr 2:5", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx,N/A,N/A\n"}, // RFC 4180: quotes only where needed
 		{"get " + vlenDir + "/v3_bytes_fill.zarr", "b\"\" b\"\\tz\" b\"\\x01fill\" b\"\\x01fill\" b\"\\x01fill\"\n"},
 		{"get " + vlenDir + "/v2_string_0d.zarr", "\"scalar ✓\"\n"},
 	} {

@@ -23,6 +23,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/gozarr/gozarr/codecs"
@@ -95,10 +96,13 @@ func run(ctx context.Context) error {
 		BatchSize: *batch, Sampler: loader.Sampler{Kind: loader.BlockShuffle, K: *k},
 		Seed: 42, Epochs: *epochs, Budget: 512 << 20, Reads: 32, Prefetch: 4, Counter: counter,
 	}
-	if *resume && *statePath != "" {
+	if *resume && *statePath == "" {
+		return errors.New("-resume needs -state FILE, the checkpoint to continue from")
+	}
+	if *resume {
 		b, err := os.ReadFile(*statePath)
 		if err != nil {
-			return err
+			return fmt.Errorf("-resume: %w", err)
 		}
 		if err := json.Unmarshal(b, &cfg.From); err != nil {
 			return fmt.Errorf("%s: %w", *statePath, err)
@@ -142,7 +146,7 @@ func run(ctx context.Context) error {
 		b.Release()
 		if *statePath != "" {
 			blob, _ := json.Marshal(l.State())
-			if err := os.WriteFile(*statePath, blob, 0o644); err != nil {
+			if err := writeCheckpoint(*statePath, blob); err != nil {
 				return err
 			}
 		}
@@ -152,6 +156,33 @@ func run(ctx context.Context) error {
 	}
 	s := l.Stats()
 	fmt.Printf("read latency p50 %v p99 %v; batch assembly p50 %v; checksum %.6g\n", s.Read.P50, s.Read.P99, s.Assemble.P50, loss)
+	return nil
+}
+
+// writeCheckpoint replaces the checkpoint at path with blob atomically: it
+// writes a temporary file beside it and renames it over the old one, so a
+// process killed at any moment leaves the old checkpoint or the new one,
+// never a truncated file (os.WriteFile truncates first). Copy this, not
+// os.WriteFile, into a training loop. (Surviving a power loss as well
+// would take an f.Sync before the rename, at a disk flush per batch.)
+func writeCheckpoint(path string, blob []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(blob); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
 	return nil
 }
 

@@ -298,7 +298,8 @@ func readData(r io.Reader, n int) ([]byte, error) {
 		if len(buf) == cap(buf) {
 			buf = append(buf, make([]byte, min(n-len(buf), max(len(buf), step)))...)[:len(buf)]
 		}
-		m, err := io.ReadFull(r, buf[len(buf):cap(buf)])
+		// Never past n: append may give more capacity than asked for.
+		m, err := io.ReadFull(r, buf[len(buf):min(cap(buf), n)])
 		buf = buf[:len(buf)+m]
 		if err != nil {
 			return nil, fmt.Errorf("%w: data section has %d bytes, header promises %d", ErrFormat, len(buf), n)

@@ -401,3 +401,38 @@ func FuzzWrite(f *testing.F) {
 		}
 	})
 }
+
+// TestReadOverOneMiB: data sections past the 1 MiB read step read whole,
+// and Read leaves the bytes after them unread (it used to read past the
+// promised size when the buffer's capacity exceeded it, and refuse every
+// file over 1 MiB: "data section has 1048592 bytes, header promises
+// 1048592").
+func TestReadOverOneMiB(t *testing.T) {
+	for _, n := range []int{1<<20 + 16, 3<<20 + 5, 1 << 22} {
+		var buf bytes.Buffer
+		if err := WriteHeader(&buf, "|u1", []int{n}); err != nil {
+			t.Fatal(err)
+		}
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(i * 7)
+		}
+		buf.Write(data)
+		file := filepath.Join(t.TempDir(), "big.npy")
+		if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		buf.WriteString("TRAILER")
+		r := bytes.NewReader(buf.Bytes())
+		a, err := Read(r)
+		if err != nil || !bytes.Equal(a.Data, data) {
+			t.Fatalf("Read of %d bytes: %v", n, err)
+		}
+		if rest, _ := io.ReadAll(r); string(rest) != "TRAILER" {
+			t.Errorf("Read of %d bytes consumed past the data: %q left", n, rest)
+		}
+		if a, err := ReadFile(file); err != nil || !bytes.Equal(a.Data, data) {
+			t.Fatalf("ReadFile of %d bytes: %v", n, err)
+		}
+	}
+}

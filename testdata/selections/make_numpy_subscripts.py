@@ -34,6 +34,7 @@ texts = {
         "[0, 2], ..., [1, 4]", "..., [1, 2], [0, 4]", "[1], :, [0, 1, 2]", "0, [1, 2], [3, 4]",
         "[0, 1], [1, 2], 2:4", "::-1, [0, 3], [1, 2]", "[0, 2], 1:3, [4, 0]", "2, ..., [0, 4]",
         "[1, 1, 1], [2], [3]", "[0, 1], [1, 2, 3], :", "[], :, []", "[0, 2], [0, 1], [0, 1], [0, 1]",
+        "0:2, 0:0, 0:2", "3:3", "0:2, 4:4", "1:1, [0, 1], [2, 3]",
     ],
 }
 cases = []
@@ -46,6 +47,7 @@ for shape, ts in texts.items():
             r = np.asarray(r)
             c["result_shape"] = list(r.shape)
             c["values"] = [int(v) for v in r.ravel()]
+            c["tolist"] = json.dumps(r.tolist())
         except Exception as e:
             c["error"] = type(e).__name__
             c["message"] = str(e)

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/nd"
+	fsstore "github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// numpyRefCase is one case of testdata/selections/numpy_subscripts.json.
+type numpyRefCase struct {
+	Shape       []int  `json:"shape"`
+	Text        string `json:"text"`
+	ResultShape []int  `json:"result_shape"`
+	Values      []int  `json:"values"`
+	ToList      string `json:"tolist"`
+	Error       string `json:"error"`
+}
+
+// arangeArrays writes np.arange(n).reshape(shape) as int64 arrays for the
+// shapes of the NumPy reference set, returning their directories by shape.
+func arangeArrays(t *testing.T, cases []numpyRefCase) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := fsstore.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, c := range cases {
+		key := fmt.Sprint(c.Shape)
+		if out[key] != "" {
+			continue
+		}
+		name := fmt.Sprintf("a%d", len(out))
+		chunks := slices.Clone(c.Shape)
+		for i := range chunks {
+			chunks[i] = max(1, chunks[i]/2)
+		}
+		m, err := zarr.NewArrayMetadata(c.Shape, dtype.TypeInt64, chunks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := zarr.CreateArray(ctx, st, name, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := make([]int64, nd.NumElements(c.Shape))
+		for i := range vals {
+			vals[i] = int64(i)
+		}
+		if err := zarr.Write(ctx, a, vals); err != nil {
+			t.Fatal(err)
+		}
+		out[key] = filepath.Join(dir, name)
+	}
+	return out
+}
+
+// TestGetNumpySubscripts: zarrcat get --format json prints NumPy's
+// tolist() of every case of the NumPy reference set (pointwise selections,
+// and empty results nested as NumPy nests them: trial F6), and fails
+// with exit status 2 where NumPy raises.
+func TestGetNumpySubscripts(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/selections/numpy_subscripts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Cases []numpyRefCase }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	arrays := arangeArrays(t, f.Cases)
+	empty := 0
+	for _, c := range f.Cases {
+		target := arrays[fmt.Sprint(c.Shape)]
+		var out, errw strings.Builder
+		err := run(context.Background(), []string{"get", "--format", "json", target, c.Text}, &out, &errw)
+		if c.Error != "" {
+			if err == nil || exitCode(err) != 2 {
+				t.Errorf("%v [%s]: %v (exit %d), NumPy raises %s", c.Shape, c.Text, err, exitCode(err), c.Error)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v [%s]: %v", c.Shape, c.Text, err)
+			continue
+		}
+		var got, want any
+		if err := json.Unmarshal([]byte(out.String()), &got); err != nil {
+			t.Errorf("%v [%s]: %q: %v", c.Shape, c.Text, out.String(), err)
+			continue
+		}
+		json.Unmarshal([]byte(c.ToList), &want)
+		gb, _ := json.Marshal(got)
+		wb, _ := json.Marshal(want)
+		if string(gb) != string(wb) {
+			t.Errorf("%v [%s]: %s, NumPy's tolist() %s", c.Shape, c.Text, gb, wb)
+		}
+		if len(c.Values) == 0 {
+			empty++
+		}
+	}
+	if empty < 4 {
+		t.Errorf("only %d empty results checked", empty)
+	}
+}
+
+// TestCSVIsRFC4180 (trial F7): strings with quotes, commas and tabs come
+// back whole through encoding/csv (RFC 4180), equal to what zarr-python
+// wrote.
+func TestCSVIsRFC4180(t *testing.T) {
+	ctx := context.Background()
+	target := filepath.Join(refDir, "..", "vlen", "v3_string.zarr")
+	st, err := fsstore.New(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.OpenArray(ctx, st, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := zarr.ReadStrings(ctx, a, nd.Range(0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := runOK(t, "get", "--format", "csv", target, "0:1")
+	rec, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatalf("encoding/csv: %v\n%s", err, out)
+	}
+	if len(rec) != 1 || !slices.Equal(rec[0], want) {
+		t.Errorf("csv reads back %q, the array holds %q", rec, want)
+	}
+	hasQuote := false
+	for _, s := range want {
+		hasQuote = hasQuote || strings.Contains(s, `"`)
+	}
+	if !hasQuote {
+		t.Error("the fixture has no quote to test")
+	}
+}
+
+// TestStatsExact64 (trial F8): the extremes of 64-bit integer arrays print
+// in full, as NumPy's min() and max() of them do.
+func TestStatsExact64(t *testing.T) {
+	for _, c := range []struct{ name, key, want string }{
+		{"v3_fill_int64_min.zarr", "min:", "-9223372036854775808"},
+		{"v3_fill_uint64_max.zarr", "max:", "18446744073709551615"},
+	} {
+		out := runOK(t, "stats", filepath.Join(refDir, c.name))
+		found := false
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) == 2 && f[0] == c.key {
+				found = f[1] == c.want
+				if !found {
+					t.Errorf("%s %s %s, want %s", c.name, c.key, f[1], c.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no %s %s in\n%s", c.name, c.key, c.want, out)
+		}
+	}
+}
+
+// TestHelpAndTypos (trial F9, F10, F28): COMMAND --help is that command's
+// help (exit 0), version prints one, a typo of a command or a flag gets a
+// suggestion, usage mistakes (a selection error included) exit 2 and
+// errors of the data (stats of strings) exit 1.
+func TestHelpAndTypos(t *testing.T) {
+	a := filepath.Join(refDir, "v3_dtype_int16.zarr")
+	for _, cmd := range []string{"info", "get", "ls", "tree", "stats", "cp", "diff", "consolidate", "clean"} {
+		out := runOK(t, cmd, "--help")
+		if !strings.HasPrefix(out, "zarrcat "+cmd) {
+			t.Errorf("%s --help: %.60q", cmd, out)
+		}
+		if cmd == "info" || cmd == "ls" || cmd == "consolidate" || cmd == "clean" {
+			if strings.Contains(out, "-q") {
+				t.Errorf("%s --help mentions -q, which %s refuses", cmd, cmd)
+			}
+		}
+	}
+	if out := runOK(t, "--version"); !strings.HasPrefix(out, "zarrcat ") {
+		t.Errorf("--version: %q", out)
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+		code int
+	}{
+		{[]string{"inof", a}, `did you mean "info"`, 2},
+		{[]string{"get", "--fromat", "csv", a}, "did you mean --format", 2},
+		{[]string{"get", a, "0;3"}, "not an integer", 2},
+		{[]string{"get", a, "40"}, "out of bounds", 2},
+		{[]string{"stats", filepath.Join(refDir, "..", "vlen", "v3_string.zarr")}, "only booleans", 1},
+	} {
+		var out, errw strings.Builder
+		err := run(context.Background(), c.args, &out, &errw)
+		if err == nil || !strings.Contains(err.Error(), c.msg) || exitCode(err) != c.code {
+			t.Errorf("%v: %v (exit %d), want %q and exit %d", c.args, err, exitCode(err), c.msg, c.code)
+		}
+		if c.code == 2 && !strings.Contains(usageHint(err), "zarrcat help") {
+			t.Errorf("%v: hint %q", c.args, usageHint(err))
+		}
+	}
+}
