@@ -170,4 +170,3 @@ func cmdHelp(args []string, w io.Writer) error {
 	}
 	return nil
 }
-
