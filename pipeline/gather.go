@@ -120,7 +120,9 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 	view := nd.Contiguous(dst, pointsShape(pts.Rank, sorted.Len()), item)
 	parts := nd.PointParts(sorted, g.ChunkShape)
 	var err error
-	if g.runsInline(r, nd.NumPointParts(sorted, g.unitShape())) {
+	// Counting the read units is a pass over the points: only worth it
+	// where few points may make few units.
+	if sorted.Len() <= inlinePoints && g.runsInline(r, nd.NumPointParts(sorted, g.unitShape())) {
 		e := inlineEngine(r, g, view, opt)
 		err = e.runInline(ctx, parts)
 		e.release()
