@@ -296,6 +296,24 @@ func encodeInts[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U, pl 
 	n := uint32(0)
 	s := *w
 	for k := intprec; b != 0 && k > kmin; {
+		if n == size && size < 64 {
+			// Every coefficient is significant: the remaining planes are
+			// size bits each, verbatim; write several at once.
+			per := 64 / size
+			for total := min(b, (k-kmin)*size); total > 0; {
+				c := min(per, k-kmin)
+				nb := min(total, c*size)
+				var v uint64
+				for j := uint32(0); j < c; j++ {
+					v |= pl[k-1-j] << (j * size)
+				}
+				s.writeBits(v, uint(nb))
+				k -= c
+				total -= nb
+				b -= nb
+			}
+			break
+		}
 		k--
 		x := pl[k]
 		m := min(n, b)
@@ -398,6 +416,24 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 		clear(pl[kmin:intprec])
 	}
 	for k := intprec; b != 0 && k > kmin; {
+		if n == size && size < 64 {
+			// Every coefficient is significant: the remaining planes are
+			// size bits each, verbatim; read several at once.
+			per := 64 / size
+			mask := uint64(1)<<size - 1
+			for total := min(b, (k-kmin)*size); total > 0; {
+				c := min(per, k-kmin)
+				nb := min(total, c*size)
+				v := s.readBits(uint(nb))
+				for j := uint32(0); j < c; j++ {
+					pl[k-1-j] = v >> (j * size) & mask
+				}
+				k -= c
+				total -= nb
+				b -= nb
+			}
+			break
+		}
 		k--
 		m := min(n, b)
 		b -= m
