@@ -207,6 +207,28 @@ func TestCoreReadsGozarr(t *testing.T) {
 	if core.Diff == nil || !slices.Equal(core.Diff.NewArrays, []string{"/grid/new", "/sharded2"}) || len(core.Diff.UpdatedArrays) != 0 {
 		t.Errorf("the core's diff of gozarr's commit: %+v", core.Diff)
 	} else {
+		// and gozarr's own Diff of the same two snapshots agrees with it
+		gd, err := r.Diff(ctx, anc1(t, r, id), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(gd.NewArrays, core.Diff.NewArrays) || len(gd.UpdatedArrays) != 0 {
+			t.Errorf("gozarr's diff %+v, the core's %+v", gd, core.Diff)
+		}
+		var coreChunks map[string][][]uint32
+		b, _ := json.Marshal(core.Diff.UpdatedChunks)
+		if err := json.Unmarshal(b, &coreChunks); err != nil {
+			t.Fatalf("the core's updated chunks %s: %v", b, err)
+		}
+		for p, cs := range coreChunks {
+			slices.SortFunc(cs, slices.Compare)
+			if g := gd.UpdatedChunks[p]; !slices.EqualFunc(g, cs, slices.Equal) {
+				t.Errorf("chunks changed in %s: gozarr %v, the core %v", p, g, cs)
+			}
+		}
+		if len(coreChunks) != len(gd.UpdatedChunks) {
+			t.Errorf("arrays with changed chunks: gozarr %v, the core %v", gd.UpdatedChunks, coreChunks)
+		}
 		uc, _ := json.Marshal(core.Diff.UpdatedChunks)
 		for _, want := range []string{`"/i4":[[1,1]]`, `"/f8":[[2]]`} {
 			if !strings.Contains(string(uc), want) {
@@ -214,6 +236,16 @@ func TestCoreReadsGozarr(t *testing.T) {
 			}
 		}
 	}
+}
+
+// anc1 returns the parent of snapshot id.
+func anc1(t *testing.T, r *icechunk.Repository, id icechunk.ID) icechunk.ID {
+	t.Helper()
+	anc, err := r.Ancestry(context.Background(), id)
+	if err != nil || len(anc) < 2 {
+		t.Fatalf("ancestry of %v: %v", id, err)
+	}
+	return anc[1].ID
 }
 
 // writeSome writes through zarr: a sharded array, a plain one, a chunk of
