@@ -5,9 +5,14 @@
 // https://<account>.blob.core.windows.net/... URLs) with store/storeurl.
 //
 // A Store maps the key "a/b" to the blob "<prefix>/a/b" of its container.
-// It implements store.Store (Get, Set, Delete, List, ListDir),
-// store.RangesReader (the ranges of one key fetched concurrently),
-// store.SizeReader and store.ConcurrencyLimiter.
+// It is an objstore.Store over this package's driver, so it has what every
+// remote store has: store.Store, store.RangesReader (nearby ranges joined
+// with the knobs it reports, the requests concurrent), store.IntoReader,
+// store.SizeReader, store.ConcurrencyLimiter, a StoreID made of account,
+// container and prefix, and store.ConditionalWriter: SetIfVersion uploads
+// under If-Match the ETag read (If-None-Match "*" for "absent"), so
+// writers in several processes of one shard never lose each other's
+// read-modify-writes.
 //
 // # Ranges
 //
@@ -46,7 +51,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -55,13 +60,16 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/objstore"
 )
 
 // DefaultConcurrency is the default per-store limit of requests in flight.
@@ -84,16 +92,12 @@ var DefaultCoalesce = store.CoalesceOptions{MaxGap: 1 << 20, MaxSize: store.Defa
 // ErrNotFound.
 var ErrContainer = errors.New("azure: container not accessible")
 
-// Store is a store.Store over one container and key prefix. It is safe for
-// concurrent use.
+// Store is a store.Store over one container and key prefix. It is safe
+// for concurrent use.
 type Store struct {
+	*objstore.Store
 	client    *container.Client
-	account   string
 	container string
-	prefix    string // "" or ending in "/"
-	lim       *store.Limiter
-	coalesce  store.CoalesceOptions
-	attempts  int
 }
 
 var (
@@ -101,6 +105,7 @@ var (
 	_ store.RangesReader       = (*Store)(nil)
 	_ store.SizeReader         = (*Store)(nil)
 	_ store.ConcurrencyLimiter = (*Store)(nil)
+	_ store.ConditionalWriter  = (*Store)(nil)
 )
 
 // Option configures Open or New.
@@ -296,19 +301,18 @@ func New(c *container.Client, prefix string, opts ...Option) (*Store, error) {
 	if c == nil {
 		return nil, fmt.Errorf("azure: nil container client")
 	}
-	p, err := store.NormalizePrefix(prefix)
-	if err != nil {
-		return nil, fmt.Errorf("azure: %w", err)
-	}
 	o := buildOptions(opts)
 	name := containerName(c.URL())
 	if name == "" || strings.ContainsAny(name, "\\") {
 		return nil, fmt.Errorf("%w: invalid container URL %q", ErrContainer, c.URL())
 	}
-	return &Store{
-		client: c, account: accountFromURL(c.URL()), container: name, prefix: p,
-		lim: store.NewLimiter(o.concurrency), coalesce: o.coalesce, attempts: o.maxAttempts,
-	}, nil
+	d := &driver{client: c, container: name, attempts: o.maxAttempts}
+	st, err := objstore.New(d, objstore.Config{Scheme: "az", Host: accountFromURL(c.URL()), Bucket: name, Prefix: prefix,
+		Concurrency: o.concurrency, Coalesce: o.coalesce, Conditional: true})
+	if err != nil {
+		return nil, fmt.Errorf("azure: %w", err)
+	}
+	return &Store{Store: st, client: c, container: name}, nil
 }
 
 // containerName returns the last path segment of a container URL, without
@@ -325,274 +329,176 @@ func (s *Store) Client() *container.Client { return s.client }
 // Container returns the store's container name.
 func (s *Store) Container() string { return s.container }
 
-// Prefix returns the store's key prefix: "" or a prefix ending in "/".
-func (s *Store) Prefix() string { return s.prefix }
-
-// String describes the store as an az:// URL.
-func (s *Store) String() string { return "az://" + s.container + "/" + s.prefix }
-
-// MaxConcurrency implements store.ConcurrencyLimiter: the most requests
-// the store runs at once.
-func (s *Store) MaxConcurrency() int { return s.lim.Slots() }
-
-func (s *Store) blob(key string) *blob.Client { return s.client.NewBlobClient(s.prefix + key) }
-
-// Get reads the range r of key. A missing key is store.ErrNotFound.
-func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	if err := store.ValidateRequest("get", key, r); err != nil {
-		return nil, err
-	}
-	return s.get(ctx, key, r)
+// driver is the objstore.Driver of one container.
+type driver struct {
+	client    *container.Client
+	container string
+	attempts  int
 }
 
-func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	r, empty := store.RequestRange(r)
-	if empty {
-		if _, err := s.Size(ctx, key); err != nil {
-			return nil, err
-		}
-		return []byte{}, nil
-	}
-	if n, ok := r.IsSuffix(); ok {
-		return s.suffix(ctx, key, n)
-	}
-	var hr blob.HTTPRange
-	limit := int64(-1)
-	if off, n, ok := r.Bounded(); ok {
-		hr, limit = blob.HTTPRange{Offset: off, Count: n}, n
-	} else if off, ok := r.IsFrom(); ok {
-		hr = blob.HTTPRange{Offset: off}
-	}
-	b, err := s.download(ctx, key, hr, limit, nil)
-	return b, err
-}
+func (d *driver) blob(name string) *blob.Client { return d.client.NewBlobClient(name) }
 
 // maxRemeasure is how many times a suffix read measures a blob again
 // that was replaced between its measuring and its download.
 const maxRemeasure = 16
 
-// suffix reads the last n bytes of key: its size, then a conditional
-// ranged download, measured again if the blob changed in between.
-func (s *Store) suffix(ctx context.Context, key string, n int64) ([]byte, error) {
+// Read implements objstore.Driver with one ranged download; a suffix
+// (off < 0) is the blob's properties, then a download of its last -off
+// bytes under If-Match the ETag measured (measured again if the blob was
+// replaced in between).
+func (d *driver) Read(ctx context.Context, name string, off, n int64) (objstore.Object, error) {
+	if off >= 0 {
+		hr := blob.HTTPRange{Offset: off}
+		if n >= 0 {
+			hr.Count = n
+		}
+		return d.download(ctx, name, hr, nil)
+	}
 	for attempt := 0; ; attempt++ {
-		size, etag, err := s.props(ctx, "get", key)
+		size, etag, err := d.props(ctx, name)
 		if err != nil {
-			return nil, err
+			return objstore.Object{}, err
 		}
 		if size == 0 {
-			return []byte{}, nil
+			return objstore.Object{Body: io.NopCloser(strings.NewReader("")), Length: 0, Version: string(*etag)}, nil
 		}
-		off := max(size-n, 0)
-		b, err := s.download(ctx, key, blob.HTTPRange{Offset: off, Count: size - off}, size-off, etag)
+		start := max(size+off, 0)
+		o, err := d.download(ctx, name, blob.HTTPRange{Offset: start, Count: size - start}, etag)
 		if bloberror.HasCode(err, bloberror.ConditionNotMet) && attempt < maxRemeasure {
 			continue
 		}
-		return b, err
+		return o, err
 	}
 }
 
-// download reads hr of key (under If-Match etag when etag is not nil),
-// reading at most limit+1 bytes when limit >= 0.
-func (s *Store) download(ctx context.Context, key string, hr blob.HTTPRange, limit int64, etag *azcore.ETag) ([]byte, error) {
-	if err := s.lim.Acquire(ctx); err != nil {
-		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
-	}
-	defer s.lim.Release()
+// download opens hr of name (under If-Match etag when etag is not nil).
+func (d *driver) download(ctx context.Context, name string, hr blob.HTTPRange, etag *azcore.ETag) (objstore.Object, error) {
 	opt := &blob.DownloadStreamOptions{Range: hr}
 	if etag != nil {
 		opt.AccessConditions = &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: etag}}
 	}
-	resp, err := s.blob(key).DownloadStream(ctx, opt)
+	resp, err := d.blob(name).DownloadStream(ctx, opt)
 	if err != nil {
-		if bloberror.HasCode(err, bloberror.InvalidRange) || httpStatus(err) == http.StatusRequestedRangeNotSatisfiable {
-			return []byte{}, nil
-		}
-		if bloberror.HasCode(err, bloberror.ConditionNotMet) {
-			return nil, err
-		}
-		return nil, s.wrap("get", key, err)
+		return objstore.Object{}, err
 	}
-	body := resp.NewRetryReader(ctx, &blob.RetryReaderOptions{MaxRetries: int32(s.attempts - 1)})
-	defer body.Close()
-	size := int64(-1)
+	o := objstore.Object{Body: resp.NewRetryReader(ctx, &blob.RetryReaderOptions{MaxRetries: int32(d.attempts - 1)}), Length: -1}
 	if resp.ContentLength != nil {
-		size = *resp.ContentLength
+		o.Length = *resp.ContentLength
 	}
-	b, err := store.ReadAtMost(body, size, limit)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, &store.KeyError{Op: "get", Key: key, Err: fmt.Errorf("%w: %w", ctx.Err(), err)}
-		}
-		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
+	if resp.ETag != nil {
+		o.Version = string(*resp.ETag)
 	}
-	return b, nil
+	return o, nil
 }
 
-// GetRanges reads several ranges of key, in the order of ranges: nearby
-// bounded ranges coalesced into one request (WithCoalesce), the requests
-// run concurrently under the store's limit.
-func (s *Store) GetRanges(ctx context.Context, key string, ranges []store.ByteRange) ([][]byte, error) {
-	return store.GetRangesConcurrent(ctx, key, ranges, s.coalesce, s.get)
-}
-
-// props returns key's size and ETag with one properties request.
-func (s *Store) props(ctx context.Context, op, key string) (int64, *azcore.ETag, error) {
-	if err := s.lim.Acquire(ctx); err != nil {
-		return 0, nil, &store.KeyError{Op: op, Key: key, Err: err}
-	}
-	defer s.lim.Release()
-	p, err := s.blob(key).GetProperties(ctx, nil)
+// props returns name's size and ETag with one properties request.
+func (d *driver) props(ctx context.Context, name string) (int64, *azcore.ETag, error) {
+	p, err := d.blob(name).GetProperties(ctx, nil)
 	if err != nil {
-		return 0, nil, s.wrap(op, key, err)
+		return 0, nil, err
 	}
 	var size int64
 	if p.ContentLength != nil {
 		size = *p.ContentLength
 	}
-	return size, p.ETag, nil
+	etag := p.ETag
+	if etag == nil {
+		etag = new(azcore.ETag)
+	}
+	return size, etag, nil
 }
 
-// Size returns the size of key's value with one properties request.
-func (s *Store) Size(ctx context.Context, key string) (int64, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return 0, err
-	}
-	n, _, err := s.props(ctx, "size", key)
-	return n, err
-}
-
-// Set stores value under key with one Put Blob request (Azure replaces
-// blobs atomically). A done context writes nothing.
-func (s *Store) Set(ctx context.Context, key string, value []byte) error {
-	if err := store.ValidateKey(key); err != nil {
-		return err
-	}
-	if err := s.lim.Acquire(ctx); err != nil {
-		return &store.KeyError{Op: "set", Key: key, Err: err}
-	}
-	defer s.lim.Release()
-	if err := ctx.Err(); err != nil {
-		return &store.KeyError{Op: "set", Key: key, Err: err}
-	}
-	_, err := s.client.NewBlockBlobClient(s.prefix+key).Upload(ctx, streaming.NopCloser(bytes.NewReader(value)), nil)
+// Head implements objstore.Driver: size and ETag.
+func (d *driver) Head(ctx context.Context, name string) (int64, string, error) {
+	n, etag, err := d.props(ctx, name)
 	if err != nil {
-		return s.wrap("set", key, err)
+		return 0, "", err
 	}
-	return nil
+	return n, string(*etag), nil
 }
 
-// Delete removes key. Deleting a missing key is not an error.
-func (s *Store) Delete(ctx context.Context, key string) error {
-	if err := store.ValidateKey(key); err != nil {
-		return err
-	}
-	if err := s.lim.Acquire(ctx); err != nil {
-		return &store.KeyError{Op: "delete", Key: key, Err: err}
-	}
-	defer s.lim.Release()
-	if err := ctx.Err(); err != nil {
-		return &store.KeyError{Op: "delete", Key: key, Err: err}
-	}
-	if _, err := s.blob(key).Delete(ctx, nil); err != nil && !bloberror.HasCode(err, bloberror.BlobNotFound) {
-		return s.wrap("delete", key, err)
-	}
-	return nil
-}
-
-// listPage runs one page request of a pager under the concurrency limit.
-func listPage[T any](ctx context.Context, s *Store, next func(context.Context) (T, error)) (T, error) {
-	if err := s.lim.Acquire(ctx); err != nil {
-		var zero T
-		return zero, err
-	}
-	defer s.lim.Release()
-	return next(ctx)
-}
-
-// List yields every key starting with prefix, in lexical order, a page of
-// up to 5000 keys per request. Stopping the iteration stops the paging.
-func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		if err := store.ValidatePrefix(prefix); err != nil {
-			yield("", err)
-			return
+// Put implements objstore.Driver with one Put Blob request (Azure replaces
+// blobs atomically), under If-Match or If-None-Match "*" as cond says.
+func (d *driver) Put(ctx context.Context, name string, value []byte, cond objstore.Condition) error {
+	var opt *blockblob.UploadOptions
+	if !cond.IsZero() {
+		mc := &blob.ModifiedAccessConditions{}
+		if cond.IfNoneMatch {
+			mc.IfNoneMatch = to.Ptr(azcore.ETagAny)
+		} else {
+			mc.IfMatch = to.Ptr(azcore.ETag(cond.IfMatch))
 		}
-		if err := ctx.Err(); err != nil {
-			yield("", &store.KeyError{Op: "list", Key: prefix, Err: err})
-			return
-		}
-		p := s.prefix + prefix
-		pager := s.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{Prefix: &p})
-		for pager.More() {
-			page, err := listPage(ctx, s, pager.NextPage)
-			if err != nil {
-				yield("", s.wrap("list", prefix, err))
-				return
-			}
-			for _, it := range page.Segment.BlobItems {
-				if it.Name == nil {
-					continue
-				}
-				if k, ok := strings.CutPrefix(*it.Name, s.prefix); ok && k != "" {
-					if !yield(k, nil) {
-						return
-					}
-				}
-			}
-		}
+		opt = &blockblob.UploadOptions{AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: mc}}
 	}
+	_, err := d.client.NewBlockBlobClient(name).Upload(ctx, streaming.NopCloser(bytes.NewReader(value)), opt)
+	return err
 }
 
-// ListDir lists one level below dir with the delimiter "/": keys directly
-// in dir and sub-directory names ending in "/", both relative to dir and
-// sorted.
-func (s *Store) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if err := store.ValidatePrefix(dir); err != nil {
-		return nil, nil, err
+// Delete implements objstore.Driver.
+func (d *driver) Delete(ctx context.Context, name string) error {
+	_, err := d.blob(name).Delete(ctx, nil)
+	return err
+}
+
+// ListPage implements objstore.Driver: up to 5000 names per page, the
+// marker as token.
+func (d *driver) ListPage(ctx context.Context, prefix, delim, token string) (objstore.Page, error) {
+	var marker *string
+	if token != "" {
+		marker = &token
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, &store.KeyError{Op: "list", Key: dir, Err: err}
-	}
-	if dir != "" && !strings.HasSuffix(dir, "/") {
-		dir += "/"
-	}
-	full := s.prefix + dir
-	pager := s.client.NewListBlobsHierarchyPager("/", &container.ListBlobsHierarchyOptions{Prefix: &full})
-	for pager.More() {
-		page, err := listPage(ctx, s, pager.NextPage)
+	var p objstore.Page
+	var items []*container.BlobItem
+	if delim == "" {
+		page, err := d.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{Prefix: &prefix, Marker: marker}).NextPage(ctx)
 		if err != nil {
-			return nil, nil, s.wrap("list", dir, err)
+			return p, err
 		}
-		for _, p := range page.Segment.BlobPrefixes {
-			if p.Name == nil {
-				continue
-			}
-			if d, ok := strings.CutPrefix(*p.Name, full); ok && d != "" && d != "/" {
-				dirs = append(dirs, d)
-			}
+		items, p.Next = page.Segment.BlobItems, deref(page.NextMarker)
+	} else {
+		page, err := d.client.NewListBlobsHierarchyPager(delim, &container.ListBlobsHierarchyOptions{Prefix: &prefix, Marker: marker}).NextPage(ctx)
+		if err != nil {
+			return p, err
 		}
-		for _, it := range page.Segment.BlobItems {
-			if it.Name == nil {
-				continue
-			}
-			if k, ok := strings.CutPrefix(*it.Name, full); ok && k != "" {
-				keys = append(keys, k)
+		items, p.Next = page.Segment.BlobItems, deref(page.NextMarker)
+		for _, bp := range page.Segment.BlobPrefixes {
+			if bp.Name != nil {
+				p.Dirs = append(p.Dirs, *bp.Name)
 			}
 		}
 	}
-	return keys, dirs, nil
+	for _, it := range items {
+		if it.Name != nil {
+			p.Keys = append(p.Keys, *it.Name)
+		}
+	}
+	return p, nil
 }
 
-// wrap turns an SDK error into a *store.KeyError, mapping a missing blob to
-// store.ErrNotFound and a missing container to ErrContainer.
-func (s *Store) wrap(op, key string, err error) error {
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// Classify implements objstore.Driver: a missing blob, a failed condition
+// (412, or 409 for If-None-Match on an existing blob), a range past the
+// end, and a missing container (ErrContainer).
+func (d *driver) Classify(_ context.Context, op string, err error) (objstore.Kind, error) {
+	status := httpStatus(err)
 	switch {
 	case bloberror.HasCode(err, bloberror.ContainerNotFound):
-		return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: %q: %w", ErrContainer, s.container, err)}
-	case bloberror.HasCode(err, bloberror.BlobNotFound) || (op != "list" && httpStatus(err) == http.StatusNotFound):
-		return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w (az://%s/%s%s)", store.ErrNotFound, s.container, s.prefix, key)}
+		return objstore.KindOther, fmt.Errorf("%w: %q: %w", ErrContainer, d.container, err)
+	case bloberror.HasCode(err, bloberror.BlobNotFound) || (op != "list" && status == http.StatusNotFound):
+		return objstore.KindNotFound, err
+	case bloberror.HasCode(err, bloberror.ConditionNotMet, bloberror.BlobAlreadyExists) || status == http.StatusPreconditionFailed ||
+		(op == "set" && status == http.StatusConflict):
+		return objstore.KindConflict, err
+	case bloberror.HasCode(err, bloberror.InvalidRange) || status == http.StatusRequestedRangeNotSatisfiable:
+		return objstore.KindEmptyRange, err
 	}
-	return &store.KeyError{Op: op, Key: key, Err: err}
+	return objstore.KindOther, err
 }
 
 func httpStatus(err error) int {

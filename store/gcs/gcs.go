@@ -4,10 +4,15 @@
 // gs:// scheme (and https://storage.googleapis.com/bucket/... URLs) with
 // store/storeurl.
 //
-// A Store maps the key "a/b" to the object "<prefix>/a/b" of its bucket. It
-// implements store.Store (Get, Set, Delete, List, ListDir),
-// store.RangesReader (the ranges of one key fetched concurrently),
-// store.SizeReader and store.ConcurrencyLimiter.
+// A Store maps the key "a/b" to the object "<prefix>/a/b" of its bucket.
+// It is an objstore.Store over this package's driver, so it has what every
+// remote store has: store.Store, store.RangesReader (nearby ranges joined
+// with the knobs it reports, the requests concurrent), store.IntoReader,
+// store.SizeReader, store.ConcurrencyLimiter, a StoreID made of bucket and
+// prefix, and store.ConditionalWriter: SetIfVersion writes with a
+// generation-match precondition (ifGenerationMatch, 0 for "absent"), so
+// writers in several processes of one shard never lose each other's
+// read-modify-writes.
 //
 // # Ranges
 //
@@ -46,9 +51,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -61,6 +66,7 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/objstore"
 )
 
 // DefaultConcurrency is the default per-store limit of requests in flight.
@@ -85,15 +91,9 @@ var ErrBucket = errors.New("gcs: bucket not accessible")
 // Store is a store.Store over one bucket and key prefix. It is safe for
 // concurrent use.
 type Store struct {
-	client   *storage.Client
-	bucket   *storage.BucketHandle
-	name     string
-	prefix   string // "" or ending in "/"
-	lim      *store.Limiter
-	coalesce store.CoalesceOptions
-	// bucketState is bucketUnknown until a missing object made the store
-	// ask whether its bucket exists (see bucketMissing).
-	bucketState atomic.Int32
+	*objstore.Store
+	client *storage.Client
+	name   string
 }
 
 var (
@@ -101,6 +101,7 @@ var (
 	_ store.RangesReader       = (*Store)(nil)
 	_ store.SizeReader         = (*Store)(nil)
 	_ store.ConcurrencyLimiter = (*Store)(nil)
+	_ store.ConditionalWriter  = (*Store)(nil)
 )
 
 // Option configures New or Open.
@@ -216,17 +217,19 @@ func New(client *storage.Client, bucket, prefix string, opts ...Option) (*Store,
 	if bucket == "" || strings.ContainsAny(bucket, "/\\") {
 		return nil, fmt.Errorf("%w: invalid bucket name %q", ErrBucket, bucket)
 	}
-	p, err := store.NormalizePrefix(prefix)
-	if err != nil {
-		return nil, fmt.Errorf("gcs: %w", err)
-	}
 	o := buildOptions(opts)
 	b := client.Bucket(bucket).Retryer(
 		storage.WithPolicy(storage.RetryAlways),
 		storage.WithMaxAttempts(o.maxAttempts),
 		storage.WithBackoff(gax.Backoff{Initial: 100 * time.Millisecond, Max: o.maxBackoff, Multiplier: 2}),
 	)
-	return &Store{client: client, bucket: b, name: bucket, prefix: p, lim: store.NewLimiter(o.concurrency), coalesce: o.coalesce}, nil
+	d := &driver{bucket: b, name: bucket}
+	st, err := objstore.New(d, objstore.Config{Scheme: "gs", Bucket: bucket, Prefix: prefix,
+		Concurrency: o.concurrency, Coalesce: o.coalesce, Conditional: true})
+	if err != nil {
+		return nil, fmt.Errorf("gcs: %w", err)
+	}
+	return &Store{Store: st, client: client, name: bucket}, nil
 }
 
 // Client returns the client the store sends requests through.
@@ -235,238 +238,106 @@ func (s *Store) Client() *storage.Client { return s.client }
 // Bucket returns the store's bucket name.
 func (s *Store) Bucket() string { return s.name }
 
-// Prefix returns the store's key prefix: "" or a prefix ending in "/".
-func (s *Store) Prefix() string { return s.prefix }
-
-// String describes the store as a gs:// URL.
-func (s *Store) String() string { return "gs://" + s.name + "/" + s.prefix }
-
-// MaxConcurrency implements store.ConcurrencyLimiter: the most requests
-// the store runs at once.
-func (s *Store) MaxConcurrency() int { return s.lim.Slots() }
-
-func (s *Store) object(key string) *storage.ObjectHandle {
-	return s.bucket.Object(s.prefix + key)
+// driver is the objstore.Driver of one bucket.
+type driver struct {
+	bucket *storage.BucketHandle
+	name   string
+	// bucketState is bucketUnknown until a missing object made the driver
+	// ask whether its bucket exists (see bucketMissing).
+	bucketState atomic.Int32
 }
 
-// Get reads the range r of key. A missing key is store.ErrNotFound.
-func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	if err := store.ValidateRequest("get", key, r); err != nil {
-		return nil, err
-	}
-	return s.get(ctx, key, r)
-}
-
-func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	r, empty := store.RequestRange(r)
-	if empty {
-		if _, err := s.Size(ctx, key); err != nil {
-			return nil, err
-		}
-		return []byte{}, nil
-	}
-	off, n := int64(0), int64(-1)
-	if o, l, ok := r.Bounded(); ok {
-		off, n = o, l
-	} else if o, ok := r.IsFrom(); ok {
-		off = o
-	} else if l, ok := r.IsSuffix(); ok {
-		off = -l
-	}
-	if err := s.lim.Acquire(ctx); err != nil {
-		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
-	}
-	defer s.lim.Release()
-	rd, err := s.object(key).NewRangeReader(ctx, off, n)
+// Read implements objstore.Driver with one ranged read (a negative off is
+// a suffix, as the SDK takes it).
+func (d *driver) Read(ctx context.Context, name string, off, n int64) (objstore.Object, error) {
+	rd, err := d.bucket.Object(name).NewRangeReader(ctx, off, n)
 	if err != nil {
-		if httpStatus(err) == http.StatusRequestedRangeNotSatisfiable {
-			// A range past the end, or a suffix of an empty object.
-			return []byte{}, nil
-		}
-		return nil, s.wrap(ctx, "get", key, err)
+		return objstore.Object{}, err
 	}
-	defer rd.Close()
-	b, err := store.ReadAtMost(rd, rd.Remain(), n)
+	return objstore.Object{Body: rd, Length: rd.Remain(), Version: strconv.FormatInt(rd.Attrs.Generation, 10)}, nil
+}
+
+// Head implements objstore.Driver: size and generation.
+func (d *driver) Head(ctx context.Context, name string) (int64, string, error) {
+	a, err := d.bucket.Object(name).Attrs(ctx)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, &store.KeyError{Op: "get", Key: key, Err: fmt.Errorf("%w: %w", ctx.Err(), err)}
+		return 0, "", err
+	}
+	return a.Size, strconv.FormatInt(a.Generation, 10), nil
+}
+
+// errVersion reports a version that is not a generation.
+var errVersion = errors.New("gcs: version is not a generation number")
+
+// Put implements objstore.Driver with one upload, under a generation
+// precondition when cond says so (DoesNotExist for IfNoneMatch).
+func (d *driver) Put(ctx context.Context, name string, value []byte, cond objstore.Condition) error {
+	obj := d.bucket.Object(name)
+	switch {
+	case cond.IfNoneMatch:
+		obj = obj.If(storage.Conditions{DoesNotExist: true})
+	case cond.IfMatch != "":
+		g, err := strconv.ParseInt(cond.IfMatch, 10, 64)
+		if err != nil || g <= 0 {
+			return fmt.Errorf("%w: %q", errVersion, cond.IfMatch)
 		}
-		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
+		obj = obj.If(storage.Conditions{GenerationMatch: g})
 	}
-	return b, nil
-}
-
-// GetRanges reads several ranges of key, in the order of ranges: nearby
-// bounded ranges coalesced into one request (WithCoalesce), the requests
-// run concurrently under the store's limit.
-func (s *Store) GetRanges(ctx context.Context, key string, ranges []store.ByteRange) ([][]byte, error) {
-	return store.GetRangesConcurrent(ctx, key, ranges, s.coalesce, s.get)
-}
-
-// Size returns the size of key's value with one metadata request.
-func (s *Store) Size(ctx context.Context, key string) (int64, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return 0, err
-	}
-	if err := s.lim.Acquire(ctx); err != nil {
-		return 0, &store.KeyError{Op: "size", Key: key, Err: err}
-	}
-	defer s.lim.Release()
-	a, err := s.object(key).Attrs(ctx)
-	if err != nil {
-		return 0, s.wrap(ctx, "size", key, err)
-	}
-	return a.Size, nil
-}
-
-// Set stores value under key with one upload (GCS replaces objects
-// atomically). A done context writes nothing.
-func (s *Store) Set(ctx context.Context, key string, value []byte) error {
-	if err := store.ValidateKey(key); err != nil {
-		return err
-	}
-	if err := s.lim.Acquire(ctx); err != nil {
-		return &store.KeyError{Op: "set", Key: key, Err: err}
-	}
-	defer s.lim.Release()
-	if err := ctx.Err(); err != nil {
-		return &store.KeyError{Op: "set", Key: key, Err: err}
-	}
-	w := s.object(key).NewWriter(ctx)
+	w := obj.NewWriter(ctx)
 	w.ChunkSize = 0 // one request; no resumable session for chunk-sized values
 	w.ContentType = "application/octet-stream"
 	if _, err := io.Copy(w, bytes.NewReader(value)); err != nil {
 		_ = w.Close()
-		return s.wrap(ctx, "set", key, err)
-	}
-	if err := w.Close(); err != nil {
-		return s.wrap(ctx, "set", key, err)
-	}
-	return nil
-}
-
-// Delete removes key. Deleting a missing key is not an error.
-func (s *Store) Delete(ctx context.Context, key string) error {
-	if err := store.ValidateKey(key); err != nil {
 		return err
 	}
-	if err := s.lim.Acquire(ctx); err != nil {
-		return &store.KeyError{Op: "delete", Key: key, Err: err}
-	}
-	defer s.lim.Release()
-	if err := ctx.Err(); err != nil {
-		return &store.KeyError{Op: "delete", Key: key, Err: err}
-	}
-	err := s.object(key).Delete(ctx)
-	if err != nil && !errors.Is(err, storage.ErrObjectNotExist) {
-		return s.wrap(ctx, "delete", key, err)
-	}
-	return nil
+	return w.Close()
 }
 
-// pages pages through the objects below prefix (with delimiter delim),
-// a page of up to 1000 per request, each request holding a concurrency
-// slot. yield gets each page and says whether to go on.
-func (s *Store) pages(ctx context.Context, prefix, delim string, yield func([]*storage.ObjectAttrs) bool) error {
-	q := &storage.Query{Prefix: s.prefix + prefix, Delimiter: delim}
+// Delete implements objstore.Driver.
+func (d *driver) Delete(ctx context.Context, name string) error {
+	return d.bucket.Object(name).Delete(ctx)
+}
+
+// ListPage implements objstore.Driver: up to 1000 names per page.
+func (d *driver) ListPage(ctx context.Context, prefix, delim, token string) (objstore.Page, error) {
+	q := &storage.Query{Prefix: prefix, Delimiter: delim}
 	if err := q.SetAttrSelection([]string{"Name"}); err != nil {
-		return err
+		return objstore.Page{}, err
 	}
-	pager := iterator.NewPager(s.bucket.Objects(ctx, q), 1000, "")
-	for {
-		var page []*storage.ObjectAttrs
-		if err := s.lim.Acquire(ctx); err != nil {
-			return err
-		}
-		next, err := pager.NextPage(&page)
-		s.lim.Release()
-		if err != nil {
-			return err
-		}
-		if !yield(page) || next == "" {
-			return nil
-		}
-	}
-}
-
-// List yields every key starting with prefix, in lexical (byte) order, a
-// page of up to 1000 keys per request. Stopping the iteration stops the
-// paging.
-func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		if err := store.ValidatePrefix(prefix); err != nil {
-			yield("", err)
-			return
-		}
-		if err := ctx.Err(); err != nil {
-			yield("", &store.KeyError{Op: "list", Key: prefix, Err: err})
-			return
-		}
-		stopped := false
-		err := s.pages(ctx, prefix, "", func(page []*storage.ObjectAttrs) bool {
-			for _, a := range page {
-				if k, ok := strings.CutPrefix(a.Name, s.prefix); ok && k != "" {
-					if !yield(k, nil) {
-						stopped = true
-						return false
-					}
-				}
-			}
-			return true
-		})
-		if err != nil && !stopped {
-			yield("", s.wrap(ctx, "list", prefix, err))
-		}
-	}
-}
-
-// ListDir lists one level below dir with the delimiter "/": keys directly
-// in dir and sub-directory names ending in "/", both relative to dir and
-// sorted.
-func (s *Store) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if err := store.ValidatePrefix(dir); err != nil {
-		return nil, nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, &store.KeyError{Op: "list", Key: dir, Err: err}
-	}
-	if dir != "" && !strings.HasSuffix(dir, "/") {
-		dir += "/"
-	}
-	full := s.prefix + dir
-	err = s.pages(ctx, dir, "/", func(page []*storage.ObjectAttrs) bool {
-		for _, a := range page {
-			if a.Prefix != "" {
-				if d, ok := strings.CutPrefix(a.Prefix, full); ok && d != "" && d != "/" {
-					dirs = append(dirs, d)
-				}
-			} else if k, ok := strings.CutPrefix(a.Name, full); ok && k != "" {
-				keys = append(keys, k)
-			}
-		}
-		return true
-	})
+	var attrs []*storage.ObjectAttrs
+	next, err := iterator.NewPager(d.bucket.Objects(ctx, q), 1000, token).NextPage(&attrs)
 	if err != nil {
-		return nil, nil, s.wrap(ctx, "list", dir, err)
+		return objstore.Page{}, err
 	}
-	return keys, dirs, nil
+	p := objstore.Page{Next: next}
+	for _, a := range attrs {
+		if a.Prefix != "" {
+			p.Dirs = append(p.Dirs, a.Prefix)
+		} else {
+			p.Keys = append(p.Keys, a.Name)
+		}
+	}
+	return p, nil
 }
 
-// wrap turns an SDK error into a *store.KeyError, mapping a missing object
-// to store.ErrNotFound and a missing bucket to ErrBucket.
-func (s *Store) wrap(ctx context.Context, op, key string, err error) error {
+// Classify implements objstore.Driver: a missing object, a failed
+// precondition, a range past the end, and a missing bucket (ErrBucket).
+func (d *driver) Classify(ctx context.Context, op string, err error) (objstore.Kind, error) {
+	status := httpStatus(err)
 	switch {
-	case errors.Is(err, storage.ErrBucketNotExist):
-		return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: %q: %w", ErrBucket, s.name, err)}
-	case errors.Is(err, storage.ErrObjectNotExist) || (op != "list" && httpStatus(err) == http.StatusNotFound):
-		if s.bucketMissing(ctx) {
-			return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: %q does not exist", ErrBucket, s.name)}
+	case errors.Is(err, storage.ErrBucketNotExist) || (op == "list" && status == http.StatusNotFound):
+		return objstore.KindOther, fmt.Errorf("%w: %q: %w", ErrBucket, d.name, err)
+	case errors.Is(err, storage.ErrObjectNotExist) || status == http.StatusNotFound:
+		if d.bucketMissing(ctx) {
+			return objstore.KindOther, fmt.Errorf("%w: %q does not exist", ErrBucket, d.name)
 		}
-		return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w (gs://%s/%s%s)", store.ErrNotFound, s.name, s.prefix, key)}
-	case op == "list" && httpStatus(err) == http.StatusNotFound:
-		return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: %q: %w", ErrBucket, s.name, err)}
+		return objstore.KindNotFound, err
+	case status == http.StatusPreconditionFailed || errors.Is(err, errVersion):
+		return objstore.KindConflict, err
+	case status == http.StatusRequestedRangeNotSatisfiable:
+		return objstore.KindEmptyRange, err
 	}
-	return &store.KeyError{Op: op, Key: key, Err: err}
+	return objstore.KindOther, err
 }
 
 // bucketMissing reports whether the store's bucket is known not to exist:
@@ -474,25 +345,25 @@ func (s *Store) wrap(ctx context.Context, op, key string, err error) error {
 // the first missing object sends one bucket metadata request, whose answer
 // the store keeps (a bucket it may not read the metadata of, as with
 // anonymous access, counts as existing).
-func (s *Store) bucketMissing(ctx context.Context) bool {
-	switch s.bucketState.Load() {
+func (d *driver) bucketMissing(ctx context.Context) bool {
+	switch d.bucketState.Load() {
 	case bucketExists:
 		return false
 	case bucketGone:
 		return true
 	}
-	_, err := s.bucket.Attrs(ctx)
+	_, err := d.bucket.Attrs(ctx)
 	switch {
 	case errors.Is(err, storage.ErrBucketNotExist):
-		s.bucketState.Store(bucketGone)
+		d.bucketState.Store(bucketGone)
 		return true
 	case err == nil || httpStatus(err) == http.StatusForbidden || httpStatus(err) == http.StatusUnauthorized:
-		s.bucketState.Store(bucketExists)
+		d.bucketState.Store(bucketExists)
 	}
 	return false
 }
 
-// Values of Store.bucketState.
+// Values of driver.bucketState.
 const (
 	bucketUnknown = iota
 	bucketExists

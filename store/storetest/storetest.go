@@ -108,6 +108,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) store.Store) {
 	t.Run("CancelledWrite", func(t *testing.T) { testCancelledWrite(t, newStore(t)) })
 	t.Run("LargeValue", func(t *testing.T) { testLarge(t, newStore(t)) })
 	t.Run("ListAfterWrites", func(t *testing.T) { testListAfterWrites(t, newStore(t)) })
+	t.Run("Capabilities", func(t *testing.T) { TestCapabilities(t, newStore) })
 }
 
 // TestReader runs the read-only part of the suite. newReader must return a
