@@ -128,6 +128,15 @@ func TestCodecConfig(t *testing.T) {
 			t.Errorf("%s: CheckEncode %v, want ErrInvalidConfig", cfg, err)
 		}
 	}
+	// Rates too low for a float block's exponent are refused when encoding
+	// (the C library overruns its buffer on them); integers take them.
+	lowRate := chain(t, `{"mode": 2, "rate": 1}`, dtype.TypeFloat64, []int{8})
+	if _, err := lowRate.Encode(nil, make([]byte, 64)); !errors.Is(err, codecs.ErrInvalidConfig) {
+		t.Errorf("rate 1 on 1-D doubles: %v, want ErrInvalidConfig", err)
+	}
+	if _, err := chain(t, `{"mode": 2, "rate": 1}`, dtype.TypeInt32, []int{8}).Encode(nil, make([]byte, 32)); err != nil {
+		t.Errorf("rate 1 on 1-D int32: %v", err)
+	}
 	// Types and shapes zfp cannot code are refused when the chain is resolved.
 	for _, r := range []codecs.ChunkRepr{
 		{Shape: []int{10}, DType: dtype.TypeUint16, Fill: make([]byte, 2)},

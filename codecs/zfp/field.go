@@ -366,6 +366,11 @@ func Compress(dst, src []byte, t Type, shape []int, p Params) ([]byte, error) {
 	if p.Mode() == ModeNull {
 		return dst, fmt.Errorf("%w: parameters %+v", ErrParams, p)
 	}
+	// A float block needs room for its exponent (modes.rst): the C library
+	// writes past such a budget (and past its buffer), so refuse it.
+	if need := map[Type]uint32{Float32: 9, Float64: 12}[t]; !p.reversible() && p.MaxBits < need {
+		return dst, fmt.Errorf("%w: %d bits per block, %s blocks need at least %d (a higher rate)", ErrParams, p.MaxBits, t, need)
+	}
 	n := 1
 	for _, s := range shape {
 		n *= s
