@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,16 +48,72 @@ func takeRef(ctx context.Context, args []string) (context.Context, []string, err
 			i++
 			v = args[i]
 		}
-		ctx = context.WithValue(ctx, refKey{}, v)
+		refs, _ := ctx.Value(refKey{}).([]string)
+		ctx = context.WithValue(ctx, refKey{}, append(slices.Clone(refs), v))
 	}
 	return ctx, rest, nil
 }
 
+// refsOf returns the --ref values given.
+func refsOf(ctx context.Context) []string {
+	r, _ := ctx.Value(refKey{}).([]string)
+	return r
+}
+
+// refOf returns the last --ref, or main.
 func refOf(ctx context.Context) string {
-	if r, ok := ctx.Value(refKey{}).(string); ok {
-		return r
+	if r := refsOf(ctx); len(r) > 0 {
+		return r[len(r)-1]
 	}
 	return "main"
+}
+
+// isRepoDiff reports a "diff --ref A --ref B REPO" command line.
+func isRepoDiff(ctx context.Context, args []string) bool {
+	return len(args) > 0 && args[0] == "diff" && len(refsOf(ctx)) == 2
+}
+
+// cmdRepoDiff prints what changed from snapshot A to B: "+", "-" or "~"
+// with the node kind and path, then per array the chunks changed.
+func cmdRepoDiff(ctx context.Context, args []string, stdout io.Writer) error {
+	flags, pos, err := splitArgs(args, map[string]bool{"json": false})
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: diff --ref A --ref B wants one REPO", errUsage)
+	}
+	r, _, err := openRepo(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	var ids [2]icechunk.ID
+	for i, ref := range refsOf(ctx) {
+		if ids[i], err = r.Resolve(ctx, ref); err != nil {
+			return err
+		}
+	}
+	d, err := r.Diff(ctx, ids[0], ids[1])
+	if err != nil {
+		return err
+	}
+	if _, ok := flags["json"]; ok {
+		return writeJSON(stdout, d)
+	}
+	for _, l := range []struct {
+		mark, kind string
+		paths      []string
+	}{{"+", "group", d.NewGroups}, {"+", "array", d.NewArrays}, {"-", "group", d.DeletedGroups},
+		{"-", "array", d.DeletedArrays}, {"~", "group", d.UpdatedGroups}, {"~", "array", d.UpdatedArrays}} {
+		for _, p := range l.paths {
+			fmt.Fprintf(stdout, "%s %s %s\n", l.mark, l.kind, p)
+		}
+	}
+	paths := slices.Sorted(maps.Keys(d.UpdatedChunks))
+	for _, p := range paths {
+		fmt.Fprintf(stdout, "  chunks %s: %d changed %v\n", p, len(d.UpdatedChunks[p]), d.UpdatedChunks[p])
+	}
+	return nil
 }
 
 // isRepoDir reports whether dir holds an Icechunk repository.
@@ -125,7 +182,7 @@ func openIcechunkTarget(ctx context.Context, target string) (store.Reader, strin
 		}
 		return nil, "", false, nil
 	}
-	if remote && ctx.Value(refKey{}) == nil {
+	if remote && len(refsOf(ctx)) == 0 {
 		return nil, "", false, nil // a remote URL is a repository only when --ref says so
 	}
 	r, node, err := openRepo(ctx, target)
@@ -154,6 +211,9 @@ Examples:
   zarrcat log --ref dev testdata/icechunk/spec1
   zarrcat get --ref v1 testdata/icechunk/spec2/i4 "0:2, 0:5"
   zarrcat tree --ref dev testdata/icechunk/spec2
+  zarrcat diff --ref v1 --ref main testdata/icechunk/spec2
+zarrcat diff --ref A --ref B [--json] REPO lists the nodes created (+),
+deleted (-) and changed (~) from snapshot A to B, and the chunks changed.
 ` + icechunkHelp
 
 var branchesHelp = `zarrcat branches [--json] REPO

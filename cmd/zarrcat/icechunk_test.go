@@ -88,6 +88,17 @@ func TestIcechunkCommands(t *testing.T) {
 			t.Errorf("--ref nope: no error")
 		}
 	}
+	// diff --ref v1 --ref main: the changes make_states.py made from s1 to s3
+	var out bytes.Buffer
+	if err := run(ctx, []string{"diff", "--ref", "v1", "--ref", "main", dir + "/spec2"}, &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"+ array /u8\n", "- array /small\n", "~ group /\n", "  chunks /i4: 1 changed [[0 0]]\n",
+		"  chunks /f8: 1 changed [[1]]\n", "  chunks /grid/sharded: 1 changed [[1 0]]\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("diff --ref v1 --ref main:\n%s\nwant %q in it", out.String(), want)
+		}
+	}
 	if err := run(ctx, []string{"info", "--ref", "main", "../../testdata/refdata/v3_gzip_l1.zarr"}, new(bytes.Buffer), new(bytes.Buffer)); err == nil {
 		t.Errorf("--ref outside a repository: no error")
 	}

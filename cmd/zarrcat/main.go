@@ -182,6 +182,7 @@ const usage = `usage:
   zarrcat clean [--older-than D] DIR     removes temporary files killed writes left
   zarrcat virtualize [-o refs.json] FILE.h5|FILE.nc   kerchunk references to an HDF5 file
   zarrcat log|branches|tags [--ref NAME] REPO   an Icechunk repository's history
+  zarrcat diff --ref A --ref B REPO   what changed between two Icechunk snapshots
   zarrcat version                        (also --version)
   zarrcat help COMMAND                   (flags and examples; also COMMAND --help)
 TARGET is an array or group directory, a .zip/.ozx, a file://, s3://,
@@ -206,6 +207,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if ctx, args, err = takeRef(ctx, args); err != nil {
 		return err
+	}
+	if isRepoDiff(ctx, args) {
+		return cmdRepoDiff(ctx, args[1:], stdout) // icechunk.go
 	}
 	if ctx, args, err = takeAllow(ctx, args); err != nil {
 		return err
