@@ -31,7 +31,7 @@ const defaultMaxChunkBytes = 512 << 20
 // --budget, the next read while the current block is written.
 func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags, pos, err := splitArgs(args, map[string]bool{"format": true, "o": true, "max-chunk-bytes": true, "budget": true, "q": false,
-		"points": true, "mask": true, "blocks": false, "oindex": false})
+		"points": true, "mask": true, "blocks": false, "oindex": false, "threshold": true, "edgeitems": true})
 	if err != nil {
 		return err
 	}
@@ -62,6 +62,14 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if a.Metadata().DataType.VarLen() { // strings.go
 		return getVarLen(ctx, a, sel, format, flags, stdout, stderr, budget)
+	}
+	if tv, err := textViewFor(flags, format, stdout); err != nil {
+		return err
+	} else if tv != nil && !a.Metadata().DataType.VarLen() { // textview.go
+		return tv.write(ctx, a, sel, stdout)
+	}
+	if sel.NumElements() == 0 && (format == "text" || format == "csv") {
+		fmt.Fprintf(stderr, "zarrcat: the selection is empty (shape %s): nothing to print\n", pyShape(sel.Shape()))
 	}
 	var prog *progress
 	if out := flags["o"]; out != "" && out != "-" {

@@ -37,7 +37,8 @@ Examples:
   zarrcat info --size --json testdata/refdata/v3_gzip_l1.zarr
 `,
 	"get": `zarrcat get [--format F] [-o FILE] [--budget N] [--max-chunk-bytes N] [-q]
-            [--points FILE | --mask FILE.npy | --blocks] TARGET [SELECTION]
+            [--points FILE | --mask FILE.npy | --blocks | --oindex]
+            [--threshold N] [--edgeitems N] TARGET [SELECTION]
 Writes the selected values in C order, streaming: memory stays within
 --budget (default 256MiB) whatever the selection's size, the next block
 read while one is written.
@@ -54,13 +55,22 @@ read while one is written.
              is true, in C order
   --blocks   SELECTION indexes the chunk grid (shards when sharded):
              integers and step-1 slices, as zarr-python's blocks
-SELECTION uses NumPy syntax: "0:10, :, 5", "[..., ::2]", "-1"; an index
-array or a boolean mask in brackets selects orthogonally (zarr-python's
-oindex): "[[3, 1, 4], :, 5]" (any order, repeats, negatives),
-"[[True, False, True], ...]". A block of output decodes each chunk it touches once.
+  --oindex   index arrays select orthogonally (zarr-python's oindex):
+             "[0, 2], [1, 3]" is then the 2x2 block, not 2 points
+  --threshold N, --edgeitems N  text as NumPy prints it (what a terminal
+             gets): a header, aligned columns, and past N elements
+             (default 1000; 0: never) only the first and last edgeitems
+             (default 3) along each dimension
+SELECTION uses NumPy syntax: "0:10, :, 5", "[..., ::2]", "-1"; index
+arrays and boolean masks in brackets mean what they mean in NumPy:
+"[[3, 1, 4], :, 5]" (any order, repeats, negatives), "[[True, False,
+True], ...]"; several broadcast and select pointwise, "[0, 2, 4], [1, 1, 3]"
+three values. A block of output decodes each chunk it touches once.
 Examples:
   zarrcat get testdata/refdata/v3_dtype_int16.zarr "0:2, 0:3"
   zarrcat get testdata/refdata/v3_dtype_int16.zarr "[[30, 0, 0], ::6]"
+  zarrcat get testdata/refdata/v3_dtype_int16.zarr "[0, 2, 4], [1, 1, 3]"
+  zarrcat get --threshold 100 testdata/refdata/v3_dtype_int16.zarr
   zarrcat get --points testdata/selections/zarrcat_points.txt testdata/refdata/v3_dtype_int16.zarr
   zarrcat get --mask testdata/selections/zarrcat_mask.npy testdata/refdata/v3_dtype_int16.zarr
   zarrcat get --blocks testdata/refdata/v3_shard_end_edges.zarr "-1, 0"

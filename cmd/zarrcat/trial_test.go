@@ -216,3 +216,51 @@ func TestHelpAndTypos(t *testing.T) {
 		}
 	}
 }
+
+// TestTextView (trial F12): text for people has a header, right-aligned
+// columns, NumPy's summary past --threshold elements (the first and last
+// --edgeitems along each dimension, the corner values those of the
+// array), labelled planes for 4-D results, and a message for an empty
+// result.
+func TestTextView(t *testing.T) {
+	a := filepath.Join(refDir, "v3_dtype_int16.zarr") // 31 × 19
+	out := runOK(t, "get", "--threshold", "100", a)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 8 || !strings.HasPrefix(lines[0], "# shape (31, 19), int16, 589 elements") || lines[4] != "..." {
+		t.Fatalf("summary:\n%s", out)
+	}
+	var full [][]int
+	json.Unmarshal([]byte(runOK(t, "get", "--format", "json", a)), &full)
+	width := len(lines[1])
+	for i, r := range []int{0, 1, 2, -1, 28, 29, 30} {
+		line := lines[1+i]
+		if r < 0 {
+			continue
+		}
+		if len(line) != width {
+			t.Errorf("row %d not aligned: %q vs width %d", r, line, width)
+		}
+		f := strings.Fields(line)
+		if len(f) != 7 || f[3] != "..." {
+			t.Fatalf("row %d: %q", r, line)
+		}
+		for j, c := range []int{0, 1, 2, -1, 16, 17, 18} {
+			if c >= 0 && f[j] != fmt.Sprint(full[r][c]) {
+				t.Errorf("[%d, %d] prints %s, the array holds %d", r, c, f[j], full[r][c])
+			}
+		}
+	}
+	out = runOK(t, "get", "--edgeitems", "1", filepath.Join(refDir, "v3_ndim4.zarr"), "0:2, 0:2, 0:2, 0:3")
+	for _, want := range []string{"[0, 0, :, :]", "[0, 1, :, :]", "[1, 0, :, :]", "[1, 1, :, :]"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("4-D view lacks %s:\n%s", want, out)
+		}
+	}
+	if out := runOK(t, "get", "--threshold", "5", a, "100:200"); !strings.Contains(out, "empty") {
+		t.Errorf("empty result: %q", out)
+	}
+	// A pipe without the flags gets every value, one space apart, as before.
+	if out := runOK(t, "get", a, "0:2"); strings.Contains(out, "#") || len(strings.Fields(out)) != 38 {
+		t.Errorf("plain text: %q", out)
+	}
+}

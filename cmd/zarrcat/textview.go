@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// textView is get's text output for people, as NumPy prints arrays: a
+// header line (shape, data type), columns right-aligned, a selection of
+// more than threshold elements summarised to its first and last edge
+// items along each dimension with "..." between, and each 2-D plane of a
+// 3-D or 4-D result labelled with its leading indices. It is what a
+// terminal gets (--threshold and --edgeitems change it, or ask for it on a
+// pipe); scripts reading text from a pipe or a file get every value.
+type textView struct {
+	threshold, edge int
+}
+
+// textViewFor returns the text view get should draw, or nil for the plain
+// streamed text: a terminal on stdout, or --threshold/--edgeitems given.
+func textViewFor(flags map[string]string, format string, stdout io.Writer) (*textView, error) {
+	if format != "text" || flags["o"] != "" && flags["o"] != "-" {
+		return nil, nil
+	}
+	v := &textView{threshold: 1000, edge: 3}
+	_, th := flags["threshold"]
+	_, ed := flags["edgeitems"]
+	for name, p := range map[string]*int{"threshold": &v.threshold, "edgeitems": &v.edge} {
+		if s, ok := flags[name]; ok {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%w: --%s wants a number ≥ 0, not %q", errUsage, name, s)
+			}
+			*p = n
+		}
+	}
+	if th || ed {
+		return v, nil
+	}
+	if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return v, nil
+	}
+	return nil, nil
+}
+
+// positions returns the output positions shown along a dimension of
+// length n: all, or the first and last edge ones (-1 marks the "...").
+func (v *textView) positions(n int, summarise bool) []int {
+	if !summarise || n <= 2*v.edge {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	out := make([]int, 0, 2*v.edge+1)
+	for i := range v.edge {
+		out = append(out, i)
+	}
+	out = append(out, -1)
+	for i := n - v.edge; i < n; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// source returns the array index of output position k of dimension d.
+func source(d nd.Dim, k int) int {
+	if d.Order != nil {
+		k = d.Order[k]
+	}
+	if d.Index != nil {
+		return d.Index[k]
+	}
+	return d.Start + k*d.Step
+}
+
+// write reads the shown elements of sel (at most (2·edge+1)^rank when
+// summarised) and prints them.
+func (v *textView) write(ctx context.Context, a *zarr.Array, sel nd.Selection, w io.Writer) error {
+	dt := a.Metadata().DataType
+	shape := sel.Shape()
+	total := sel.NumElements()
+	summarise := v.threshold > 0 && total > v.threshold
+	header := fmt.Sprintf("# shape %s, %s", pyShape(shape), dt)
+	if summarise {
+		header += fmt.Sprintf(", %d elements: the first and last %d along each dimension (--threshold 0 prints all)", total, v.edge)
+	}
+	if total == 0 {
+		_, err := fmt.Fprintf(w, "%s: empty, no elements selected\n", header)
+		return err
+	}
+	// The kept (not dropped) dimensions and the positions shown on each.
+	var kept []int
+	for d, dim := range sel {
+		if !dim.Drop {
+			kept = append(kept, d)
+		}
+	}
+	pos := make([][]int, len(kept))
+	for i, d := range kept {
+		pos[i] = v.positions(sel[d].Len(), summarise)
+	}
+	// The points to read: every combination of shown positions.
+	rank := len(sel)
+	var coords []int
+	idx := make([]int, len(kept))
+	var walk func(level int)
+	walk = func(level int) {
+		if level == len(kept) {
+			c := make([]int, rank)
+			for d, dim := range sel {
+				c[d] = source(dim, 0)
+			}
+			for i, d := range kept {
+				c[d] = source(sel[d], idx[i])
+			}
+			coords = append(coords, c...)
+			return
+		}
+		for _, p := range pos[level] {
+			if p < 0 {
+				continue
+			}
+			idx[level] = p
+			walk(level + 1)
+		}
+	}
+	walk(0)
+	var vals [][]byte
+	if rank == 0 {
+		b, _, err := a.ReadBytes(ctx)
+		if err != nil {
+			return err
+		}
+		vals = [][]byte{b}
+	} else {
+		pts := nd.Points{Rank: rank, Coords: coords}
+		n := dt.Size()
+		out := make([]byte, pts.Len()*n)
+		if err := a.ReadPointsInto(ctx, out, pts); err != nil {
+			return err
+		}
+		for k := range pts.Len() {
+			vals = append(vals, out[k*n:(k+1)*n])
+		}
+	}
+	texts := make([]string, len(vals))
+	width := 0
+	for i, b := range vals {
+		texts[i] = string(appendValue(nil, dt, b))
+		width = max(width, len(texts[i]))
+	}
+	var sb strings.Builder
+	sb.WriteString(header + "\n")
+	next := 0
+	r := len(kept)
+	row := func(cols []int) {
+		for j, c := range cols {
+			if j > 0 {
+				sb.WriteByte(' ')
+			}
+			if c < 0 {
+				sb.WriteString(strings.Repeat(" ", max(0, width-3)) + "...")
+				continue
+			}
+			sb.WriteString(strings.Repeat(" ", width-len(texts[next])) + texts[next])
+			next++
+		}
+		sb.WriteByte('\n')
+	}
+	var lines func(level int, label []string)
+	lines = func(level int, label []string) {
+		switch r - level {
+		case 0: // a scalar
+			sb.WriteString(texts[next] + "\n")
+			next++
+			return
+		case 1:
+			row(pos[level])
+			return
+		case 2:
+			if len(label) > 0 {
+				fmt.Fprintf(&sb, "[%s, :, :]\n", strings.Join(label, ", "))
+			}
+			for _, p := range pos[level] {
+				if p < 0 {
+					sb.WriteString("...\n")
+					continue
+				}
+				row(pos[level+1])
+			}
+			return
+		}
+		for i, p := range pos[level] {
+			if i > 0 {
+				sb.WriteByte('\n')
+			}
+			if p < 0 {
+				sb.WriteString("...\n")
+				continue
+			}
+			lines(level+1, append(slices.Clone(label), strconv.Itoa(p)))
+		}
+	}
+	lines(0, nil)
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
+
+// pyShape writes a shape as Python does: (), (5,), (3, 4).
+func pyShape(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, n := range shape {
+		parts[i] = strconv.Itoa(n)
+	}
+	if len(parts) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
