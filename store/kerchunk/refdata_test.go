@@ -75,4 +75,11 @@ func TestFixtures(t *testing.T) {
 		t.Run(refs, func(t *testing.T) { checkArray(t, openFixture(t, refs), "grid", "grid") })
 	}
 	t.Run("cf.json", func(t *testing.T) { checkArray(t, openFixture(t, "cf.json"), "temp", "temp") })
+	// References written by kerchunk itself (kerchunk.hdf.SingleHdf5ToZarr,
+	// testdata/virtual/make_kerchunk.py).
+	t.Run("kerchunk_cf.json", func(t *testing.T) { checkArray(t, openFixture(t, "kerchunk_cf.json"), "temp", "temp") })
+	ksub := openFixture(t, "kerchunk_sub.json")
+	for _, name := range []string{"zlib_shuffle", "raw_be", "sparse"} {
+		t.Run("kerchunk_sub.json/"+name, func(t *testing.T) { checkArray(t, ksub, name, name) })
+	}
 }
