@@ -48,12 +48,17 @@ var fullConfigs = map[string]string{
 	"numcodecs.shuffle":           `{"elementsize":4}`,
 	"packbits":                    `{"padding_encoding":"none","first_bit":0,"last_bit":3}`,
 	"bitround":                    `{"keepbits":3}`,
+	"numcodecs.base64":            `{}`,
+	"numcodecs.json2":             `{"allow_nan":true,"check_circular":true,"encoding":"utf-8","ensure_ascii":true,"indent":null,"separators":[",",":"],"skipkeys":false,"sort_keys":true,"strict":true}`,
+	"numcodecs.msgpack2":          `{"raw":false,"use_bin_type":true,"use_single_float":false}`,
+	"numcodecs.vlen-array":        `{"dtype":"<i4"}`,
 }
 
 // aliasFields are further fields a codec knows that cannot be given with
 // its full configuration (another name of one of its fields).
 var aliasFields = map[string][]string{
-	"packbits": {"start_bit", "end_bit"},
+	"packbits":             {"start_bit", "end_bit"},
+	"numcodecs.categorize": {},
 }
 
 // baseConfig returns the configuration FuzzCodecExtraFields starts from
