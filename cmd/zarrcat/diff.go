@@ -64,7 +64,7 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	r := compareMetadata(a, b)
-	if len(r.Metadata) == 0 || onlySoft(r.Metadata) {
+	if (len(r.Metadata) == 0 || onlySoft(r.Metadata)) && (a.Metadata().DataType == b.Metadata().DataType || castable(a.Metadata().DataType, b.Metadata().DataType)) {
 		prog := newProgress(stderr, flags, "diff")
 		prog.setTotal(int64(sel.NumElements()) * int64(a.Metadata().DataType.Size()) * 2)
 		err := compareValues(ctx, a, b, sel, budget, r, prog)
@@ -73,7 +73,7 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	r.Same = len(r.Metadata) == 0 && r.Differing == 0
+	r.Same = len(r.Metadata) == 0 && r.Differing == 0 // a dtype difference is a difference, even with equal values
 	if _, ok := flags["json"]; ok {
 		err = writeJSON(stdout, r)
 	} else {
@@ -89,7 +89,7 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // (same shape and data type).
 func onlySoft(diffs []string) bool {
 	for _, d := range diffs {
-		if strings.HasPrefix(d, "shape") || strings.HasPrefix(d, "data_type") {
+		if strings.HasPrefix(d, "shape") {
 			return false
 		}
 	}
@@ -116,7 +116,31 @@ func compareMetadata(a, b *zarr.Array) *diffReport {
 	add(&r.Layout, "zarr_format", a.ZarrFormat(), b.ZarrFormat())
 	add(&r.Layout, "chunk_shape", ma.ChunkShape, mb.ChunkShape)
 	add(&r.Layout, "codecs", specsString(ma.Codecs), specsString(mb.Codecs))
+	// A sharded array's inner chunks and their codecs are layout too.
+	inner := func(x *zarr.Array) (shape []int, codecs string) {
+		if l := x.Sharding(); l != nil {
+			return l.ChunkShape(), specsString(l.Codec().InnerSpecs())
+		}
+		return nil, ""
+	}
+	sa, ca := inner(a)
+	sb, cb := inner(b)
+	if sa != nil || sb != nil {
+		add(&r.Layout, "inner_chunk_shape", sa, sb)
+		add(&r.Layout, "inner_codecs", ca, cb)
+	}
 	return r
+}
+
+// castable reports whether values of a and b compare after a cast (both
+// booleans, integers or real floats): diff then compares values across a
+// data type difference, as after cp --dtype.
+func castable(a, b dtype.DataType) bool {
+	ok := func(dt dtype.DataType) bool {
+		k := dt.Kind()
+		return k == dtype.Bool || k == dtype.Int || k == dtype.Uint || k == dtype.Float
+	}
+	return ok(a) && ok(b)
 }
 
 // compareValues compares a and b over sel block by block, filling r.
@@ -126,8 +150,39 @@ func compareValues(ctx context.Context, a, b *zarr.Array, sel nd.Selection, budg
 		return compareVarValues(ctx, a, b, sel, budget, r, prog)
 	}
 	n := dt.Size()
+	dtB := b.Metadata().DataType
 	return streamAll(ctx, []*zarr.Array{a, b}, sel, budget/8, func(blk streamBlock) error {
 		x, y := blk.Data, blk.More[0]
+		if dtB != dt { // compared as B's type: a value B cannot hold differs
+			cast := make([]byte, len(y))
+			nb := dtB.Size()
+			differ := make([]bool, len(x)/n)
+			for i := range differ {
+				c, err := castValues(dt, dtB, x[i*n:(i+1)*n])
+				if err != nil {
+					differ[i] = true
+					continue
+				}
+				copy(cast[i*nb:], c)
+			}
+			r.Compared += int64(len(differ))
+			prog.add(int64(len(x) + len(y)))
+			for i := range differ {
+				xi, yi := cast[i*nb:(i+1)*nb], y[i*nb:(i+1)*nb]
+				if !differ[i] && sameElement(dtB, xi, yi) {
+					continue
+				}
+				r.Differing++
+				if r.First == nil {
+					r.First = coordsOf(blk.Sel, i)
+					r.FirstA, r.FirstB = string(appendValue(nil, dt, x[i*n:(i+1)*n])), string(appendValue(nil, dtB, yi))
+				}
+				if d := math.Abs(loadFloat(dt, x[i*n:(i+1)*n]) - loadFloat(dtB, yi)); r.MaxAbs == nil || d > *r.MaxAbs {
+					r.MaxAbs = &d
+				}
+			}
+			return nil
+		}
 		r.Compared += int64(len(x) / n)
 		prog.add(int64(2 * len(x)))
 		if bytes.Equal(x, y) {

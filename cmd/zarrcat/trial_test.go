@@ -264,3 +264,37 @@ func TestTextView(t *testing.T) {
 		t.Errorf("plain text: %q", out)
 	}
 }
+
+// TestDiffShardedAndDtype (trial F5, F17): diff reports different inner
+// chunks and codecs of sharded copies, and compares values across a data
+// type difference (0 of N differ after cp --dtype float64), still exiting
+// 3 for the dtype.
+func TestDiffShardedAndDtype(t *testing.T) {
+	a := filepath.Join(refDir, "v3_dtype_int16.zarr")
+	dir := t.TempDir()
+	s1, s2 := filepath.Join(dir, "s1.zarr"), filepath.Join(dir, "s2.zarr")
+	runOK(t, "cp", "--chunks", "8,8", "--shards", "16,16", "--codec", "zstd:3", a, s1)
+	runOK(t, "cp", "--chunks", "4,4", "--shards", "16,16", "--codec", "gzip:5", a, s2)
+	out := runOK(t, "diff", s1, s2)
+	if !strings.Contains(out, "inner_chunk_shape: [8 8] vs [4 4]") || !strings.Contains(out, "inner_codecs:") {
+		t.Errorf("diff of sharded copies:\n%s", out)
+	}
+	f32 := filepath.Join(refDir, "v3_dtype_float32.zarr")
+	f64 := filepath.Join(dir, "f64.zarr")
+	runOK(t, "cp", "--dtype", "float64", f32, f64)
+	var outb strings.Builder
+	err := run(context.Background(), []string{"diff", "--json", f32, f64}, &outb, &outb)
+	var r diffReport
+	json.Unmarshal([]byte(outb.String()), &r)
+	if exitCode(err) != 3 || r.Compared == 0 || r.Differing != 0 {
+		t.Errorf("diff float32 vs its float64 copy: exit %d, %d compared, %d differ", exitCode(err), r.Compared, r.Differing)
+	}
+	i8 := filepath.Join(dir, "i8.zarr")
+	runOK(t, "cp", "--dtype", "float32", a, i8)
+	outb.Reset()
+	run(context.Background(), []string{"diff", "--json", f32, a}, &outb, &outb)
+	json.Unmarshal([]byte(outb.String()), &r)
+	if r.Compared != 0 {
+		t.Errorf("diff of different shapes compared %d values", r.Compared)
+	}
+}
