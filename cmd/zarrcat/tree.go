@@ -37,9 +37,17 @@ type nodeInfo struct {
 	ChunkShape      []int           `json:"chunk_shape,omitempty"`       // the write unit: chunk, or shard
 	InnerChunkShape []int           `json:"inner_chunk_shape,omitempty"` // sharded arrays
 	Codecs          string          `json:"codecs,omitempty"`            // as "bytes → zstd{...}"
-	Attributes      map[string]any  `json:"attributes,omitempty"`
-	Storage         *storageInfo    `json:"storage,omitempty"`
-	Children        []*nodeInfo     `json:"children,omitempty"`
+	// The rest of what info prints, for --json: the shard shape (sharded:
+	// chunk_shape's value, named), the codec chain as its JSON, the chunk
+	// key encoding, the dimension names and a shard index's place.
+	ShardShape       []int           `json:"shard_shape,omitempty"`
+	CodecsJSON       json.RawMessage `json:"codecs_json,omitempty"`
+	ChunkKeyEncoding json.RawMessage `json:"chunk_key_encoding,omitempty"`
+	DimensionNames   []*string       `json:"dimension_names,omitempty"`
+	IndexLocation    string          `json:"index_location,omitempty"`
+	Attributes       map[string]any  `json:"attributes,omitempty"`
+	Storage          *storageInfo    `json:"storage,omitempty"`
+	Children         []*nodeInfo     `json:"children,omitempty"`
 
 	array *zarr.Array
 }
@@ -304,7 +312,12 @@ func describeArray(a *zarr.Array, attrs bool) *nodeInfo {
 	if l := a.Sharding(); l != nil {
 		n.InnerChunkShape = l.ChunkShape()
 		n.Codecs = "sharding_indexed[" + specsString(l.Codec().InnerSpecs()) + "]"
+		n.ShardShape = orEmptyInts(m.ChunkShape)
+		n.IndexLocation = fmt.Sprint(l.Codec().IndexLocation())
 	}
+	n.CodecsJSON, _ = json.Marshal(m.Codecs)
+	n.ChunkKeyEncoding, _ = json.Marshal(m.ChunkKeyEncoding)
+	n.DimensionNames = m.DimensionNames
 	if attrs {
 		n.Attributes = a.Attributes()
 	}

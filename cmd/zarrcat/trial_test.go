@@ -298,3 +298,20 @@ func TestDiffShardedAndDtype(t *testing.T) {
 		t.Errorf("diff of different shapes compared %d values", r.Compared)
 	}
 }
+
+// TestInfoJSONRich (trial F16): info --json carries what the text does:
+// dimension names, the chunk key encoding, the codecs as JSON, a sharded
+// array's shard shape and index location.
+func TestInfoJSONRich(t *testing.T) {
+	var n map[string]any
+	json.Unmarshal([]byte(runOK(t, "info", "--json", filepath.Join(refDir, "v3_dimnames_3d.zarr"))), &n)
+	names, _ := n["dimension_names"].([]any)
+	if fmt.Sprint(names) != "[time lat lon]" || n["chunk_key_encoding"] == nil || n["codecs_json"] == nil {
+		t.Errorf("info --json: %v", n)
+	}
+	text := runOK(t, "info", filepath.Join(refDir, "v3_shard_start.zarr"))
+	json.Unmarshal([]byte(runOK(t, "info", "--json", filepath.Join(refDir, "v3_shard_start.zarr"))), &n)
+	if n["index_location"] != "start" || !strings.Contains(text, "shard_shape:") || n["shard_shape"] == nil {
+		t.Errorf("sharded info --json: %v", n)
+	}
+}
