@@ -32,6 +32,7 @@
 package zip
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -528,15 +529,127 @@ func (r *Reader) value(ctx context.Context, op, key string, e *entry, start, end
 		}
 		return slices.Clone(whole[start:end]), nil
 	}
-	comp, err := r.span(ctx, op, key, e, 0, e.csize)
+	out, err := r.inflateRanges(ctx, op, key, e, []span{{start, end}})
 	if err != nil {
 		return nil, err
 	}
-	b, err := inflate(comp, e, start, end)
-	if err != nil {
-		return nil, &store.KeyError{Op: op, Key: key, Err: err}
+	return out[0], nil
+}
+
+// span is an interval [start, end) of an entry's value.
+type span struct{ start, end int64 }
+
+// compBlock is how much compressed data inflateRanges reads from the
+// archive at a time.
+const compBlock = 1 << 20
+
+// compReader reads e's compressed data from the archive a block at a
+// time, as the inflater asks for it.
+type compReader struct {
+	ctx     context.Context
+	r       *Reader
+	op, key string
+	e       *entry
+	pos     int64
+	buf     []byte
+}
+
+func (c *compReader) Read(p []byte) (int, error) {
+	if len(c.buf) == 0 {
+		if c.pos >= c.e.csize {
+			return 0, io.EOF
+		}
+		b, err := c.r.span(c.ctx, c.op, c.key, c.e, c.pos, min(c.pos+compBlock, c.e.csize))
+		if err != nil {
+			return 0, err
+		}
+		c.pos += int64(len(b))
+		c.buf = b
 	}
-	return b, nil
+	n := copy(p, c.buf)
+	c.buf = c.buf[n:]
+	return n, nil
+}
+
+// inflateRanges returns the bytes of each of spans (valid intervals of
+// e's value) of a deflate entry in one streaming pass: the compressed
+// data is read a block at a time and inflated from the start only as far
+// as the last span ends, bytes outside the spans are discarded as they
+// pass. Memory is the spans' bytes (overlapping ones once), a block and
+// the inflater's window, whatever the entry's size. A pass to the end
+// checks the size, and one over the whole value the CRC-32.
+func (r *Reader) inflateRanges(ctx context.Context, op, key string, e *entry, spans []span) ([][]byte, error) {
+	if e.usize > e.csize*maxRatio+1<<10 {
+		return nil, &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: deflate entry of %d bytes claims %d", ErrFormat, e.csize, e.usize)}
+	}
+	// Merge overlapping spans into groups read once.
+	order := make([]int, len(spans))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return spans[order[a]].start < spans[order[b]].start })
+	var groups []span
+	for _, i := range order {
+		s := spans[i]
+		if s.start == s.end {
+			continue
+		}
+		if n := len(groups); n > 0 && s.start <= groups[n-1].end {
+			groups[n-1].end = max(groups[n-1].end, s.end)
+			continue
+		}
+		groups = append(groups, s)
+	}
+	fr := flate.NewReader(bufio.NewReaderSize(&compReader{ctx: ctx, r: r, op: op, key: key, e: e}, 32<<10))
+	defer fr.Close()
+	fail := func(err error) error {
+		var ke *store.KeyError
+		if errors.As(err, &ke) {
+			return err
+		}
+		return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: inflating: %w", ErrFormat, noEOF(err))}
+	}
+	data := make([][]byte, len(groups))
+	pos := int64(0)
+	for g, grp := range groups {
+		if err := ctx.Err(); err != nil {
+			return nil, &store.KeyError{Op: op, Key: key, Err: err}
+		}
+		if _, err := io.CopyN(io.Discard, fr, grp.start-pos); err != nil {
+			return nil, fail(err)
+		}
+		data[g] = make([]byte, grp.end-grp.start)
+		if _, err := io.ReadFull(fr, data[g]); err != nil {
+			return nil, fail(err)
+		}
+		pos = grp.end
+	}
+	if pos == e.usize {
+		if n, _ := fr.Read(make([]byte, 1)); n != 0 {
+			return nil, &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: deflate entry inflates to more than %d bytes", ErrFormat, e.usize)}
+		}
+		if len(groups) == 1 && groups[0].start == 0 && crc32.ChecksumIEEE(data[0]) != e.crc {
+			return nil, &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: CRC-32 mismatch", ErrFormat)}
+		}
+	}
+	out := make([][]byte, len(spans))
+	g := 0
+	for _, i := range order {
+		s := spans[i]
+		if s.start == s.end {
+			out[i] = []byte{}
+			continue
+		}
+		for groups[g].end < s.end || groups[g].start > s.start {
+			g++
+		}
+		b := data[g][s.start-groups[g].start : s.end-groups[g].start]
+		if len(spans) > 1 {
+			b = slices.Clone(b) // results are the caller's, each its own
+		}
+		out[i] = b
+	}
+	return out, nil
 }
 
 // maxCached is the largest deflate entry the Reader keeps inflated, so
@@ -677,12 +790,16 @@ func (r *Reader) GetRanges(ctx context.Context, key string, ranges []store.ByteR
 	}
 	out := make([][]byte, len(ranges))
 	if e.method == methodDeflate {
-		var whole []byte
-		if e.usize <= maxCached {
-			whole, err = r.inflated(ctx, "get", key, e)
-		} else {
-			whole, err = r.value(ctx, "get", key, e, 0, e.usize)
+		if e.usize > maxCached {
+			// Inflate only as far as the ranges need, keeping only their
+			// bytes: never the whole of a large entry.
+			spans := make([]span, len(ranges))
+			for i, br := range ranges {
+				spans[i].start, spans[i].end, _ = br.Resolve(e.usize)
+			}
+			return r.inflateRanges(ctx, "get", key, e, spans)
 		}
+		whole, err := r.inflated(ctx, "get", key, e)
 		if err != nil {
 			return nil, err
 		}
