@@ -193,18 +193,25 @@ func (e *pointwiseError) Error() string {
 func (e *pointwiseError) Unwrap() error { return errUsage }
 
 // parseBytes parses a positive byte count: digits, optionally followed by
-// KiB, MiB, GiB or TiB.
+// a unit as GNU coreutils read them: KiB, MiB, GiB, TiB or K, M, G, T
+// (any case: powers of 1024), KB, MB, GB, TB (powers of 1000).
 func parseBytes(s string) (int64, error) {
 	num, mult := s, int64(1)
-	for i, suf := range []string{"KiB", "MiB", "GiB", "TiB"} {
-		if n, ok := strings.CutSuffix(s, suf); ok {
-			num, mult = n, 1<<(10*(i+1))
+	units := []struct {
+		suf  string
+		mult int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}}
+	for _, u := range units {
+		if len(s) > len(u.suf) && strings.EqualFold(s[len(s)-len(u.suf):], u.suf) {
+			num, mult = s[:len(s)-len(u.suf)], u.mult
 			break
 		}
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n <= 0 || n > math.MaxInt64/mult {
-		return 0, fmt.Errorf("%q is not a positive byte count (digits, optionally followed by KiB, MiB, GiB or TiB)", s)
+		return 0, fmt.Errorf("%q is not a positive byte count (digits, optionally followed by K, M, G, T or KiB, MiB, GiB, TiB: powers of 1024; KB, MB, GB, TB: of 1000)", s)
 	}
 	return n * mult, nil
 }

@@ -315,3 +315,18 @@ func TestInfoJSONRich(t *testing.T) {
 		t.Errorf("sharded info --json: %v", n)
 	}
 }
+
+// TestByteUnits: --budget and --max-chunk-bytes take the units people
+// type (1k, 512MB, 1G), as GNU coreutils reads them.
+func TestByteUnits(t *testing.T) {
+	for in, want := range map[string]int64{"1k": 1024, "1K": 1024, "512MB": 512e6, "1G": 1 << 30, "2GiB": 2 << 30, "64": 64, "3kib": 3072} {
+		if got, err := parseBytes(in); err != nil || got != want {
+			t.Errorf("%s: %d, %v, want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"10XB", "k", "-1", "1.5G", ""} {
+		if _, err := parseBytes(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
