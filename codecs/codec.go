@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/gozarr/gozarr/dtype"
@@ -264,6 +265,9 @@ func New(s Spec) (Codec, error) {
 	}
 	c, err := f(s.Configuration)
 	if err != nil {
+		if strings.Contains(err.Error(), s.Name+":") || strings.Contains(err.Error(), s.Name+" ") {
+			return nil, err // the factory named the codec: once is enough
+		}
 		return nil, fmt.Errorf("codec %s: %w", s.Name, err)
 	}
 	return c, nil
