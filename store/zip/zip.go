@@ -166,8 +166,8 @@ func Open(ctx context.Context, src store.Reader, key string, opts ...Option) (*R
 		return nil, fmt.Errorf("zip: %w", err)
 	}
 	r := &Reader{src: src, key: key, entries: map[string]*entry{}, limit: max(8, 4*runtime.GOMAXPROCS(0))}
-	if l, ok := src.(store.ConcurrencyLimiter); ok {
-		r.limit = max(l.MaxConcurrency(), 1)
+	if n := store.CapabilitiesOf(src).MaxConcurrency; n > 0 {
+		r.limit = n
 	}
 	if err := r.readDirectory(ctx, o); err != nil {
 		var ke *store.KeyError
@@ -202,7 +202,7 @@ func (r *Reader) readDirectory(ctx context.Context, o options) error {
 	r.size = -1
 	if len(tail) < tailLen {
 		r.size = int64(len(tail))
-	} else if sr, ok := r.src.(store.SizeReader); ok {
+	} else if sr := store.CapabilitiesOf(r.src).Sizer; sr != nil {
 		if r.size, err = sr.Size(ctx, r.key); err != nil {
 			return err
 		}
@@ -871,7 +871,7 @@ func (r *Reader) ReadInto(ctx context.Context, key string, offset int64, dst []b
 		return 0, err
 	}
 	start, end, _ := store.OffsetLen(offset, int64(len(dst))).Resolve(e.usize)
-	if into, ok := r.src.(store.IntoReader); ok && e.method == methodStored && start < end {
+	if into := store.CapabilitiesOf(r.src).Into; into != nil && e.method == methodStored && start < end {
 		if d := e.data.Load(); d >= 0 {
 			if d+e.csize > r.size {
 				return 0, &store.KeyError{Op: "read", Key: key, Err: fmt.Errorf("%w: entry data past the end of the archive", ErrFormat)}
