@@ -3,12 +3,12 @@ package hdf5
 import (
 	"context"
 	"fmt"
+	"github.com/gozarr/gozarr/internal/cputime"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -113,14 +113,9 @@ func BenchmarkVirtualize(b *testing.B) {
 	}
 }
 
-// cpuTime returns the process's user and system CPU time in nanoseconds.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
+// cpuTime returns the process's user and system CPU time in nanoseconds
+// (0 where the platform cannot tell).
+func cpuTime() int64 { return int64(cputime.Process()) }
 
 // slowStore delays every Get, and counts them.
 type slowStore struct {

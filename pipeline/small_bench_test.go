@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/gozarr/gozarr/internal/cputime"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -13,8 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/nd"
@@ -116,23 +115,12 @@ func smallArrayDir(b *testing.B) string {
 	return dir
 }
 
-// threadCPU returns the CPU time the calling thread has used.
-func threadCPU() time.Duration {
-	var ts unix.Timespec
-	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
-		return 0
-	}
-	return time.Duration(ts.Nano())
-}
+// threadCPU returns the CPU time the calling thread has used (0 where the
+// platform cannot tell).
+func threadCPU() time.Duration { return cputime.Thread() }
 
 // processCPU returns the CPU time (user and system) the process has used.
-func processCPU() time.Duration {
-	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func processCPU() time.Duration { return cputime.Process() }
 
 // cpuPerOp runs loop on a locked thread and reports its thread CPU time per
 // op (cpu-ns/op): on a loaded machine wall time counts the other

@@ -134,9 +134,9 @@ func (c *ObjectCodec) Decode(dst, src []byte, repr codecs.ChunkRepr) error {
 	if len(elems) != repr.NumElements() {
 		return fmt.Errorf("%w: %s: chunk holds %d elements, want %d", codecs.ErrCorrupt, c.name, len(elems), repr.NumElements())
 	}
-	n := 4 + 4*len(elems)
+	n := int64(4 + 4*len(elems))
 	for _, e := range elems {
-		n += len(e)
+		n += int64(len(e))
 	}
 	if n > math.MaxUint32 {
 		return fmt.Errorf("%w: %s: chunk of more than 4 GiB", codecs.ErrCorrupt, c.name)

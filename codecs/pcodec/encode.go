@@ -624,7 +624,7 @@ func MaxCompressedSize(n int, t NumberType, pageN int) int {
 		return math.MaxInt32
 	}
 	if b > 1<<62 {
-		return 1 << 62
+		return int(min(1<<62, int64(math.MaxInt)))
 	}
 	return int(b)
 }

@@ -9,3 +9,7 @@ import "time"
 // used, or 0 where the platform cannot tell. Callers lock the goroutine to
 // its thread (runtime.LockOSThread) around what they measure.
 func Thread() time.Duration { return thread() }
+
+// Process returns the CPU time (user + system) the whole process has used,
+// or 0 where the platform cannot tell.
+func Process() time.Duration { return process() }

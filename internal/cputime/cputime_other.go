@@ -5,3 +5,5 @@ package cputime
 import "time"
 
 func thread() time.Duration { return 0 }
+
+func process() time.Duration { return 0 }
