@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -27,23 +28,35 @@ func TestCheckpointSurvivesKill(t *testing.T) {
 	for i := range 5 {
 		os.Remove(state)
 		cmd := exec.Command(bin, args...)
+		var output bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &output, &output
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Kill once the loop runs (the checkpoint exists), at a varying moment.
-		deadline := time.Now().Add(20 * time.Second)
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		// Kill once the loop runs (the checkpoint exists), at a varying
+		// moment. The deadline is generous: CI runs every package's tests
+		// at once on two cores.
+		deadline := time.Now().Add(90 * time.Second)
+	wait:
 		for {
 			if _, err := os.Stat(state); err == nil || time.Now().After(deadline) {
 				break
 			}
-			time.Sleep(5 * time.Millisecond)
+			select {
+			case err := <-exited:
+				t.Fatalf("run %d: the example exited before its first checkpoint (%v):\n%s", i, err, output.String())
+			case <-time.After(5 * time.Millisecond):
+				continue wait
+			}
 		}
 		time.Sleep(time.Duration(10+i*37) * time.Millisecond)
 		cmd.Process.Kill()
-		cmd.Wait()
+		<-exited
 		b, err := os.ReadFile(state)
 		if err != nil {
-			t.Fatalf("run %d: %v", i, err)
+			t.Fatalf("run %d: %v; the example printed:\n%s", i, err, output.String())
 		}
 		var st struct{ Epoch, Batch int }
 		if err := json.Unmarshal(b, &st); err != nil {
