@@ -52,6 +52,7 @@ type copyReport struct {
 	Skipped     int64  `json:"write_units_resumed"` // found complete and verified, not written again
 	Bytes       int64  `json:"bytes"`               // decoded bytes copied
 	Validated   bool   `json:"validated"`
+	Snapshot    string `json:"snapshot,omitempty"` // the commit of a copy into an Icechunk repository
 }
 
 // cmdCp copies an array or a group hierarchy from one URL to another,
@@ -59,7 +60,7 @@ type copyReport struct {
 // always written as Zarr v3.
 func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags, pos, err := splitArgs(args, map[string]bool{"chunks": true, "shards": true, "codec": true, "dtype": true,
-		"budget": true, "resume": false, "overwrite": false, "validate": false, "json": false, "q": false, "max-chunk-bytes": true})
+		"budget": true, "resume": false, "overwrite": false, "validate": false, "json": false, "q": false, "max-chunk-bytes": true, "m": true})
 	if err != nil {
 		return err
 	}
@@ -100,6 +101,10 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if p.resume && p.overwrite {
 		return fmt.Errorf("%w: --resume keeps what a killed copy wrote, --overwrite deletes it: give one", errUsage)
 	}
+	ctx, repo, err := repoDestination(ctx, pos[1], flags) // icechunk.go
+	if err != nil {
+		return err
+	}
 	src, srcPath, err := openTarget(ctx, pos[0])
 	if err != nil {
 		return err
@@ -113,15 +118,19 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	// Everything that can be checked is checked before the first byte is
 	// written: the destination, every array's new metadata and codecs.
-	if p.dst, err = resolveDestination(pos[0], pos[1]); err != nil {
+	var dst store.Store
+	if repo != nil {
+		p.dst, dst = repo.dest, repo.session
+	} else if p.dst, err = resolveDestination(pos[0], pos[1]); err != nil {
 		return err
 	}
 	if err := checkCopy(ctx, src, n, srcPath, p); err != nil {
 		return err
 	}
-	dst, err := openDestination(ctx, p.dst.store)
-	if err != nil {
-		return err
+	if dst == nil {
+		if dst, err = openDestination(ctx, p.dst.store); err != nil {
+			return err
+		}
 	}
 	if !p.dst.local {
 		prefix := ""
@@ -168,12 +177,22 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if repo != nil {
+		id, err := repo.commit(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		r.Snapshot = id.String()
+	}
 	if _, ok := flags["json"]; ok {
 		return writeJSON(stdout, r)
 	}
 	fmt.Fprintf(stdout, "copied %s and %s to %s: %s (%d found complete), %s decoded", plural(r.Arrays, "array"), plural(r.Groups, "group"), r.Destination, plural(int(r.Units), "write unit"), r.Skipped, humanBytes(r.Bytes))
 	if r.Validated {
 		fmt.Fprint(stdout, ", validated")
+	}
+	if r.Snapshot != "" {
+		fmt.Fprintf(stdout, ", committed as snapshot %s on branch %s", r.Snapshot, repo.branch)
 	}
 	fmt.Fprintln(stdout)
 	return nil

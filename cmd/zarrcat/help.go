@@ -107,7 +107,7 @@ Examples:
   zarrcat stats --hist 8 --json testdata/refdata/v3_dtype_int16.zarr "0:10"
 `,
 	"cp": `zarrcat cp [--chunks SHAPE] [--shards SHAPE] [--codec C] [--dtype T]
-           [--resume | --overwrite] [--validate] [--budget N] [--json] [-q] SOURCE DESTINATION
+           [--resume | --overwrite] [--validate] [--budget N] [--json] [-q] [-m MSG] SOURCE DESTINATION
 Copies an array, or a group and everything below it, between any two
 locations (directories, file://, s3://, a new .zip/.ozx), written as Zarr
 v3 (a v2 source becomes v3), write unit by write unit of the destination
@@ -122,7 +122,9 @@ group above the copy is consolidated again. Shapes, codec levels and the
 fill value are checked before anything is written; a copy that fails
 later (a value --dtype cannot hold) removes what it wrote. A killed or
 interrupted (Ctrl-C) copy stays for --resume; zarrcat clean removes the
-temporary files a kill leaves.
+temporary files a kill leaves. A DESTINATION inside an Icechunk repository
+(REPO/NAME) is committed onto the branch --ref names (default main) with
+the message -m MSG (see zarrcat help log).
   --chunks 64,64    chunk shape (inner chunks with --shards)
   --shards 512,512  shard shape: a sharded copy
   --codec C         compressors after the bytes codec: zstd:LEVEL,

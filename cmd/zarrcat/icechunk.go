@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -201,6 +202,9 @@ TARGET may be inside an Icechunk repository (spec 1 or 2): a local
 directory holding a "repo" object or refs/, or, with --ref, a remote URL of
 the repository's root. --ref NAME (any command) reads the branch, tag or
 snapshot id NAME (default main); the rest of the path names the node.
+zarrcat cp SOURCE REPO/NAME [--ref BRANCH] [-m MSG] copies into a session
+on BRANCH (default main) and commits it with the message MSG; with two
+--ref the first names SOURCE's ref (when SOURCE is in a repository too).
 `
 
 var logHelp = `zarrcat log [--ref NAME] [--json] REPO
@@ -312,4 +316,116 @@ func cmdRefs(ctx context.Context, kind string, args []string, stdout io.Writer) 
 		fmt.Fprintf(stdout, "%s  %s\n", refs[n], n)
 	}
 	return nil
+}
+
+// repoDest is a cp DESTINATION inside an Icechunk repository: the copy is
+// written into a session on a branch and committed when it is complete.
+type repoDest struct {
+	session *icechunk.Session
+	branch  string
+	message string
+	dest    *destination
+}
+
+// repoDestination recognizes a cp DESTINATION inside an Icechunk
+// repository: a local path below a repository's directory, or, with -m or
+// --ref, a remote URL below a repository's root. The last --ref then names
+// the branch written (default main) and an earlier one the source's ref;
+// the returned context carries the source's. rd is nil for other
+// destinations (where -m is a usage error).
+func repoDestination(ctx context.Context, dst string, flags map[string]string) (context.Context, *repoDest, error) {
+	msg, hasMsg := flags["m"]
+	refs := refsOf(ctx)
+	var st store.Reader
+	var node string
+	if root, n, ok := findRepo(dst); ok {
+		s, err := fs.New(root)
+		if err != nil {
+			return ctx, nil, err
+		}
+		st, node = s, n
+	} else if remote := strings.Contains(dst, "://") && !strings.HasPrefix(dst, "file://"); remote && (hasMsg || len(refs) > 0) {
+		s, n, err := findRemoteRepo(ctx, dst)
+		if err != nil {
+			return ctx, nil, err
+		}
+		st, node = s, n
+	}
+	if st == nil {
+		if hasMsg {
+			return ctx, nil, fmt.Errorf("%w: -m is the commit message of a copy into an Icechunk repository, and %s is in none", errUsage, dst)
+		}
+		return ctx, nil, nil
+	}
+	if node == "" {
+		return ctx, nil, fmt.Errorf("%w: cp into an Icechunk repository needs a node path below its root (REPO/NAME)", errUsage)
+	}
+	branch := "main"
+	srcCtx := context.WithValue(ctx, refKey{}, nil)
+	if len(refs) > 0 {
+		branch = refs[len(refs)-1]
+		if len(refs) > 1 {
+			srcCtx = context.WithValue(ctx, refKey{}, refs[:len(refs)-1])
+		}
+	}
+	r, err := icechunk.Open(ctx, st)
+	if err != nil {
+		return ctx, nil, fmt.Errorf("destination %s: %w", dst, err)
+	}
+	s, err := r.Session(ctx, branch)
+	if errors.Is(err, icechunk.ErrRefNotFound) {
+		return ctx, nil, fmt.Errorf("destination %s: --ref %s: %w (a copy is committed onto a branch)", dst, branch, err)
+	}
+	if err != nil {
+		return ctx, nil, fmt.Errorf("destination %s: %w", dst, err)
+	}
+	if !hasMsg {
+		msg = "zarrcat cp to /" + node
+	}
+	d := &destination{typed: dst, store: dst, node: node, shown: dst}
+	for _, err := range s.List(ctx, node+"/") {
+		if err != nil {
+			return ctx, nil, err
+		}
+		d.existed = true
+		break
+	}
+	return srcCtx, &repoDest{session: s, branch: branch, message: msg, dest: d}, nil
+}
+
+// findRemoteRepo finds the repository root at or above a remote URL and
+// the node path below it.
+func findRemoteRepo(ctx context.Context, url string) (store.Reader, string, error) {
+	u := strings.TrimRight(url, "/")
+	scheme := strings.Index(u, "://") + 3
+	var rest []string
+	for {
+		s, err := storeurl.Open(ctx, u)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, k := range []string{"repo", "refs/branch.main/ref.json"} {
+			if _, err := s.Get(ctx, k, store.OffsetLen(0, 0)); err == nil {
+				slices.Reverse(rest)
+				return s, strings.Join(rest, "/"), nil
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return nil, "", fmt.Errorf("destination %s: %w", url, err)
+			}
+		}
+		i := strings.LastIndexByte(u, '/')
+		if i < scheme || !strings.Contains(u[scheme:], "/") {
+			return nil, "", fmt.Errorf("%w: no Icechunk repository at or above %s", errUsage, url)
+		}
+		rest = append(rest, u[i+1:])
+		u = u[:i]
+	}
+}
+
+// commit commits a completed copy onto the branch.
+func (rd *repoDest) commit(ctx context.Context, src string) (icechunk.ID, error) {
+	id, err := rd.session.Commit(ctx, rd.message, map[string]any{"zarrcat": "cp " + src + " /" + rd.dest.node})
+	if err != nil {
+		return id, fmt.Errorf("committing the copy to branch %s: %w", rd.branch, err)
+	}
+	return id, nil
 }
