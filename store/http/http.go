@@ -4,7 +4,9 @@
 // A Store implements store.Reader, store.RangesReader (nearby ranges
 // coalesced, requests concurrent), store.IntoReader and store.SizeReader
 // (HEAD). It is read-only: it has no Set or Delete, and no listing, since
-// HTTP has no standard way to list.
+// HTTP has no standard way to list. It reads through store/objstore, the
+// layer every remote store shares (limiter, retries, bounded bodies,
+// Content-Range checks), over this package's driver.
 //
 // # Ranges and servers that ignore them
 //
@@ -50,8 +52,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
-	"net"
 	nethttp "net/http"
 	"net/url"
 	"strconv"
@@ -60,6 +60,7 @@ import (
 	"time"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/objstore"
 )
 
 // DefaultConcurrency is the default per-store limit of requests in flight.
@@ -72,10 +73,10 @@ const DefaultMaxAttempts = 4
 // DefaultMaxBackoff is the default longest pause between two attempts.
 const DefaultMaxBackoff = 2 * time.Second
 
-// DefaultCoalesce are the coalescing knobs GetRanges uses by default: ranges
-// less than 1 MiB apart are read with one request, up to
-// store.DefaultMaxSize per request.
-var DefaultCoalesce = store.CoalesceOptions{MaxGap: 1 << 20, MaxSize: store.DefaultMaxSize}
+// DefaultCoalesce returns the coalescing knobs GetRanges uses by default
+// (objstore.DefaultCoalesce): ranges less than 1 MiB apart are read with
+// one request, up to store.DefaultMaxSize per request.
+func DefaultCoalesce() store.CoalesceOptions { return objstore.DefaultCoalesce() }
 
 // MaxRetryAfter is the longest Retry-After wait the store honours; an
 // answer asking for longer fails at once with its *StatusError.
@@ -112,22 +113,23 @@ func (e *StatusError) Error() string {
 
 // Store is a read-only store over HTTP. It is safe for concurrent use.
 type Store struct {
-	base        *url.URL
-	client      *nethttp.Client
-	header      nethttp.Header
-	sem         chan struct{}
-	noRange     atomic.Bool
-	maxAttempts int
-	maxBackoff  time.Duration
-	coalesce    store.CoalesceOptions
-	timeouts    store.Timeouts // resolved
+	os       *objstore.Store
+	base     *url.URL
+	d        *driver
+	client   *nethttp.Client
+	header   nethttp.Header
+	conc     int
+	retry    objstore.Retry
+	coalesce store.CoalesceOptions
+	timeouts store.Timeouts // resolved
 }
 
 var (
-	_ store.Reader       = (*Store)(nil)
-	_ store.RangesReader = (*Store)(nil)
-	_ store.IntoReader   = (*Store)(nil)
-	_ store.SizeReader   = (*Store)(nil)
+	_ store.Reader             = (*Store)(nil)
+	_ store.RangesReader       = (*Store)(nil)
+	_ store.IntoReader         = (*Store)(nil)
+	_ store.SizeReader         = (*Store)(nil)
+	_ store.CapabilityReporter = (*Store)(nil)
 )
 
 // Option configures New.
@@ -154,24 +156,22 @@ func WithHeader(key, value string) Option { return func(s *Store) { s.header.Add
 
 // WithConcurrency sets the per-store limit of requests in flight (default
 // DefaultConcurrency, 64). Values below 1 mean 1.
-func WithConcurrency(n int) Option {
-	return func(s *Store) { s.sem = make(chan struct{}, max(n, 1)) }
-}
+func WithConcurrency(n int) Option { return func(s *Store) { s.conc = max(n, 1) } }
 
 // WithRetry sets the attempts per request (first try included; default
 // DefaultMaxAttempts; 1 disables retries) and the longest pause between
 // attempts (default DefaultMaxBackoff).
 func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
 	return func(s *Store) {
-		s.maxAttempts = max(maxAttempts, 1)
+		s.retry.MaxAttempts = max(maxAttempts, 1)
 		if maxBackoff > 0 {
-			s.maxBackoff = maxBackoff
+			s.retry.MaxBackoff = maxBackoff
 		}
 	}
 }
 
 // WithCoalesce sets how GetRanges joins nearby bounded ranges into one
-// request (default DefaultCoalesce; see store.Coalesce).
+// request (default DefaultCoalesce(); see store.Coalesce).
 func WithCoalesce(opt store.CoalesceOptions) Option { return func(s *Store) { s.coalesce = opt } }
 
 // New returns a store reading below baseURL, an http or https URL (a
@@ -187,12 +187,11 @@ func New(baseURL string, opts ...Option) (*Store, error) {
 	}
 	u.Fragment, u.RawFragment = "", ""
 	s := &Store{
-		base:        u,
-		header:      nethttp.Header{},
-		sem:         make(chan struct{}, DefaultConcurrency),
-		maxAttempts: DefaultMaxAttempts,
-		maxBackoff:  DefaultMaxBackoff,
-		coalesce:    DefaultCoalesce,
+		base:     u,
+		header:   nethttp.Header{},
+		conc:     DefaultConcurrency,
+		retry:    objstore.Retry{MaxAttempts: DefaultMaxAttempts, MaxBackoff: DefaultMaxBackoff},
+		coalesce: DefaultCoalesce(),
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -202,12 +201,14 @@ func New(baseURL string, opts ...Option) (*Store, error) {
 	s.timeouts = s.timeouts.Resolve()
 	if s.client == nil {
 		t := nethttp.DefaultTransport.(*nethttp.Transport).Clone()
-		t.MaxIdleConnsPerHost = cap(s.sem)
-		t.MaxIdleConns = max(t.MaxIdleConns, 2*cap(s.sem))
-		t.DialContext = (&net.Dialer{Timeout: s.timeouts.Connect, KeepAlive: 30 * time.Second}).DialContext
-		t.TLSHandshakeTimeout = s.timeouts.Connect
-		t.ResponseHeaderTimeout = s.timeouts.Header
+		objstore.ConfigureTransport(t, s.timeouts, s.conc)
 		s.client = &nethttp.Client{Transport: t, CheckRedirect: checkRedirect}
+	}
+	s.d = &driver{base: u, client: objstore.WatchIdle(s.client, s.timeouts.Idle), header: s.header}
+	s.os, err = objstore.New(s.d, objstore.Config{Scheme: u.Scheme, Bucket: u.Host, Prefix: "",
+		Concurrency: s.conc, Coalesce: s.coalesce, Retry: s.retry, Locate: s.URL})
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -222,150 +223,29 @@ func checkRedirect(req *nethttp.Request, via []*nethttp.Request) error {
 }
 
 // URL returns the URL of key.
-func (s *Store) URL(key string) string {
-	segs := strings.Split(key, "/")
-	for i, seg := range segs {
-		segs[i] = url.PathEscape(seg)
-	}
-	u := *s.base
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + key
-	u.RawPath = strings.TrimSuffix(s.base.EscapedPath(), "/") + "/" + strings.Join(segs, "/")
-	return u.String()
-}
+func (s *Store) URL(key string) string { return s.d.url(key) }
 
 // String returns the base URL.
 func (s *Store) String() string { return s.base.String() }
 
+// StoreID implements store.Identifier: the base URL.
+func (s *Store) StoreID() string { return s.base.String() }
+
 // RangesIgnored reports whether the server was found to ignore Range
 // headers, so that the store now fetches whole values.
-func (s *Store) RangesIgnored() bool { return s.noRange.Load() }
+func (s *Store) RangesIgnored() bool { return s.d.noRange.Load() }
 
 // Get reads the range r of key. A missing key is store.ErrNotFound; see the
 // package doc for ranges and statuses.
 func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	if err := store.ValidateRequest("get", key, r); err != nil {
-		return nil, err
-	}
-	return s.get(ctx, key, r)
-}
-
-func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	r, empty := store.RequestRange(r)
-	if empty {
-		if _, err := s.head(ctx, "get", key); err != nil {
-			return nil, err
-		}
-		return []byte{}, nil
-	}
-	var out []byte
-	err := s.do(ctx, "get", key, r, func(resp *nethttp.Response, ranged bool) error {
-		switch resp.StatusCode {
-		case nethttp.StatusRequestedRangeNotSatisfiable:
-			if _, ok := r.IsSuffix(); ok {
-				// A non-empty suffix is satisfiable unless the value is
-				// empty (or the server wrong): the whole value answers.
-				return errRefetchFull
-			}
-			out = []byte{}
-			return nil
-		case nethttp.StatusPartialContent:
-			limit := store.AnswerLimit(r, true)
-			b, more, err := store.ReadBodyUpTo(resp.Body, resp.ContentLength, limit)
-			if more {
-				return errPermanent{fmt.Errorf("%w: a 206 answer of more than the %d bytes asked for", store.ErrBadContentRange, limit)}
-			}
-			if err != nil {
-				return err
-			}
-			if err := store.CheckContentRange(resp.Header.Get("Content-Range"), r, len(b)); err != nil {
-				return errPermanent{err}
-			}
-			out = b
-			return nil
-		}
-		// 200: the whole value, of which only up to r's end is needed.
-		b, more, err := store.ReadBodyUpTo(resp.Body, resp.ContentLength, store.AnswerLimit(r, false))
-		if err != nil {
-			return err
-		}
-		out, err = store.SliceWhole(b, r)
-		if err != nil {
-			return errPermanent{err}
-		}
-		if ranged && (more || len(out) != len(b)) {
-			s.noRange.Store(true)
-		}
-		return nil
-	})
-	if err == errRefetchFull {
-		return s.get(ctx, key, store.Full())
-	}
-	return out, err
+	return s.os.Get(ctx, key, r)
 }
 
 // ReadInto reads the bytes [offset, offset+len(dst)) of key straight into
 // dst and returns how many it read: fewer than len(dst) only when the value
 // ends first. An empty dst costs a HEAD, to report a missing key.
 func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []byte) (int, error) {
-	r := store.OffsetLen(offset, int64(len(dst)))
-	if err := store.ValidateRequest("read", key, r); err != nil {
-		return 0, err
-	}
-	if len(dst) == 0 {
-		_, err := s.head(ctx, "read", key)
-		return 0, err
-	}
-	var n int
-	err := s.do(ctx, "read", key, r, func(resp *nethttp.Response, ranged bool) error {
-		n = 0
-		body := io.Reader(resp.Body)
-		expect := resp.ContentLength
-		switch resp.StatusCode {
-		case nethttp.StatusRequestedRangeNotSatisfiable:
-			return nil
-		case nethttp.StatusPartialContent:
-			if expect > int64(len(dst)) {
-				return errPermanent{fmt.Errorf("%w: a 206 answer of %d bytes for %d asked for", store.ErrBadContentRange, expect, len(dst))}
-			}
-		case nethttp.StatusOK:
-			if ranged {
-				s.noRange.Store(true)
-			}
-			if _, err := io.CopyN(io.Discard, body, offset); err == io.EOF {
-				return nil
-			} else if err != nil {
-				return err
-			}
-			if expect >= 0 {
-				expect -= offset
-			}
-		}
-		k, err := io.ReadFull(body, dst)
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			if expect >= 0 && int64(k) < expect {
-				return err // cut short: retry
-			}
-			err = nil
-		}
-		if err != nil {
-			return err
-		}
-		if resp.StatusCode == nethttp.StatusPartialContent {
-			if k == len(dst) && expect < 0 {
-				// No length announced: one byte more says whether
-				// the server sends more than asked for.
-				if m, _ := io.ReadFull(body, make([]byte, 1)); m > 0 {
-					return errPermanent{fmt.Errorf("%w: a 206 answer of more than the %d bytes asked for", store.ErrBadContentRange, len(dst))}
-				}
-			}
-			if err := store.CheckContentRange(resp.Header.Get("Content-Range"), store.OffsetLen(offset, int64(k)), k); err != nil {
-				return errPermanent{err}
-			}
-		}
-		n = k
-		return nil
-	})
-	return n, err
+	return s.os.ReadInto(ctx, key, offset, dst)
 }
 
 // GetRanges reads several ranges of key and returns them in the order of
@@ -374,45 +254,182 @@ func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []by
 // concurrency limit. Results of overlapping ranges may share memory. It
 // fails with the first error; a missing key is store.ErrNotFound.
 func (s *Store) GetRanges(ctx context.Context, key string, ranges []store.ByteRange) ([][]byte, error) {
-	return store.GetRangesConcurrent(ctx, key, ranges, s.coalesce, s.get)
+	return s.os.GetRanges(ctx, key, ranges)
 }
 
 // Size returns the size of key's value from a HEAD request's Content-Length
 // (or, when the server does not send one, by reading the value).
-func (s *Store) Size(ctx context.Context, key string) (int64, error) {
-	if err := store.ValidateKey(key); err != nil {
-		return 0, err
+func (s *Store) Size(ctx context.Context, key string) (int64, error) { return s.os.Size(ctx, key) }
+
+// MaxConcurrency implements store.ConcurrencyLimiter: the most requests
+// the store runs at once.
+func (s *Store) MaxConcurrency() int { return s.os.MaxConcurrency() }
+
+// CoalesceOptions implements store.Coalescer: the knobs GetRanges joins
+// ranges with (WithCoalesce; default DefaultCoalesce()).
+func (s *Store) CoalesceOptions() store.CoalesceOptions { return s.coalesce }
+
+// Capabilities implements store.CapabilityReporter: ranges, sizes, reads
+// into a caller's buffer, the coalescing knobs and the request limit.
+func (s *Store) Capabilities() store.Capabilities {
+	return store.Capabilities{Into: s, Sizer: s, Ranges: s, Coalesce: s.coalesce, MaxConcurrency: s.os.MaxConcurrency()}
+}
+
+// driver is the objstore.Driver of a base URL: GET with a Range header,
+// HEAD; it has no writes and no listing.
+type driver struct {
+	base    *url.URL
+	client  objstore.Doer
+	header  nethttp.Header
+	noRange atomic.Bool
+}
+
+// url returns the URL of name.
+func (d *driver) url(name string) string {
+	segs := strings.Split(name, "/")
+	for i, seg := range segs {
+		segs[i] = url.PathEscape(seg)
 	}
-	n, err := s.head(ctx, "size", key)
+	u := *d.base
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/" + name
+	u.RawPath = strings.TrimSuffix(d.base.EscapedPath(), "/") + "/" + strings.Join(segs, "/")
+	return u.String()
+}
+
+// errEmptyRange is a 416 answer.
+var errEmptyRange = errors.New("range not satisfiable")
+
+// send sends one request for name (a Range header when rng is not "")
+// and returns a 200, 206 or 416 answer; any other is an error with the
+// body closed.
+func (d *driver) send(ctx context.Context, method, name, rng string) (*nethttp.Response, error) {
+	u := d.url(name)
+	req, err := nethttp.NewRequestWithContext(ctx, method, u, nil)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	if n < 0 {
-		b, err := s.get(ctx, key, store.Full())
-		return int64(len(b)), err
+	for k, v := range d.header {
+		req.Header[k] = v
 	}
-	return n, nil
+	if rng != "" {
+		req.Header.Set("Range", rng)
+	}
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	switch resp.StatusCode {
+	case nethttp.StatusOK, nethttp.StatusPartialContent:
+		return resp, nil
+	}
+	io.CopyN(io.Discard, resp.Body, 4<<10)
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case nethttp.StatusRequestedRangeNotSatisfiable:
+		return nil, errEmptyRange
+	case nethttp.StatusNotFound, nethttp.StatusGone:
+		return nil, store.ErrNotFound
+	}
+	se := &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: u}
+	if resp.StatusCode == nethttp.StatusTooManyRequests || resp.StatusCode == nethttp.StatusServiceUnavailable {
+		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
+	return nil, se
 }
 
-// head sends a HEAD for key and returns its Content-Length (-1 if unknown).
-func (s *Store) head(ctx context.Context, op, key string) (int64, error) {
-	var n int64 = -1
-	err := s.do(ctx, op, key, headRange, func(resp *nethttp.Response, _ bool) error {
-		if resp.StatusCode != nethttp.StatusOK {
-			// A HEAD sends no Range: a 206 or 416 answer is wrong.
-			return errPermanent{&StatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: resp.Request.URL.String()}}
+// Read implements objstore.Driver with one GET: a Range header unless the
+// whole value is asked for or the server was found to ignore ranges.
+func (d *driver) Read(ctx context.Context, name string, off, n int64) (objstore.Object, error) {
+	rng := objstore.HTTPRange(off, n)
+	ranged := rng != "" && !d.noRange.Load()
+	if !ranged {
+		rng = ""
+	}
+	resp, err := d.send(ctx, nethttp.MethodGet, name, rng)
+	if err != nil {
+		return objstore.Object{}, err
+	}
+	o := objstore.Object{Body: resp.Body, Length: resp.ContentLength, Version: resp.Header.Get("ETag")}
+	if resp.StatusCode == nethttp.StatusPartialContent {
+		o.ContentRange = resp.Header.Get("Content-Range")
+		return o, nil
+	}
+	// 200: the whole value, of which the layer reads only up to the
+	// range's end. A server that sent more than the range asked for
+	// ignores ranges: ask it for none from now on.
+	o.Whole = off != 0 || n >= 0
+	cl := resp.ContentLength
+	if ranged && (off > 0 || cl < 0 || (n >= 0 && cl > n) || (off < 0 && cl > -off)) {
+		d.noRange.Store(true)
+	}
+	return o, nil
+}
+
+// Head implements objstore.Driver with a HEAD: Content-Length (-1 when
+// the server sends none) and ETag.
+func (d *driver) Head(ctx context.Context, name string) (int64, string, error) {
+	resp, err := d.send(ctx, nethttp.MethodHead, name, "")
+	if err == errEmptyRange || (err == nil && resp.StatusCode != nethttp.StatusOK) {
+		// A HEAD sends no Range: a 206 or 416 answer is wrong.
+		if resp != nil {
+			resp.Body.Close()
 		}
-		n = resp.ContentLength
-		return nil
-	})
-	return n, err
+		return 0, "", errPermanent{fmt.Errorf("HEAD of %s: unexpected answer to a request without Range", d.url(name))}
+	}
+	if err != nil {
+		return 0, "", err
+	}
+	resp.Body.Close()
+	return resp.ContentLength, resp.Header.Get("ETag"), nil
 }
 
-// headRange marks a HEAD request for do (a From(0) never reaches do).
-var headRange = store.From(0)
+// Put implements objstore.Driver: the store is read-only.
+func (d *driver) Put(context.Context, string, []byte, objstore.Condition) error {
+	return store.ErrReadOnly
+}
 
-// errRefetchFull asks get to read the whole value instead.
-var errRefetchFull = errors.New("refetch whole value")
+// Delete implements objstore.Driver: the store is read-only.
+func (d *driver) Delete(context.Context, string) error { return store.ErrReadOnly }
+
+// ListPage implements objstore.Driver: HTTP has no listing.
+func (d *driver) ListPage(context.Context, string, string, string) (objstore.Page, error) {
+	return objstore.Page{}, errors.ErrUnsupported
+}
+
+// Classify implements objstore.Driver: 404 and 410 are a missing key, 416
+// an empty range; 429, 500, 502, 503 and 504 answers (a Retry-After up to
+// MaxRetryAfter), broken connections and stalled answers are transient.
+func (d *driver) Classify(_ context.Context, _ string, err error) (objstore.Kind, error) {
+	var se *StatusError
+	var perm errPermanent
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return objstore.KindNotFound, err
+	case errors.Is(err, errEmptyRange):
+		return objstore.KindEmptyRange, err
+	case errors.As(err, &perm):
+		return objstore.KindOther, perm.err
+	case errors.As(err, &se):
+		switch se.StatusCode {
+		case nethttp.StatusTooManyRequests, nethttp.StatusServiceUnavailable:
+			if se.RetryAfter <= MaxRetryAfter {
+				return objstore.KindTransient, err
+			}
+		case nethttp.StatusInternalServerError, nethttp.StatusBadGateway, nethttp.StatusGatewayTimeout:
+			return objstore.KindTransient, err
+		}
+		return objstore.KindOther, err
+	case errors.Is(err, ErrTooManyRedirects), errors.Is(err, store.ErrBadContentRange), errors.Is(err, store.ErrInvalidRange):
+		return objstore.KindOther, err
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) || errors.Is(err, store.ErrStalled) {
+		// The request got no (complete) answer: a broken connection, a
+		// timeout.
+		return objstore.KindTransient, err
+	}
+	return objstore.KindOther, err
+}
 
 // errPermanent marks an answer that retrying cannot fix.
 type errPermanent struct{ err error }
@@ -420,103 +437,9 @@ type errPermanent struct{ err error }
 func (e errPermanent) Error() string { return e.err.Error() }
 func (e errPermanent) Unwrap() error { return e.err }
 
-// do sends one request for key (GET with r's Range header, or HEAD when r is
-// headRange) with retries, and hands every 200, 206 or 416 answer to handle,
-// which reads the body. ranged says whether a Range header was sent. A
-// handle error other than errPermanent or errRefetchFull (a body cut short)
-// is retried like a broken connection.
-func (s *Store) do(ctx context.Context, op, key string, r store.ByteRange,
-	handle func(resp *nethttp.Response, ranged bool) error) error {
-	u := s.URL(key)
-	method := nethttp.MethodGet
-	if r == headRange {
-		method = nethttp.MethodHead
-	}
-	var lastErr error
-	for attempt := 0; attempt < s.maxAttempts; attempt++ {
-		if attempt > 0 {
-			if err := s.sleep(ctx, attempt, lastErr); err != nil {
-				return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w (after %v)", err, lastErr)}
-			}
-		}
-		retry, err := s.once(ctx, method, u, r, handle)
-		if err == nil || err == errRefetchFull {
-			return err
-		}
-		if ctx.Err() != nil {
-			return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: %w", ctx.Err(), err)}
-		}
-		if errors.Is(err, store.ErrNotFound) {
-			return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w (%s)", store.ErrNotFound, u)}
-		}
-		lastErr = err
-		if !retry {
-			break
-		}
-	}
-	return &store.KeyError{Op: op, Key: key, Err: lastErr}
-}
-
-// once sends one request. retry reports whether a failure may be retried.
-func (s *Store) once(ctx context.Context, method, u string, r store.ByteRange,
-	handle func(resp *nethttp.Response, ranged bool) error) (retry bool, err error) {
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		return false, ctx.Err()
-	}
-	defer func() { <-s.sem }()
-	watch := store.NewIdleWatch(ctx, s.timeouts.Idle)
-	defer watch.Stop()
-	req, err := nethttp.NewRequestWithContext(watch.Context(), method, u, nil)
-	if err != nil {
-		return false, err
-	}
-	for k, v := range s.header {
-		req.Header[k] = v
-	}
-	ranged := method == nethttp.MethodGet && !r.IsFull() && !s.noRange.Load()
-	if ranged {
-		req.Header.Set("Range", r.String())
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return !errors.Is(err, ErrTooManyRedirects), err
-	}
-	body := resp.Body
-	resp.Body = readCloser{watch.Body(body), body}
-	defer func() {
-		// Drain a little so the connection can be reused.
-		io.CopyN(io.Discard, resp.Body, 4<<10)
-		resp.Body.Close()
-	}()
-	switch resp.StatusCode {
-	case nethttp.StatusOK, nethttp.StatusPartialContent, nethttp.StatusRequestedRangeNotSatisfiable:
-		err := handle(resp, ranged)
-		var perm errPermanent
-		if errors.As(err, &perm) {
-			return false, perm.err
-		}
-		return err != errRefetchFull, watch.Err(err)
-	case nethttp.StatusNotFound, nethttp.StatusGone:
-		return false, store.ErrNotFound
-	case nethttp.StatusTooManyRequests, nethttp.StatusServiceUnavailable:
-		se := &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: u,
-			RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
-		return se.RetryAfter <= MaxRetryAfter, se
-	case nethttp.StatusInternalServerError, nethttp.StatusBadGateway, nethttp.StatusGatewayTimeout:
-		return true, &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: u}
-	}
-	return false, &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: u}
-}
-
-// readCloser reads from r and closes c.
-type readCloser struct {
-	io.Reader
-	c io.Closer
-}
-
-func (rc readCloser) Close() error { return rc.c.Close() }
+// RetryDelay implements objstore.RetryDelayer: the wait a 429 or 503
+// answer's Retry-After asked for.
+func (e *StatusError) RetryDelay() time.Duration { return e.RetryAfter }
 
 // parseRetryAfter returns the wait a Retry-After header asks for, in
 // seconds or as an HTTP date (relative to now), or 0 when it is absent,
@@ -537,27 +460,3 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	}
 	return 0
 }
-
-// sleep waits before attempt (1, 2, ...): what the last answer's
-// Retry-After asked for, or else full jitter over 50ms·2^attempt, capped
-// at maxBackoff.
-func (s *Store) sleep(ctx context.Context, attempt int, last error) error {
-	d := min(50*time.Millisecond<<min(attempt, 20), s.maxBackoff)
-	d = time.Duration(rand.Int64N(int64(d)) + 1)
-	var se *StatusError
-	if errors.As(last, &se) && se.RetryAfter > 0 {
-		d = se.RetryAfter
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// MaxConcurrency implements store.ConcurrencyLimiter: the most requests
-// the store runs at once.
-func (s *Store) MaxConcurrency() int { return cap(s.sem) }

@@ -1,18 +1,38 @@
 // Package objstore is the one layer under gozarr's remote object stores
-// (store/gcs, store/azure): a backend implements the small Driver
-// interface (a ranged read with the object's size and version, a put with
-// an optional condition, delete, one page of a listing, head), and Store
-// gives every backend the same store.Store on top of it: key and range
-// validation, the request limiter, bounded body reading, coalesced and
+// (store/s3, store/http, store/gcs, store/azure): a backend implements the
+// small Driver interface (a ranged read with the object's size and
+// version, a put with an optional condition, delete, one page of a
+// listing, head), and Store gives every backend the same store.Store on
+// top of it: key and range validation, the request limiter, retries with
+// backoff, bounded body reading with Content-Range checks, coalesced and
 // concurrent GetRanges with knobs it reports, ReadInto, conditional writes
-// (store.ConditionalWriter) when the driver has them, a stable identity
-// (StoreID from scheme, bucket and prefix, never an address) and its
-// capabilities.
+// (store.ConditionalWriter) when the driver has them, listings checked for
+// progress and order, a stable identity (StoreID from scheme, bucket and
+// prefix, never an address) and its capabilities.
 //
 // It follows the split of go-cloud's blob and blob/driver: the driver is
-// thin and knows its SDK; everything portable is done once, here, so the
-// backends cannot drift apart. Retries and per-request timeouts stay in
-// the SDKs, whose policies the drivers configure (see each backend).
+// thin and knows its protocol or SDK; everything portable is done once,
+// here, so the backends cannot drift apart.
+//
+// # Retries
+//
+// A request that fails with a transient error (the driver classifies it
+// KindTransient: throttling, 5xx answers, broken connections, stalled
+// answers) or whose body breaks off while the layer reads it is sent
+// again, up to Config.Retry.MaxAttempts attempts in all, with full-jitter
+// exponential backoff (or the wait the server asked for, see RetryDelayer)
+// and never past the context. Every operation is idempotent except a
+// conditional Put: one is sent again only after a Head shows that its
+// condition still holds (so a write whose answer was lost is never applied
+// twice over another writer's). Backends whose SDK retries by itself (GCS,
+// Azure) configure one attempt.
+//
+// # Timeouts
+//
+// The drivers over net/http (S3, HTTP) send through WatchIdle, which fails
+// an answer whose body stops arriving for the idle timeout with
+// store.ErrStalled (transient, so retried), and set their transports'
+// connect and header timeouts with ConfigureTransport.
 package objstore
 
 import (
@@ -20,8 +40,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
-	"strings"
+	"time"
 
 	"github.com/gozarr/gozarr/store"
 )
@@ -38,8 +57,12 @@ const (
 	// KindConflict: a Put's condition failed (store.ErrConflict).
 	KindConflict
 	// KindEmptyRange: the range asked for holds no byte of the object
-	// (HTTP 416): the read yields an empty value.
+	// (HTTP 416): the read yields an empty value (a suffix: the whole
+	// value, read again without a range).
 	KindEmptyRange
+	// KindTransient: the request may succeed when sent again (throttled,
+	// a 5xx answer, a broken connection, a stalled answer).
+	KindTransient
 )
 
 // Condition is the condition of a Put: none (the zero value), the object
@@ -53,12 +76,20 @@ type Condition struct {
 func (c Condition) IsZero() bool { return c.IfMatch == "" && !c.IfNoneMatch }
 
 // Object is an open read of an object: Body holds the bytes asked for
-// (Length of them, -1 when unknown), Version the object's version (GCS
-// generation, Azure ETag; "" when the backend has none).
+// (Length of them, -1 when unknown), Version the object's version (S3 and
+// Azure ETag, GCS generation; "" when the backend has none).
+//
+// A driver over HTTP reports what the server answered: ContentRange, the
+// Content-Range of a partial (206) answer, which the layer checks against
+// the range asked for; Whole, a 200 answer with the whole object to a
+// ranged read (a server that ignores Range headers), which the layer
+// slices itself, reading no further than the range's end.
 type Object struct {
-	Body    io.ReadCloser
-	Length  int64
-	Version string
+	Body         io.ReadCloser
+	Length       int64
+	Version      string
+	ContentRange string
+	Whole        bool
 }
 
 // Page is one page of a listing: object names (full names, the driver's
@@ -71,14 +102,15 @@ type Page struct {
 
 // Driver is what a backend implements. Names are full object names (the
 // Store adds its prefix); they are valid store keys. Every method honours
-// ctx. Errors are the SDK's; Classify tells their kind.
+// ctx. Errors are the backend's; Classify tells their kind.
 type Driver interface {
 	// Read opens name for reading n bytes from off (n < 0: to the end;
 	// off < 0: the last -off bytes, the whole object when shorter). A
 	// range past the end may be an error of KindEmptyRange or an empty
 	// body.
 	Read(ctx context.Context, name string, off, n int64) (Object, error)
-	// Head returns name's size and version with one metadata request.
+	// Head returns name's size (-1 when the backend does not say) and
+	// version with one metadata request.
 	Head(ctx context.Context, name string) (size int64, version string, err error)
 	// Put replaces name's value with value under cond (a failed
 	// condition is an error of KindConflict). It does not keep value.
@@ -92,8 +124,26 @@ type Driver interface {
 	ListPage(ctx context.Context, prefix, delim, token string) (Page, error)
 	// Classify returns err's kind and the error to report in its place
 	// (err itself, or err wrapped in a backend sentinel such as a missing
-	// bucket's). op is "get", "set", "delete", "list" or "size".
+	// bucket's). op is "get", "set", "delete", "list" or "size". It is
+	// also asked about the layer's own errors (a malformed answer), which
+	// are KindOther.
 	Classify(ctx context.Context, op string, err error) (Kind, error)
+}
+
+// RetryDelayer is implemented by errors that say how long to wait before
+// the next attempt (an HTTP Retry-After); the layer waits that instead of
+// its backoff.
+type RetryDelayer interface {
+	RetryDelay() time.Duration
+}
+
+// Retry is the layer's retry policy.
+type Retry struct {
+	// MaxAttempts is the most attempts per request, the first included
+	// (at least 1: no retries).
+	MaxAttempts int
+	// MaxBackoff is the longest pause between two attempts (0: 5 s).
+	MaxBackoff time.Duration
 }
 
 // Config describes a Store over a Driver.
@@ -114,6 +164,19 @@ type Config struct {
 	// Conditional: the driver honours Put conditions, so the Store is a
 	// store.ConditionalWriter.
 	Conditional bool
+	// Retry is the retry policy (the zero value: one attempt).
+	Retry Retry
+	// Locate, when set, names where a key lives in error messages (a
+	// URL); by default scheme://bucket/prefix/key.
+	Locate func(key string) string
+}
+
+// DefaultCoalesce returns the coalescing knobs remote stores use by
+// default: ranges less than 1 MiB apart are read with one request (a
+// request to an object store costs tens of milliseconds, more than
+// transferring 1 MiB), up to store.DefaultMaxSize per request.
+func DefaultCoalesce() store.CoalesceOptions {
+	return store.CoalesceOptions{MaxGap: 1 << 20, MaxSize: store.DefaultMaxSize}
 }
 
 // Store is a store.Store over a Driver. It is safe for concurrent use.
@@ -147,6 +210,10 @@ func New(d Driver, cfg Config) (*Store, error) {
 	}
 	cfg.Prefix = p
 	cfg.Concurrency = max(cfg.Concurrency, 1)
+	cfg.Retry.MaxAttempts = max(cfg.Retry.MaxAttempts, 1)
+	if cfg.Retry.MaxBackoff <= 0 {
+		cfg.Retry.MaxBackoff = 5 * time.Second
+	}
 	return &Store{d: d, cfg: cfg, prefix: p, lim: store.NewLimiter(cfg.Concurrency)}, nil
 }
 
@@ -186,136 +253,66 @@ func (s *Store) Capabilities() store.Capabilities {
 	return c
 }
 
-// fail turns a driver error into a *store.KeyError.
+// locate names key's object in error messages.
+func (s *Store) locate(key string) string {
+	if s.cfg.Locate != nil {
+		return s.cfg.Locate(key)
+	}
+	return s.String() + key
+}
+
+// fail turns an error of op on key into a *store.KeyError: a done
+// context's error is wrapped in, a missing object is store.ErrNotFound, a
+// failed condition store.ErrConflict.
 func (s *Store) fail(ctx context.Context, op, key string, err error) error {
+	var ke *store.KeyError
+	if errors.As(err, &ke) && ke.Key == key {
+		return err
+	}
 	if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 		err = fmt.Errorf("%w: %w", ctx.Err(), err)
 	}
 	kind, out := s.d.Classify(ctx, op, err)
 	switch kind {
 	case KindNotFound:
-		out = fmt.Errorf("%w (%s%s)", store.ErrNotFound, s.String(), key)
+		out = fmt.Errorf("%w (%s)", store.ErrNotFound, s.locate(key))
 	case KindConflict:
 		out = fmt.Errorf("%w: %w", store.ErrConflict, out)
 	}
 	return &store.KeyError{Op: op, Key: key, Err: out}
 }
 
-// acquire takes a request slot.
-func (s *Store) acquire(ctx context.Context, op, key string) error {
-	if err := s.lim.Acquire(ctx); err != nil {
-		return &store.KeyError{Op: op, Key: key, Err: err}
-	}
-	return nil
+// kind classifies err for op.
+func (s *Store) kind(ctx context.Context, op string, err error) Kind {
+	k, _ := s.d.Classify(ctx, op, err)
+	return k
 }
 
-// Get reads the range r of key. A missing key is store.ErrNotFound.
-func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	if err := store.ValidateRequest("get", key, r); err != nil {
-		return nil, err
-	}
-	return s.get(ctx, key, r)
-}
-
-// get is Get after validation: one request (a head for an empty range).
-func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	r, empty := store.RequestRange(r)
-	if empty {
-		if _, err := s.Size(ctx, key); err != nil {
-			return nil, err
-		}
-		return []byte{}, nil
-	}
-	off, n := int64(0), int64(-1)
-	if o, l, ok := r.Bounded(); ok {
-		off, n = o, l
-	} else if o, ok := r.IsFrom(); ok {
-		off = o
-	} else if l, ok := r.IsSuffix(); ok {
-		off = -l
-	}
-	b, _, err := s.read(ctx, "get", key, off, n)
-	return b, err
-}
-
-// read reads n bytes of key from off (as Driver.Read) under a request
-// slot, no more than n (a longer body is an error, read one byte past n)
-// and allocating no more than n+1 before the bytes arrive.
-func (s *Store) read(ctx context.Context, op, key string, off, n int64) ([]byte, string, error) {
-	if err := s.acquire(ctx, op, key); err != nil {
-		return nil, "", err
-	}
-	defer s.lim.Release()
-	o, err := s.d.Read(ctx, s.prefix+key, off, n)
-	if err != nil {
-		if kind, _ := s.d.Classify(ctx, op, err); kind == KindEmptyRange {
-			return []byte{}, "", nil
-		}
-		return nil, "", s.fail(ctx, op, key, err)
-	}
-	defer o.Body.Close()
-	b, err := store.ReadAtMost(o.Body, o.Length, n)
-	if err != nil {
-		return nil, "", s.fail(ctx, op, key, err)
-	}
-	return b, o.Version, nil
-}
-
-// GetRanges reads several ranges of key, in the order of ranges: nearby
-// bounded ranges joined into one request with the store's knobs
-// (CoalesceOptions), the requests run concurrently under its limit.
-func (s *Store) GetRanges(ctx context.Context, key string, ranges []store.ByteRange) ([][]byte, error) {
-	return store.GetRangesConcurrent(ctx, key, ranges, s.cfg.Coalesce, s.get)
-}
-
-// ReadInto implements store.IntoReader: the bytes [off, off+len(dst)) of
-// key into dst, with one request; fewer than len(dst) only when the value
-// ends first.
-func (s *Store) ReadInto(ctx context.Context, key string, off int64, dst []byte) (int, error) {
-	if err := store.ValidateRequest("get", key, store.OffsetLen(off, int64(len(dst)))); err != nil {
-		return 0, err
-	}
-	if len(dst) == 0 {
-		_, err := s.Size(ctx, key)
-		return 0, err
-	}
-	if err := s.acquire(ctx, "get", key); err != nil {
-		return 0, err
-	}
-	defer s.lim.Release()
-	o, err := s.d.Read(ctx, s.prefix+key, off, int64(len(dst)))
-	if err != nil {
-		if kind, _ := s.d.Classify(ctx, "get", err); kind == KindEmptyRange {
-			return 0, nil
-		}
-		return 0, s.fail(ctx, "get", key, err)
-	}
-	defer o.Body.Close()
-	n, err := io.ReadFull(o.Body, dst)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		err = nil
-	}
-	if err != nil {
-		return n, s.fail(ctx, "get", key, err)
-	}
-	return n, nil
-}
-
-// Size implements store.SizeReader with one metadata request.
+// Size implements store.SizeReader with one metadata request (and, for a
+// backend that tells no size, a read of the value).
 func (s *Store) Size(ctx context.Context, key string) (int64, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return 0, err
 	}
 	n, _, err := s.head(ctx, "size", key)
+	if err == nil && n < 0 {
+		var b []byte
+		b, _, err = s.read(ctx, "size", key, store.Full())
+		n = int64(len(b))
+	}
 	return n, err
 }
 
-func (s *Store) head(ctx context.Context, op, key string) (int64, string, error) {
-	if err := s.acquire(ctx, op, key); err != nil {
-		return 0, "", err
-	}
-	defer s.lim.Release()
-	n, v, err := s.d.Head(ctx, s.prefix+key)
+// head sends one Head (with retries) under a request slot.
+func (s *Store) head(ctx context.Context, op, key string) (n int64, v string, err error) {
+	err = s.retry(ctx, op, nil, func(ctx context.Context) error {
+		if err := s.lim.Acquire(ctx); err != nil {
+			return err
+		}
+		defer s.lim.Release()
+		n, v, err = s.d.Head(ctx, s.prefix+key)
+		return err
+	})
 	if err != nil {
 		return 0, "", s.fail(ctx, op, key, err)
 	}
@@ -328,18 +325,49 @@ func (s *Store) Set(ctx context.Context, key string, value []byte) error {
 	return s.put(ctx, key, value, Condition{})
 }
 
+// put uploads value under cond. A conditional put is sent again after a
+// transient failure only while a Head shows the condition still holds:
+// otherwise the object changed (another writer's, or this write's own
+// landing, whose answer was lost), which is store.ErrConflict.
 func (s *Store) put(ctx context.Context, key string, value []byte, cond Condition) error {
 	if err := store.ValidateKey(key); err != nil {
 		return err
 	}
-	if err := s.acquire(ctx, "set", key); err != nil {
-		return err
+	var recheck func(ctx context.Context, last error) error
+	if !cond.IsZero() {
+		recheck = func(ctx context.Context, last error) error {
+			if err := s.lim.Acquire(ctx); err != nil {
+				return err
+			}
+			_, v, err := s.d.Head(ctx, s.prefix+key)
+			s.lim.Release()
+			switch {
+			case err != nil && s.kind(ctx, "set", err) == KindNotFound:
+				if cond.IfNoneMatch {
+					return nil
+				}
+			case err != nil:
+				return last
+			case v == cond.IfMatch && !cond.IfNoneMatch:
+				return nil
+			}
+			return fmt.Errorf("%w: the object changed (the write was cut off: %w)", store.ErrConflict, last)
+		}
 	}
-	defer s.lim.Release()
-	if err := ctx.Err(); err != nil {
-		return &store.KeyError{Op: "set", Key: key, Err: err}
-	}
-	if err := s.d.Put(ctx, s.prefix+key, value, cond); err != nil {
+	err := s.retry(ctx, "set", recheck, func(ctx context.Context) error {
+		if err := s.lim.Acquire(ctx); err != nil {
+			return err
+		}
+		defer s.lim.Release()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return s.d.Put(ctx, s.prefix+key, value, cond)
+	})
+	if err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return &store.KeyError{Op: "set", Key: key, Err: err}
+		}
 		return s.fail(ctx, "set", key, err)
 	}
 	return nil
@@ -352,12 +380,18 @@ func (s *Store) GetVersion(ctx context.Context, key string) ([]byte, string, err
 	if err := store.ValidateKey(key); err != nil {
 		return nil, "", err
 	}
-	b, v, err := s.read(ctx, "get", key, 0, -1)
+	b, v, err := s.read(ctx, "get", key, store.Full())
 	if err == nil && v == "" {
 		// An empty object read as an empty range carries no version.
 		_, v, err = s.head(ctx, "get", key)
 	}
-	return b, v, err
+	if err == nil && v == "" {
+		err = &store.KeyError{Op: "get", Key: key, Err: fmt.Errorf("%w: the server gave no version", errors.ErrUnsupported)}
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return b, v, nil
 }
 
 // SetIfVersion implements store.ConditionalWriter: key's value replaced
@@ -367,8 +401,7 @@ func (s *Store) SetIfVersion(ctx context.Context, key string, value []byte, vers
 	if !s.cfg.Conditional {
 		return &store.KeyError{Op: "set", Key: key, Err: errors.New("objstore: the backend has no conditional writes")}
 	}
-	cond := Condition{IfMatch: version, IfNoneMatch: version == ""}
-	return s.put(ctx, key, value, cond)
+	return s.put(ctx, key, value, Condition{IfMatch: version, IfNoneMatch: version == ""})
 }
 
 // Delete removes key. Deleting a missing key is not an error.
@@ -376,97 +409,18 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := store.ValidateKey(key); err != nil {
 		return err
 	}
-	if err := s.acquire(ctx, "delete", key); err != nil {
-		return err
-	}
-	defer s.lim.Release()
-	if err := ctx.Err(); err != nil {
-		return &store.KeyError{Op: "delete", Key: key, Err: err}
-	}
-	if err := s.d.Delete(ctx, s.prefix+key); err != nil {
-		if kind, _ := s.d.Classify(ctx, "delete", err); kind != KindNotFound {
-			return s.fail(ctx, "delete", key, err)
+	err := s.retry(ctx, "delete", nil, func(ctx context.Context) error {
+		if err := s.lim.Acquire(ctx); err != nil {
+			return err
 		}
+		defer s.lim.Release()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return s.d.Delete(ctx, s.prefix+key)
+	})
+	if err != nil && (ctx.Err() != nil || s.kind(ctx, "delete", err) != KindNotFound) {
+		return s.fail(ctx, "delete", key, err)
 	}
 	return nil
-}
-
-// pages yields the pages below prefix (full name) with delim, each
-// request under a slot.
-func (s *Store) pages(ctx context.Context, prefix, delim string) iter.Seq2[Page, error] {
-	return func(yield func(Page, error) bool) {
-		token := ""
-		for {
-			if err := s.lim.Acquire(ctx); err != nil {
-				yield(Page{}, err)
-				return
-			}
-			p, err := s.d.ListPage(ctx, prefix, delim, token)
-			s.lim.Release()
-			if !yield(p, err) || err != nil || p.Next == "" {
-				return
-			}
-			token = p.Next
-		}
-	}
-}
-
-// List yields every key starting with prefix, in lexical order, a page per
-// request. Stopping the iteration stops the paging.
-func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		if err := store.ValidatePrefix(prefix); err != nil {
-			yield("", err)
-			return
-		}
-		if err := ctx.Err(); err != nil {
-			yield("", &store.KeyError{Op: "list", Key: prefix, Err: err})
-			return
-		}
-		for p, err := range s.pages(ctx, s.prefix+prefix, "") {
-			if err != nil {
-				yield("", s.fail(ctx, "list", prefix, err))
-				return
-			}
-			for _, name := range p.Keys {
-				if k, ok := strings.CutPrefix(name, s.prefix); ok && k != "" {
-					if !yield(k, nil) {
-						return
-					}
-				}
-			}
-		}
-	}
-}
-
-// ListDir lists one level below dir with the delimiter "/": keys directly
-// in dir and sub-directory names ending in "/", both relative to dir and
-// sorted.
-func (s *Store) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if err := store.ValidatePrefix(dir); err != nil {
-		return nil, nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, &store.KeyError{Op: "list", Key: dir, Err: err}
-	}
-	if dir != "" && !strings.HasSuffix(dir, "/") {
-		dir += "/"
-	}
-	full := s.prefix + dir
-	for p, err := range s.pages(ctx, full, "/") {
-		if err != nil {
-			return nil, nil, s.fail(ctx, "list", dir, err)
-		}
-		for _, d := range p.Dirs {
-			if d, ok := strings.CutPrefix(d, full); ok && d != "" && d != "/" {
-				dirs = append(dirs, d)
-			}
-		}
-		for _, name := range p.Keys {
-			if k, ok := strings.CutPrefix(name, full); ok && k != "" {
-				keys = append(keys, k)
-			}
-		}
-	}
-	return keys, dirs, nil
 }
