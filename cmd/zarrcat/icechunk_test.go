@@ -123,7 +123,7 @@ func TestCpIntoRepo(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
-	for _, spec := range []string{"spec2"} {
+	for _, spec := range []string{"spec1", "spec2"} {
 		repo := filepath.Join(tmp, spec)
 		copyDir(t, filepath.Join("../../testdata/icechunk", spec), repo)
 		var out bytes.Buffer

@@ -33,27 +33,32 @@ func (s *Session) Commit(ctx context.Context, message string, metadata map[strin
 	for range 100 {
 		snapID := newID()
 		now := time.Now().UTC()
-		items := flexItems(metadata)
+		items := metaItems(s.repo.spec, metadata)
 		if err := s.writeSnapshot(ctx, snapID, now, message, items); err != nil {
 			return ID{}, err
 		}
 		base := s.base.snap.id
 		info := &SnapshotInfo{ID: snapID, Parent: base, HasParent: true, Time: now.Truncate(time.Microsecond), Message: message}
-		err := s.repo.updateRepo(ctx, func(ri *repoInfo) (*repoEdit, error) {
-			head, err := branchIn(ri, s.branch)
-			if err != nil {
-				return nil, err
-			}
-			if head != base {
-				return nil, &errMoved{head}
-			}
-			id := snapID
-			return &repoEdit{snap: info, snapMeta: items, branches: map[string]*ID{s.branch: &id},
-				update: repoUpdate{typ: updNewCommit, fields: []*fbField{fString(s.branch), fStruct(snapID[:], 1)}}}, nil
-		}, func(ri *repoInfo) bool {
-			head, err := branchIn(ri, s.branch)
-			return err == nil && head == snapID
-		})
+		var err error
+		if s.repo.spec == 1 {
+			err = s.repo.moveBranchV1(ctx, s.branch, base, snapID)
+		} else {
+			err = s.repo.updateRepo(ctx, func(ri *repoInfo) (*repoEdit, error) {
+				head, err := branchIn(ri, s.branch)
+				if err != nil {
+					return nil, err
+				}
+				if head != base {
+					return nil, &errMoved{head}
+				}
+				id := snapID
+				return &repoEdit{snap: info, snapMeta: items, branches: map[string]*ID{s.branch: &id},
+					update: repoUpdate{typ: updNewCommit, fields: []*fbField{fString(s.branch), fStruct(snapID[:], 1)}}}, nil
+			}, func(ri *repoInfo) bool {
+				head, err := branchIn(ri, s.branch)
+				return err == nil && head == snapID
+			})
+		}
 		var moved *errMoved
 		if errors.As(err, &moved) {
 			if err := s.rebase(ctx, moved.head); err != nil {
@@ -146,7 +151,7 @@ func (s *Session) writeManifests(ctx context.Context, node NodeID, all map[strin
 				mr.to[d] = max(mr.to[d], r.coords[d]+1)
 			}
 		}
-		data := encodeManifest(mr.id, node, part)
+		data := encodeManifest(s.repo.spec, mr.id, node, part)
 		if err := s.dst.Set(ctx, "manifests/"+mr.id.String(), data); err != nil {
 			return nil, nil, err
 		}
@@ -176,7 +181,7 @@ func (s *Session) writeSnapshot(ctx context.Context, id ID, now time.Time, messa
 			}
 		}
 		if c.userData != nil {
-			wn.userData, wn.shape, wn.numChunks = c.userData, c.meta.shape, c.meta.numChunks
+			wn.userData, wn.shape, wn.numChunks, wn.chunkLen = c.userData, c.meta.shape, c.meta.numChunks, c.meta.chunks
 		}
 		if len(c.chunks) == 0 || wn.kind != KindArray {
 			return nil
@@ -224,7 +229,7 @@ func (s *Session) writeSnapshot(ctx context.Context, id ID, now time.Time, messa
 			}
 			continue
 		}
-		wn := writeNode{path: n.path, id: n.id, kind: n.kind, userData: n.userData, shape: n.shape, numChunks: n.numChunks, manifests: n.manifests}
+		wn := writeNode{path: n.path, id: n.id, kind: n.kind, userData: n.userData, shape: n.shape, numChunks: n.numChunks, chunkLen: n.chunkLen, manifests: n.manifests}
 		if err := apply(&wn, c, n); err != nil {
 			return err
 		}
@@ -255,11 +260,26 @@ func (s *Session) writeSnapshot(ctx context.Context, id ID, now time.Time, messa
 		nodes = append(nodes, wn)
 	}
 	slices.SortFunc(nodes, func(a, b writeNode) int { return strings.Compare(a.path, b.path) })
+	spec := s.repo.spec
+	if spec == 1 {
+		// spec 1 states each dimension's chunk length
+		for i := range nodes {
+			wn := &nodes[i]
+			if wn.kind != KindArray || wn.chunkLen != nil {
+				continue
+			}
+			m, err := parseNodeMeta(wn.userData)
+			if err != nil {
+				return fmt.Errorf("array %s: %w", wn.path, err)
+			}
+			wn.chunkLen = m.chunks
+		}
+	}
 	infos := slices.SortedFunc(maps.Values(files), func(a, b manifestInfo) int { return bytes.Compare(a.id[:], b.id[:]) })
-	if err := s.dst.Set(ctx, "transactions/"+id.String(), encodeTxLog(id, tx)); err != nil {
+	if err := s.dst.Set(ctx, "transactions/"+id.String(), encodeTxLog(spec, id, tx)); err != nil {
 		return err
 	}
-	return s.dst.Set(ctx, "snapshots/"+id.String(), encodeSnapshot(id, nodes, now, message, items, infos))
+	return s.dst.Set(ctx, "snapshots/"+id.String(), encodeSnapshot(spec, id, &base.id, nodes, now, message, items, infos))
 }
 
 func keyCoords(k string) []uint32 {

@@ -22,8 +22,14 @@ import (
 // the first wrote gets ErrConflict naming the array; one writing another
 // chunk is rebased and keeps both.
 func TestConflict(t *testing.T) {
+	for _, spec := range []string{"spec1", "spec2"} {
+		t.Run(spec, func(t *testing.T) { conflict(t, spec) })
+	}
+}
+
+func conflict(t *testing.T, spec string) {
 	ctx := context.Background()
-	dir := copyDir(t, filepath.Join(fixtures, "spec2"))
+	dir := copyDir(t, filepath.Join(fixtures, spec))
 	r := openRepo(t, dir)
 	sessions := make([]*icechunk.Session, 3)
 	for i := range sessions {
@@ -84,18 +90,25 @@ func TestConflict(t *testing.T) {
 }
 
 // TestConcurrentWriters: two processes commit to main 20 rounds each, one
-// chunk each round: every commit ends on the branch (rebased, never lost).
+// chunk each round: every commit ends on the branch (rebased, never lost),
+// on spec 1 (ref.json If-Match) and spec 2 (the repo object).
 func TestConcurrentWriters(t *testing.T) {
 	if w := os.Getenv("ICECHUNK_TEST_WORKER"); w != "" {
 		concurrentWorker(t, w)
 		return
 	}
+	for _, spec := range []string{"spec1", "spec2"} {
+		t.Run(spec, func(t *testing.T) { concurrentWriters(t, spec) })
+	}
+}
+
+func concurrentWriters(t *testing.T, spec string) {
 	ctx := context.Background()
 	rounds := 20
 	if testing.Short() {
 		rounds = 5
 	}
-	dir := copyDir(t, filepath.Join(fixtures, "spec2"))
+	dir := copyDir(t, filepath.Join(fixtures, spec))
 	r := openRepo(t, dir)
 	s, err := r.Session(ctx, "main")
 	if err != nil {

@@ -23,8 +23,14 @@ func TestKilledCommitter(t *testing.T) {
 		killedWorker(t, os.Getenv("ICECHUNK_TEST_KILLED"))
 		return
 	}
+	for _, spec := range []string{"spec1", "spec2"} {
+		t.Run(spec, func(t *testing.T) { killedCommitter(t, spec) })
+	}
+}
+
+func killedCommitter(t *testing.T, spec string) {
 	ctx := context.Background()
-	dir := copyDir(t, filepath.Join(fixtures, "spec2"))
+	dir := copyDir(t, filepath.Join(fixtures, spec))
 	r := openRepo(t, dir)
 	s, err := r.Session(ctx, "main")
 	if err != nil {

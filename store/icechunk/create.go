@@ -13,27 +13,64 @@ import (
 // snapshot ("1CECHNKREP0F1RSTCMT0").
 var initialSnapshot = ID{0x0b, 0x1c, 0xc8, 0xd6, 0x78, 0x75, 0x80, 0xf0, 0xe3, 0x3a, 0x65, 0x34}
 
-// Create makes a new, empty spec 2 repository at the root of dst (its
-// first snapshot, empty, on branch main) and opens it. A store that
-// already holds a repo object is ErrConflict; on a store.ConditionalWriter
-// the repo object is written create-only, so of two concurrent creators one
-// gets ErrConflict (elsewhere, such as the filesystem, the last one wins).
-// dst must be able to update conditionally for later commits (see Session).
+// Create makes a new, empty repository at the root of dst (its first
+// snapshot, empty, on branch main) and opens it: spec version 2 unless
+// WithSpecVersion(1) says otherwise. A store that already holds a
+// repository is ErrConflict; on a store.ConditionalWriter (and, for spec
+// 1, a store.KeyLocker) the repo object or main's ref file is written
+// create-only, so of two concurrent creators one gets ErrConflict
+// (elsewhere, such as spec 2 on the filesystem, the last one wins). dst
+// must be able to update conditionally for later commits (see Session).
 func Create(ctx context.Context, dst store.Store, opts ...Option) (*Repository, error) {
-	if _, err := dst.Get(ctx, "repo", store.OffsetLen(0, 0)); err == nil {
-		return nil, fmt.Errorf("%w: the store already holds a repository", ErrConflict)
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return nil, err
+	o := options{spec: 2}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.spec != 1 && o.spec != 2 {
+		return nil, fmt.Errorf("%w: spec version %d", ErrUnsupported, o.spec)
+	}
+	for _, k := range []string{"repo", refKeyV1("branch", "main")} {
+		if _, err := dst.Get(ctx, k, store.OffsetLen(0, 0)); err == nil {
+			return nil, fmt.Errorf("%w: the store already holds a repository", ErrConflict)
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
 	}
 	now := time.Now().UTC()
-	md := flexItems(map[string]any{"__icechunk": map[string]any{"is_root": true}})
+	md := metaItems(o.spec, map[string]any{"__icechunk": map[string]any{"is_root": true}})
 	const msg = "Repository initialized"
-	if err := dst.Set(ctx, "transactions/"+initialSnapshot.String(), encodeTxLog(initialSnapshot, &txLog{})); err != nil {
+	if o.spec == 2 {
+		// (a spec 1 repository has no transaction log for its first snapshot)
+		if err := dst.Set(ctx, "transactions/"+initialSnapshot.String(), encodeTxLog(o.spec, initialSnapshot, &txLog{})); err != nil {
+			return nil, err
+		}
+	}
+	if err := dst.Set(ctx, "snapshots/"+initialSnapshot.String(), encodeSnapshot(o.spec, initialSnapshot, nil, nil, now, msg, md, nil)); err != nil {
 		return nil, err
 	}
-	if err := dst.Set(ctx, "snapshots/"+initialSnapshot.String(), encodeSnapshot(initialSnapshot, nil, now, msg, md, nil)); err != nil {
+	key, data := refKeyV1("branch", "main"), refJSON(initialSnapshot)
+	if o.spec == 2 {
+		key, data = "repo", encodeInitialRepo(now, msg, md)
+	}
+	caps := store.CapabilitiesOf(dst)
+	v := &versioned{src: dst, dst: dst, cw: caps.Conditional, kl: caps.Locker}
+	var err error
+	if v.cw != nil || o.spec == 1 && v.kl != nil {
+		err = v.setIf(ctx, key, data, "")
+	} else {
+		err = dst.Set(ctx, key, data)
+	}
+	if errors.Is(err, store.ErrConflict) {
+		return nil, fmt.Errorf("%w: the store already holds a repository", ErrConflict)
+	}
+	if err != nil {
 		return nil, err
 	}
+	return Open(ctx, dst, opts...)
+}
+
+// encodeInitialRepo writes the repo object of a new spec 2 repository.
+func encodeInitialRepo(now time.Time, msg string, md []metaItem) []byte {
 	b := newFB()
 	us := uint64(now.UnixMicro())
 	fb := b.finish(func(b *fbBuilder) int {
@@ -52,17 +89,5 @@ func Create(ctx context.Context, dst store.Store, opts ...Option) (*Repository, 
 		})
 		return b.table(f)
 	})
-	data := encodeFile(2, fileRepoInfo, fb)
-	caps := store.CapabilitiesOf(dst)
-	if caps.Conditional != nil {
-		if err := caps.Conditional.SetIfVersion(ctx, "repo", data, ""); err != nil {
-			if errors.Is(err, store.ErrConflict) {
-				return nil, fmt.Errorf("%w: the store already holds a repository", ErrConflict)
-			}
-			return nil, err
-		}
-	} else if err := dst.Set(ctx, "repo", data); err != nil {
-		return nil, err
-	}
-	return Open(ctx, dst, opts...)
+	return encodeFile(2, fileRepoInfo, fb)
 }

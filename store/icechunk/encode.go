@@ -54,11 +54,12 @@ type writeRef struct {
 
 func compareCoords(a, b []uint32) int { return slices.Compare(a, b) }
 
-// encodeManifest writes one manifest of one array's refs (sorted).
-func encodeManifest(id ID, node NodeID, refs []writeRef) []byte {
+// encodeManifest writes one manifest of one array's refs (sorted), in
+// the layout of spec version spec (1 has no compression field).
+func encodeManifest(spec uint8, id ID, node NodeID, refs []writeRef) []byte {
 	b := newFB()
 	fb := b.finish(func(b *fbBuilder) int {
-		return b.table([]*fbField{
+		f := []*fbField{
 			fStruct(id[:], 1),
 			fTables(1, func(b *fbBuilder, _ int) int {
 				return b.table([]*fbField{
@@ -66,11 +67,13 @@ func encodeManifest(id ID, node NodeID, refs []writeRef) []byte {
 					fTables(len(refs), func(b *fbBuilder, i int) int { return encodeRef(b, &refs[i]) }),
 				})
 			}),
-			nil,
-			fU8(0), // compression_algorithm: locations stored plain
-		})
+		}
+		if spec >= 2 {
+			f = append(f, nil, fU8(0)) // compression_algorithm: locations stored plain
+		}
+		return b.table(f)
 	})
-	return encodeFile(2, fileManifest, fb)
+	return encodeFile(spec, fileManifest, fb)
 }
 
 func encodeRef(b *fbBuilder, r *writeRef) int {
@@ -106,6 +109,7 @@ type writeNode struct {
 	userData  []byte
 	shape     []uint64
 	numChunks []uint32
+	chunkLen  []uint64 // chunk shape (spec 1 writes it, not numChunks)
 	manifests []manifestRef
 }
 
@@ -127,42 +131,66 @@ func encodeMetadata(items []metaItem) *fbField {
 	})
 }
 
-func flexItems(md map[string]any) []metaItem {
+// metaItems encodes metadata values: FlexBuffers in spec 2, MessagePack
+// in spec 1.
+func metaItems(spec uint8, md map[string]any) []metaItem {
 	items := make([]metaItem, 0, len(md))
 	for k, v := range md {
-		items = append(items, metaItem{k, encodeFlex(v)})
+		if spec == 1 {
+			items = append(items, metaItem{k, encodeMsgpack(v)})
+		} else {
+			items = append(items, metaItem{k, encodeFlex(v)})
+		}
 	}
 	slices.SortFunc(items, func(a, b metaItem) int { return bytes.Compare([]byte(a.name), []byte(b.name)) })
 	return items
 }
 
-func encodeSnapshot(id ID, nodes []writeNode, at time.Time, message string, md []metaItem, files []manifestInfo) []byte {
+// encodeSnapshot writes a snapshot in the layout of spec version spec:
+// spec 1 names the parent and lists the manifest files as structs; spec 2
+// keeps the parent in the repo object and lists them as tables.
+func encodeSnapshot(spec uint8, id ID, parent *ID, nodes []writeNode, at time.Time, message string, md []metaItem, files []manifestInfo) []byte {
 	b := newFB()
 	fb := b.finish(func(b *fbBuilder) int {
-		return b.table([]*fbField{
+		f := []*fbField{
 			fStruct(id[:], 1),
 			nil,
-			fTables(len(nodes), func(b *fbBuilder, i int) int { return encodeNode(b, &nodes[i]) }),
+			fTables(len(nodes), func(b *fbBuilder, i int) int { return encodeNode(b, spec, &nodes[i]) }),
 			fU64(uint64(at.UnixMicro())),
 			fString(message),
 			encodeMetadata(md),
-			fStructs(0, 8, nil),
+		}
+		if spec == 1 {
+			if parent != nil {
+				f[1] = fStruct(parent[:], 1)
+			}
+			// ManifestFileInfo: id, 4 bytes of padding, size, refs, padding
+			data := make([]byte, 0, 32*len(files))
+			for _, m := range files {
+				data = append(data, m.id[:]...)
+				data = append(data, 0, 0, 0, 0)
+				data = binary.LittleEndian.AppendUint64(data, m.size)
+				data = binary.LittleEndian.AppendUint32(data, m.refs)
+				data = append(data, 0, 0, 0, 0)
+			}
+			return b.table(append(f, fStructs(len(files), 8, data)))
+		}
+		return b.table(append(f, fStructs(0, 8, nil),
 			fTables(len(files), func(b *fbBuilder, i int) int {
 				f := &files[i]
 				return b.table([]*fbField{fStruct(f.id[:], 1), fU64(f.size), fU32(f.refs)})
-			}),
-		})
+			})))
 	})
-	return encodeFile(2, fileSnapshot, fb)
+	return encodeFile(spec, fileSnapshot, fb)
 }
 
-func encodeNode(b *fbBuilder, n *writeNode) int {
+func encodeNode(b *fbBuilder, spec uint8, n *writeNode) int {
 	var typ uint8 = 2
 	data := fRef(func(b *fbBuilder) int { return b.table(nil) })
 	if n.kind == KindArray {
 		typ = 1
 		data = fRef(func(b *fbBuilder) int {
-			return b.table([]*fbField{
+			f := []*fbField{
 				fStructs(0, 8, nil),
 				nil,
 				fTables(len(n.manifests), func(b *fbBuilder, i int) int {
@@ -174,10 +202,20 @@ func encodeNode(b *fbBuilder, n *writeNode) int {
 					}
 					return b.table([]*fbField{fStruct(m.id[:], 1), fStructs(len(m.from), 4, ext)})
 				}),
-				fTables(len(n.shape), func(b *fbBuilder, i int) int {
-					return b.table([]*fbField{fU64(n.shape[i]), fU32(n.numChunks[i])})
-				}),
-			})
+			}
+			if spec == 1 {
+				// DimensionShape structs: array length, chunk length
+				shape := make([]byte, 0, 16*len(n.shape))
+				for i := range n.shape {
+					shape = binary.LittleEndian.AppendUint64(shape, n.shape[i])
+					shape = binary.LittleEndian.AppendUint64(shape, n.chunkLen[i])
+				}
+				f[0] = fStructs(len(n.shape), 8, shape)
+				return b.table(f)
+			}
+			return b.table(append(f, fTables(len(n.shape), func(b *fbBuilder, i int) int {
+				return b.table([]*fbField{fU64(n.shape[i]), fU32(n.numChunks[i])})
+			})))
 		})
 	}
 	return b.table([]*fbField{fStruct(n.id[:], 1), fString(n.path), fBytes(n.userData), fU8(typ), data})
@@ -189,7 +227,8 @@ type txLog struct {
 	chunks                                                                           map[NodeID][][]uint32
 }
 
-func encodeTxLog(id ID, t *txLog) []byte {
+// encodeTxLog writes a transaction log (spec 1 has no moves).
+func encodeTxLog(spec uint8, id ID, t *txLog) []byte {
 	ids := func(v []NodeID) *fbField {
 		slices.SortFunc(v, func(a, b NodeID) int { return bytes.Compare(a[:], b[:]) })
 		data := make([]byte, 0, 8*len(v))
@@ -205,7 +244,7 @@ func encodeTxLog(id ID, t *txLog) []byte {
 	slices.SortFunc(nodes, func(a, b NodeID) int { return bytes.Compare(a[:], b[:]) })
 	b := newFB()
 	fb := b.finish(func(b *fbBuilder) int {
-		return b.table([]*fbField{
+		f := []*fbField{
 			fStruct(id[:], 1),
 			ids(t.newGroups), ids(t.newArrays), ids(t.deletedGroups), ids(t.deletedArrays),
 			ids(t.updatedArrays), ids(t.updatedGroups),
@@ -217,8 +256,11 @@ func encodeTxLog(id ID, t *txLog) []byte {
 					fTables(len(cs), func(b *fbBuilder, j int) int { return b.table([]*fbField{fU32s(cs[j])}) }),
 				})
 			}),
-			fTables(0, nil),
-		})
+		}
+		if spec >= 2 {
+			f = append(f, fTables(0, nil)) // moved nodes
+		}
+		return b.table(f)
 	})
-	return encodeFile(2, fileTxLog, fb)
+	return encodeFile(spec, fileTxLog, fb)
 }

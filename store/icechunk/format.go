@@ -1,7 +1,7 @@
-// Package icechunk reads Icechunk repositories (spec versions 1 and 2) over
-// any gozarr store: branches, tags, snapshots and their ancestry, and a
-// snapshot as a read-only store.Reader and store.Lister, so zarr.OpenArray
-// over it reads through the one engine like any other store.
+// Package icechunk reads and writes Icechunk repositories (spec versions 1
+// and 2) over any gozarr store: branches, tags, snapshots and their
+// ancestry, and a snapshot as a read-only store.Reader and store.Lister, so
+// zarr.OpenArray over it reads through the one engine like any other store.
 //
 // The read path is the spec's: the repo info object (version 2) or the
 // refs/ files (version 1) name a snapshot; the snapshot lists the nodes and,
@@ -15,6 +15,12 @@
 // checked before they are followed, so truncated or corrupt files yield
 // errors wrapping ErrCorrupt, never a panic, and decompressed sizes are
 // bounded (WithMaxObjectBytes).
+//
+// Sessions (Repository.Session) write commits in the repository's spec
+// version: spec 2 moves a branch by a conditional update of the repo object
+// (its old version copied to overwritten/ first), spec 1 by a conditional
+// write (If-Match) of the branch's refs/branch.NAME/ref.json, with new refs
+// written create-only and deleted tags leaving tombstones.
 //
 // Virtual chunk references (chunks inside other files) are read through a
 // store/virtual Resolver given WithVirtual, whose allowed prefixes decide

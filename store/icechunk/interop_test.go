@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,8 +178,14 @@ func TestCoreReadsFixtures(t *testing.T) {
 // them.
 func TestCoreReadsGozarr(t *testing.T) {
 	refJS(t)
+	for _, spec := range []string{"spec1", "spec2"} {
+		t.Run(spec, func(t *testing.T) { coreReadsGozarr(t, spec) })
+	}
+}
+
+func coreReadsGozarr(t *testing.T, spec string) {
 	ctx := context.Background()
-	dir := copyDir(t, filepath.Join(fixtures, "spec2"))
+	dir := copyDir(t, filepath.Join(fixtures, spec))
 	r := openRepo(t, dir)
 	s, err := r.Session(ctx, "main", icechunk.WithManifestSplit(2), icechunk.WithInlineThreshold(40))
 	if err != nil {
@@ -199,6 +206,9 @@ func TestCoreReadsGozarr(t *testing.T) {
 		t.Fatal(err)
 	}
 	core := checkAgainstCore(t, dir, "main")
+	if want := map[string]int{"spec1": 1, "spec2": 2}[spec]; core.SpecVersion != want {
+		t.Errorf("the core sees spec version %d, want %d", core.SpecVersion, want)
+	}
 	if core.Ancestry[0].ID != id.String() {
 		t.Errorf("the core sees main at %s, gozarr committed %v", core.Ancestry[0].ID, id)
 	}
@@ -295,18 +305,29 @@ func writeSome(t *testing.T, s *icechunk.Session) {
 // core sees it.
 func TestCoreReadsCreated(t *testing.T) {
 	refJS(t)
+	for _, spec := range []int{1, 2} {
+		t.Run(fmt.Sprint("spec", spec), func(t *testing.T) { coreReadsCreated(t, spec) })
+	}
+}
+
+func coreReadsCreated(t *testing.T, spec int) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	st, err := fs.New(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := icechunk.Create(ctx, st)
+	r, err := icechunk.Create(ctx, st, icechunk.WithSpecVersion(spec))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := icechunk.Create(ctx, st); !errors.Is(err, icechunk.ErrConflict) {
-		t.Errorf("creating twice: %v", err)
+	if r.SpecVersion() != spec {
+		t.Errorf("created spec %d, want %d", r.SpecVersion(), spec)
+	}
+	for _, again := range []int{1, 2} {
+		if _, err := icechunk.Create(ctx, st, icechunk.WithSpecVersion(again)); !errors.Is(err, icechunk.ErrConflict) {
+			t.Errorf("creating twice (spec %d over %d): %v", again, spec, err)
+		}
 	}
 	s, err := r.Session(ctx, "main")
 	if err != nil {
@@ -320,6 +341,9 @@ func TestCoreReadsCreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	core := checkAgainstCore(t, dir, "main")
+	if core.SpecVersion != spec {
+		t.Errorf("the core sees spec version %d, want %d", core.SpecVersion, spec)
+	}
 	if len(core.Ancestry) != 2 || core.Ancestry[1].ID != "1CECHNKREP0F1RSTCMT0" {
 		t.Errorf("the core's ancestry of a created repository: %+v", core.Ancestry)
 	}

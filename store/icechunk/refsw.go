@@ -2,9 +2,13 @@ package icechunk
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gozarr/gozarr/store"
 )
 
 func refIndexIn(list []namedRef, name string) (int, bool) {
@@ -12,9 +16,6 @@ func refIndexIn(list []namedRef, name string) (int, bool) {
 }
 
 func (r *Repository) checkWritableRef(name string) error {
-	if r.spec != 2 {
-		return fmt.Errorf("%w: writing spec %d repositories", ErrUnsupported, r.spec)
-	}
 	if !validRefName(name) {
 		return fmt.Errorf("%w: bad ref name %q", ErrUnsupported, name)
 	}
@@ -26,6 +27,9 @@ func (r *Repository) checkWritableRef(name string) error {
 func (r *Repository) CreateBranch(ctx context.Context, name string, id ID) error {
 	if err := r.checkWritableRef(name); err != nil {
 		return err
+	}
+	if r.spec == 1 {
+		return r.createRefV1(ctx, "branch", name, id)
 	}
 	return r.updateRepo(ctx, func(ri *repoInfo) (*repoEdit, error) {
 		if _, ok := refIndexIn(ri.branches, name); ok {
@@ -46,6 +50,9 @@ func (r *Repository) DeleteBranch(ctx context.Context, name string) error {
 	if name == "main" {
 		return fmt.Errorf("%w: the main branch cannot be deleted", ErrConflict)
 	}
+	if r.spec == 1 {
+		return r.deleteRefV1(ctx, "branch", name)
+	}
 	return r.updateRepo(ctx, func(ri *repoInfo) (*repoEdit, error) {
 		i, ok := refIndexIn(ri.branches, name)
 		if !ok {
@@ -61,6 +68,9 @@ func (r *Repository) DeleteBranch(ctx context.Context, name string) error {
 func (r *Repository) CreateTag(ctx context.Context, name string, id ID) error {
 	if err := r.checkWritableRef(name); err != nil {
 		return err
+	}
+	if r.spec == 1 {
+		return r.createRefV1(ctx, "tag", name, id)
 	}
 	return r.updateRepo(ctx, func(ri *repoInfo) (*repoEdit, error) {
 		if _, ok := refIndexIn(ri.tags, name); ok {
@@ -85,6 +95,9 @@ func (r *Repository) DeleteTag(ctx context.Context, name string) error {
 	if err := r.checkWritableRef(name); err != nil {
 		return err
 	}
+	if r.spec == 1 {
+		return r.deleteRefV1(ctx, "tag", name)
+	}
 	return r.updateRepo(ctx, func(ri *repoInfo) (*repoEdit, error) {
 		i, ok := refIndexIn(ri.tags, name)
 		if !ok {
@@ -93,4 +106,127 @@ func (r *Repository) DeleteTag(ctx context.Context, name string) error {
 		prev := ri.snapshots[ri.tags[i].index].ID
 		return &repoEdit{delTags: []string{name}, update: repoUpdate{typ: updTagDeleted, fields: []*fbField{fString(name), fStruct(prev[:], 1)}}}, nil
 	}, func(ri *repoInfo) bool { _, ok := refIndexIn(ri.tags, name); return !ok })
+}
+
+// Spec 1 refs: refs/branch.NAME/ref.json and refs/tag.NAME/ref.json, JSON
+// naming a snapshot; branches move by a conditional write of their file,
+// new refs are written create-only, a deleted tag leaves a tombstone
+// (ref.json.deleted) beside its file, a deleted branch loses its file.
+
+func refKeyV1(kind, name string) string { return "refs/" + kind + "." + name + "/ref.json" }
+
+func refJSON(id ID) []byte { return []byte(`{"snapshot":"` + id.String() + `"}`) }
+
+// parseRefJSON reads the snapshot id of a spec 1 ref file.
+func parseRefJSON(key string, data []byte) (ID, error) {
+	var ref struct {
+		Snapshot string `json:"snapshot"`
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		return ID{}, corruptf("%s: %v", key, err)
+	}
+	id, err := ParseID(ref.Snapshot)
+	if err != nil {
+		return ID{}, corruptf("%s: %v", key, err)
+	}
+	return id, nil
+}
+
+// moveBranchV1 moves a spec 1 branch from base to id by a conditional
+// write of its ref file (If-Match on the version read). A branch at
+// another snapshot is *errMoved; a write whose answer was lost is checked
+// by rereading.
+func (r *Repository) moveBranchV1(ctx context.Context, branch string, base, id ID) error {
+	v, err := r.versioned()
+	if err != nil {
+		return err
+	}
+	key := refKeyV1("branch", branch)
+	for attempt := 0; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		data, version, err := v.get(ctx, key)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("%w: branch %q was deleted", ErrConflict, branch)
+		}
+		if err != nil {
+			return err
+		}
+		head, err := parseRefJSON(key, data)
+		if err != nil {
+			return err
+		}
+		if attempt > 0 && head == id {
+			return nil // the lost write had been made
+		}
+		if head != base {
+			return &errMoved{head}
+		}
+		err = v.setIf(ctx, key, refJSON(id), version)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, store.ErrConflict) && attempt >= 5 {
+			return err
+		}
+		if attempt >= 100 {
+			return fmt.Errorf("%w: %s kept changing (%d attempts)", ErrConflict, key, attempt)
+		}
+	}
+}
+
+// createRefV1 writes a new spec 1 ref file create-only; one already there
+// is ErrConflict.
+func (r *Repository) createRefV1(ctx context.Context, kind, name string, id ID) error {
+	v, err := r.versioned()
+	if err != nil {
+		return err
+	}
+	if _, err := r.snapshot(ctx, id); err != nil {
+		return err
+	}
+	if kind == "tag" {
+		if _, err := r.src.Get(ctx, refKeyV1(kind, name)+".deleted", store.OffsetLen(0, 0)); err == nil {
+			return fmt.Errorf("%w: tag %q was deleted and cannot be made again", ErrConflict, name)
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+	}
+	key := refKeyV1(kind, name)
+	for attempt := 0; ; attempt++ {
+		err := v.setIf(ctx, key, refJSON(id), "")
+		if errors.Is(err, store.ErrConflict) {
+			if attempt > 0 {
+				if data, err := r.src.Get(ctx, key, store.OffsetLen(0, 4096)); err == nil {
+					if got, err := parseRefJSON(key, data); err == nil && got == id {
+						return nil // the lost write had been made
+					}
+				}
+			}
+			return fmt.Errorf("%w: %s %q exists", ErrConflict, kind, name)
+		}
+		if err == nil || attempt >= 5 || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// deleteRefV1 deletes a spec 1 branch (its file) or tag (a tombstone).
+func (r *Repository) deleteRefV1(ctx context.Context, kind, name string) error {
+	v, err := r.versioned()
+	if err != nil {
+		return err
+	}
+	if _, err := r.readRefV1(ctx, kind, name); err != nil {
+		return err
+	}
+	key := refKeyV1(kind, name)
+	if kind == "branch" {
+		return v.dst.Delete(ctx, key)
+	}
+	if err := v.setIf(ctx, key+".deleted", nil, ""); err != nil && !errors.Is(err, store.ErrConflict) {
+		return err
+	}
+	return nil
 }

@@ -2,7 +2,6 @@ package icechunk
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -18,6 +17,7 @@ import (
 type Option func(*options)
 
 type options struct {
+	spec       uint8 // Create's spec version
 	cacheBytes int64
 	maxObject  int64
 	virtual    *virtual.Resolver
@@ -29,6 +29,11 @@ type options struct {
 // wrapping virtual.ErrChanged, never stale bytes). Without it virtual refs
 // are ErrVirtual.
 func WithVirtual(res *virtual.Resolver) Option { return func(o *options) { o.virtual = res } }
+
+// WithSpecVersion makes Create write a repository of spec version n: 2
+// (the default; Icechunk 2.x) or 1 (the refs/ layout of Icechunk 1.x, which
+// Icechunk 1.x clients can read too). Open takes the version it finds.
+func WithSpecVersion(n int) Option { return func(o *options) { o.spec = uint8(min(max(n, 0), 255)) } }
 
 // WithCacheBytes bounds the bytes of parsed snapshots and manifests a
 // Repository holds (default 256 MiB). An object larger than the budget is
@@ -186,7 +191,7 @@ func (r *Repository) readRefV1(ctx context.Context, kind, name string) (ID, erro
 	if !validRefName(name) {
 		return ID{}, fmt.Errorf("%w: bad ref name %q", ErrRefNotFound, name)
 	}
-	key := "refs/" + kind + "." + name + "/ref.json"
+	key := refKeyV1(kind, name)
 	if kind == "tag" {
 		if _, err := r.src.Get(ctx, key+".deleted", store.OffsetLen(0, 0)); err == nil {
 			return ID{}, fmt.Errorf("%w: tag %q was deleted", ErrRefNotFound, name)
@@ -201,17 +206,7 @@ func (r *Repository) readRefV1(ctx context.Context, kind, name string) (ID, erro
 	if err != nil {
 		return ID{}, err
 	}
-	var ref struct {
-		Snapshot string `json:"snapshot"`
-	}
-	if err := json.Unmarshal(data, &ref); err != nil {
-		return ID{}, corruptf("%s: %v", key, err)
-	}
-	id, err := ParseID(ref.Snapshot)
-	if err != nil {
-		return ID{}, corruptf("%s: %v", key, err)
-	}
-	return id, nil
+	return parseRefJSON(key, data)
 }
 
 func validRefName(name string) bool {

@@ -44,7 +44,7 @@ func WithManifestSplit(n int) WriteOption { return func(o *writeOptions) { o.spl
 // Session is a writable view of a branch: a store.Store whose writes are
 // kept (chunks written to chunks/ at once, metadata in memory) until
 // Commit makes them a snapshot and moves the branch. It is safe for
-// concurrent use. Only spec 2 repositories can be written.
+// concurrent use. Spec 1 and 2 repositories can be written.
 type Session struct {
 	repo   *Repository
 	dst    store.Writer
@@ -72,6 +72,7 @@ type nodeMeta struct {
 	kind      NodeKind
 	shape     []uint64
 	numChunks []uint32
+	chunks    []uint64 // chunk shape
 	enc       zarr.ChunkKeyEncoding
 }
 
@@ -79,13 +80,11 @@ var (
 	_ store.Store = (*Session)(nil)
 )
 
-// Session begins a session on branch (spec 2 repositories on a store that
-// is also a store.Writer and can update conditionally: a
+// Session begins a session on branch (spec 1 and 2 repositories on a
+// store that is also a store.Writer and can update conditionally: a
 // store.ConditionalWriter, or a store.KeyLocker such as the filesystem).
+// Commits are written in the repository's spec version.
 func (r *Repository) Session(ctx context.Context, branch string, opts ...WriteOption) (*Session, error) {
-	if r.spec != 2 {
-		return nil, fmt.Errorf("%w: writing spec %d repositories", ErrUnsupported, r.spec)
-	}
 	w, ok := r.src.(store.Writer)
 	if !ok {
 		return nil, fmt.Errorf("%w: the repository's store is read-only", store.ErrReadOnly)
@@ -97,10 +96,7 @@ func (r *Repository) Session(ctx context.Context, branch string, opts ...WriteOp
 	if o.inline < 0 || o.split <= 0 {
 		return nil, fmt.Errorf("icechunk: bad write options (inline %d, split %d)", o.inline, o.split)
 	}
-	if err := r.Refresh(ctx); err != nil {
-		return nil, err
-	}
-	id, err := r.branchID(branch)
+	id, err := r.branchHead(ctx, branch)
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +105,18 @@ func (r *Repository) Session(ctx context.Context, branch string, opts ...WriteOp
 		return nil, err
 	}
 	return &Session{repo: r, dst: w, branch: branch, opts: o, base: base, changes: map[string]*change{}}, nil
+}
+
+// branchHead reads the snapshot branch names now (spec 2: the repo
+// object reread).
+func (r *Repository) branchHead(ctx context.Context, branch string) (ID, error) {
+	if r.spec == 1 {
+		return r.readRefV1(ctx, "branch", branch)
+	}
+	if err := r.Refresh(ctx); err != nil {
+		return ID{}, err
+	}
+	return r.branchID(branch)
 }
 
 func (r *Repository) branchID(branch string) (ID, error) {
@@ -153,7 +161,7 @@ func parseNodeMeta(data []byte) (*nodeMeta, error) {
 	if m.NodeType != "array" || m.ChunkGrid == nil || m.ChunkGrid.Name != "regular" || len(m.ChunkGrid.Configuration.ChunkShape) != len(m.Shape) || len(m.Shape) > maxDims {
 		return nil, fmt.Errorf("%w: zarr.json of a %q node (a regular chunk grid is needed)", ErrUnsupported, m.NodeType)
 	}
-	nm.kind, nm.shape = KindArray, m.Shape
+	nm.kind, nm.shape, nm.chunks = KindArray, m.Shape, m.ChunkGrid.Configuration.ChunkShape
 	nm.numChunks = make([]uint32, len(m.Shape))
 	for i, n := range m.Shape {
 		c := m.ChunkGrid.Configuration.ChunkShape[i]
@@ -556,10 +564,13 @@ func (v *versioned) setIf(ctx context.Context, key string, value []byte, version
 	}
 	defer unlock()
 	cur, err := v.src.Get(ctx, key, store.Full())
+	if version == "" && errors.Is(err, store.ErrNotFound) {
+		return v.dst.Set(ctx, key, value) // create-only, and key is absent
+	}
 	if err != nil {
 		return err
 	}
-	if sum(cur) != version {
+	if version == "" || sum(cur) != version {
 		return &store.KeyError{Op: "set", Key: key, Err: store.ErrConflict}
 	}
 	return v.dst.Set(ctx, key, value)

@@ -52,6 +52,7 @@ type node struct {
 	userData  []byte
 	shape     []uint64 // array length per dimension
 	numChunks []uint32 // chunks per dimension
+	chunkLen  []uint64 // chunk shape, as spec 1 states it (nil in spec 2)
 	manifests []manifestRef
 	enc       zarr.ChunkKeyEncoding
 }
@@ -283,9 +284,11 @@ func (s *snapshot) parseNode(t fbTable, n *node) error {
 		}
 		n.shape = make([]uint64, v1.n)
 		n.numChunks = make([]uint32, v1.n)
+		n.chunkLen = make([]uint64, v1.n)
 		for i := range n.shape {
 			n.shape[i] = leU64(v1.at(i))
-			if c := leU64(v1.at(i)[8:]); c > 0 {
+			n.chunkLen[i] = leU64(v1.at(i)[8:])
+			if c := n.chunkLen[i]; c > 0 {
 				n.numChunks[i] = uint32(min((n.shape[i]+c-1)/c, 1<<32-1))
 			}
 		}

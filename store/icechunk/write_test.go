@@ -25,8 +25,14 @@ func copyDir(t testing.TB, src string) string {
 }
 
 func TestSessionRoundTrip(t *testing.T) {
+	for _, spec := range []string{"spec1", "spec2"} {
+		t.Run(spec, func(t *testing.T) { sessionRoundTrip(t, spec) })
+	}
+}
+
+func sessionRoundTrip(t *testing.T, spec string) {
 	ctx := context.Background()
-	dir := copyDir(t, filepath.Join(fixtures, "spec2"))
+	dir := copyDir(t, filepath.Join(fixtures, spec))
 	st, err := fs.New(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +101,49 @@ func TestSessionRoundTrip(t *testing.T) {
 	}
 	if err := r2.DeleteBranch(ctx, "dev"); err != nil {
 		t.Fatal(err)
+	}
+	if anc[0].Metadata["n"] != 3.0 && anc[0].Metadata["n"] != int64(3) && anc[0].Metadata["n"] != uint64(3) {
+		t.Errorf("metadata n = %#v, want 3", anc[0].Metadata["n"])
+	}
+	// refs made once only; main stays; a deleted tag's name stays taken
+	for what, err := range map[string]error{
+		"tag twice":    r2.CreateTag(ctx, "gz", id),
+		"branch twice": r2.CreateBranch(ctx, "gzb", id),
+		"delete main":  r2.DeleteBranch(ctx, "main"),
+	} {
+		if !errors.Is(err, icechunk.ErrConflict) {
+			t.Errorf("%s: %v, want ErrConflict", what, err)
+		}
+	}
+	if err := r2.DeleteTag(ctx, "gz"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r2.CreateTag(ctx, "gz", id); !errors.Is(err, icechunk.ErrConflict) {
+		t.Errorf("recreating a tag deleted by gozarr: %v", err)
+	}
+	if err := r2.DeleteTag(ctx, "gz"); !errors.Is(err, icechunk.ErrRefNotFound) {
+		t.Errorf("deleting a deleted tag: %v", err)
+	}
+	r3, err := icechunk.Open(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br, err := r3.Branches(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags, err := r3.Tags(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := br["dev"]; ok || br["gzb"] != id || br["main"] != id {
+		t.Errorf("branches after the edits: %v", br)
+	}
+	if _, ok := tags["gz"]; ok {
+		t.Errorf("tags after deleting gz: %v", tags)
+	}
+	if _, err := r3.Resolve(ctx, "gz"); !errors.Is(err, icechunk.ErrRefNotFound) {
+		t.Errorf("resolving the deleted tag gz: %v", err)
 	}
 	_ = os.Getenv
 }
