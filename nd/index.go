@@ -293,13 +293,10 @@ func (p ChunkPart) Parts(chunkShape []int) func(yield func(ChunkPart) bool) {
 		if rank == 0 || len(chunkShape) != rank {
 			return
 		}
+		var lo [8]int
 		n := p.Count[rank-1]
 		for k := 0; k < n; {
-			first := p.Points[k*rank : (k+1)*rank]
-			m := 1
-			for k+m < n && sameChunk(first, p.Points[(k+m)*rank:(k+m+1)*rank], chunkShape) {
-				m++
-			}
+			m := pointRun(p.Points, rank, k, n, chunkShape, lo[:])
 			if !yield(pointPart(p.Points[k*rank:(k+m)*rank], rank, m, k, chunkShape)) {
 				return
 			}
@@ -317,24 +314,40 @@ func (p ChunkPart) NumParts(chunkShape []int) int {
 	if rank == 0 || len(chunkShape) != rank {
 		return 0
 	}
+	var lo [8]int
 	parts := 0
 	n := p.Count[rank-1]
-	for k := range n {
-		if k == 0 || !sameChunk(p.Points[(k-1)*rank:k*rank], p.Points[k*rank:(k+1)*rank], chunkShape) {
-			parts++
-		}
+	for k := 0; k < n; parts++ {
+		k += pointRun(p.Points, rank, k, n, chunkShape, lo[:])
 	}
 	return parts
 }
 
-// sameChunk reports whether points a and b lie in one chunk of chunkShape.
-func sameChunk(a, b, chunkShape []int) bool {
+// pointRun returns the length of the run of consecutive points from point
+// k (of the n points pts, n×rank coordinates) that lie in the chunk of
+// chunkShape holding point k. The chunk's origin is computed once (into
+// scratch, when it has room for rank entries); every other point costs a
+// comparison per dimension, no division.
+func pointRun(pts []int, rank, k, n int, chunkShape []int, scratch []int) int {
+	lo := scratch
+	if len(lo) < rank {
+		lo = make([]int, rank)
+	}
+	lo = lo[:rank]
 	for d, c := range chunkShape {
-		if a[d]/c != b[d]/c {
-			return false
+		x := pts[k*rank+d]
+		lo[d] = x - x%c
+	}
+	m := 1
+	for ; k+m < n; m++ {
+		q := pts[(k+m)*rank : (k+m+1)*rank]
+		for d, c := range chunkShape {
+			if uint(q[d]-lo[d]) >= uint(c) {
+				return m
+			}
 		}
 	}
-	return true
+	return m
 }
 
 // pointPart is the part of the m points pts (m×rank coordinates, all in one

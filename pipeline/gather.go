@@ -110,8 +110,8 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 	if g.cachedPoints(pts, out) {
 		return nil
 	}
-	sorted, order := sortPoints(g, pts, false)
-	dst := out // the sorted points' values: out itself when pts is sorted
+	sorted, order := groupPoints(g, pts)
+	dst := out // the grouped points' values: out itself when pts is grouped
 	if order != nil {
 		buf := bufpool.Get(sorted.Len() * item)
 		defer bufpool.Put(buf)
@@ -197,6 +197,85 @@ func (g *Grid) levels() [][]int {
 	return lv
 }
 
+// groupPoints returns the points of pts grouped by read unit (innermost
+// chunk) in the chunk hierarchy's order — grid chunk, then inner chunk at
+// every level — and order, the position in the grouped points of each
+// point asked (nil when pts already is grouped). Points keep their order
+// within a unit and repeats are kept: a read places each from its unit's
+// decoded values, which costs no more than finding it again. Each point
+// costs its unit's index once (multiplications, no division) and two
+// linear passes: a counting sort when the units of the grid are few for
+// the points, else a radix sort of the units' indices.
+func groupPoints(g *Grid, pts nd.Points) (nd.Points, []int) {
+	kr, ok := newHierKeyer(g)
+	if !ok {
+		return sortPoints(g, pts, false)
+	}
+	n, rank := pts.Len(), pts.Rank
+	var buf [8]uint64
+	rem := kr.scratch(buf[:])
+	order := make([]int, n)
+	if kr.units <= uint64(2*n+4096) && kr.units < 1<<32 {
+		units := make([]uint32, n)
+		count := make([]int, kr.units+1)
+		grouped := true
+		for k := range n {
+			u := uint32(kr.unit(pts.At(k), rem))
+			units[k] = u
+			count[u+1]++
+			grouped = grouped && (k == 0 || units[k-1] <= u)
+		}
+		if grouped {
+			return pts, nil
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for k, u := range units {
+			order[k] = count[u]
+			count[u]++
+		}
+	} else {
+		unitBits, posBits := uint(bits.Len64(kr.units-1)), uint(bits.Len(uint(n)))
+		if unitBits+posBits > 64 {
+			return sortPoints(g, pts, false)
+		}
+		xs := make([]uint64, n)
+		grouped := true
+		for k := range n {
+			xs[k] = kr.unit(pts.At(k), rem)<<posBits | uint64(k)
+			grouped = grouped && (k == 0 || xs[k-1]>>posBits <= xs[k]>>posBits)
+		}
+		if grouped {
+			return pts, nil
+		}
+		xs = radixSortBits(xs, posBits, posBits+unitBits)
+		mask := uint64(1)<<posBits - 1
+		for i, x := range xs {
+			order[x&mask] = i
+		}
+	}
+	// Scatter: the points asked are read in order, each written to its
+	// place (writes at random cost less than reads at random).
+	out := nd.Points{Rank: rank, Coords: make([]int, n*rank)}
+	src, dst := pts.Coords, out.Coords
+	switch rank {
+	case 2:
+		for k, i := range order {
+			dst[2*i], dst[2*i+1] = src[2*k], src[2*k+1]
+		}
+	case 3:
+		for k, i := range order {
+			dst[3*i], dst[3*i+1], dst[3*i+2] = src[3*k], src[3*k+1], src[3*k+2]
+		}
+	default:
+		for k, i := range order {
+			copy(dst[i*rank:(i+1)*rank], src[k*rank:(k+1)*rank])
+		}
+	}
+	return out, order
+}
+
 // sortPoints returns the distinct points of pts sorted by the chunk
 // hierarchy of g (grid chunk, then inner chunk at every level, then C
 // order within the innermost chunk), and order, the position in the
@@ -205,27 +284,74 @@ func (g *Grid) levels() [][]int {
 // pts is returned instead: its last occurrence, whose value wins.
 func sortPoints(g *Grid, pts nd.Points, last bool) (nd.Points, []int) {
 	n := pts.Len()
+	kr, ok := newHierKeyer(g)
+	if !ok {
+		return sortPointsByTuple(g, pts, last)
+	}
+	var buf [8]uint64
+	rem := kr.scratch(buf[:])
+	keyBits, posBits := uint(bits.Len64(kr.span-1)), uint(bits.Len(uint(n)))
+	if keyBits+posBits <= 64 {
+		// Key and position packed in one word: half the bytes to move per
+		// pass of the sort, and equal keys stay in position order.
+		xs := make([]uint64, n)
+		inOrder := true
+		for k := range n {
+			xs[k] = kr.key(pts.At(k), rem)<<posBits | uint64(k)
+			inOrder = inOrder && (k == 0 || xs[k-1]>>posBits < xs[k]>>posBits)
+		}
+		if inOrder {
+			return pts, nil
+		}
+		xs = radixSortBits(xs, posBits, posBits+keyBits)
+		mask := uint64(1)<<posBits - 1
+		return kr.collect(pts.Rank, n, func(i int) (uint64, int) { return xs[i] >> posBits, int(xs[i] & mask) }, last)
+	}
 	type keyed struct {
 		key uint64
 		pos int
 	}
 	ks := make([]keyed, n)
-	for k := range n {
-		key, ok := hierKey(g, pts.At(k))
-		if !ok {
-			return sortPointsByTuple(g, pts, last)
-		}
-		ks[k] = keyed{key, k}
-	}
 	inOrder := true
-	for k := 1; k < n && inOrder; k++ {
-		inOrder = ks[k-1].key < ks[k].key
+	for k := range n {
+		ks[k] = keyed{kr.key(pts.At(k), rem), k}
+		inOrder = inOrder && (k == 0 || ks[k-1].key < ks[k].key)
 	}
 	if inOrder {
 		return pts, nil
 	}
 	ks = radixSort(ks, func(k keyed) uint64 { return k.key })
-	return collectSorted(pts, n, func(i int) int { return ks[i].pos }, func(i int) bool { return ks[i-1].key == ks[i].key }, last)
+	return kr.collect(pts.Rank, n, func(i int) (uint64, int) { return ks[i].key, ks[i].pos }, last)
+}
+
+// radixSortBits sorts xs by their bits [lo, hi), stably, with a
+// least-significant-digit radix sort of digits up to 11 bits wide (count
+// tables that stay in the L1 cache). It may return a new slice.
+func radixSortBits(xs []uint64, lo, hi uint) []uint64 {
+	if hi <= lo || len(xs) < 2 {
+		return xs
+	}
+	passes := (hi - lo + 10) / 11
+	width := (hi - lo + passes - 1) / passes
+	tmp := make([]uint64, len(xs))
+	count := make([]int, 1<<width+1)
+	for shift := lo; shift < hi; shift += width {
+		mask := uint64(1)<<min(width, hi-shift) - 1
+		clear(count)
+		for _, x := range xs {
+			count[(x>>shift)&mask+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for _, x := range xs {
+			d := (x >> shift) & mask
+			tmp[count[d]] = x
+			count[d]++
+		}
+		xs, tmp = tmp, xs
+	}
+	return xs
 }
 
 // radixSort sorts xs by key, stably (equal keys keep their order), with a
@@ -283,40 +409,201 @@ func collectSorted(pts nd.Points, n int, at func(int) int, same func(int) bool, 
 	return sorted, order
 }
 
-// hierKey is the rank of point p in the hierarchical order of g as one
-// integer: the linear index of its grid chunk, then of its inner chunk
-// within that at every level, then of p within the innermost chunk. ok is
-// false when it does not fit 64 bits.
-func hierKey(g *Grid, p []int) (key uint64, ok bool) {
-	mul := func(k uint64, m, add int) (uint64, bool) {
-		hi, lo := bits.Mul64(k, uint64(m))
-		if hi != 0 || lo+uint64(add) < lo {
-			return 0, false
-		}
-		return lo + uint64(add), true
+// hierKeyer computes hierKey for the points of one grid with the products
+// checked once: the key of every point in bounds then fits 64 bits, and
+// its digits come from multiplications by reciprocals, not divisions.
+type hierKeyer struct {
+	rank int
+	// Per level (grid chunks, then the inner chunks of each level of
+	// nesting) and dimension, flattened level-major: the chunk size that
+	// splits the remainder of the coordinate, and the number of such
+	// chunks along the dimension within the parent (the digit's radix).
+	div   []divider
+	radix []uint64
+	inner []uint64 // the innermost chunk shape: the last digits' radices
+	// Dividers by the radices and the inner shape (coords), and the
+	// product of every radix: keys lie in [0, span).
+	rdiv, idiv []divider
+	span       uint64
+	units      uint64 // the product of the radices: units lie in [0, units)
+}
+
+// newHierKeyer returns g's keyer; ok is false when keys do not fit 64 bits.
+func newHierKeyer(g *Grid) (kr hierKeyer, ok bool) {
+	rank := len(g.Shape)
+	kr.rank = rank
+	span := uint64(1)
+	grow := func(m int) bool {
+		hi, lo := bits.Mul64(span, uint64(m))
+		span = lo
+		return hi == 0 && m > 0
 	}
 	parent := g.ChunkShape
-	for d, c := range parent { // the grid chunk
+	for d, c := range parent {
 		grid := (g.Shape[d] + c - 1) / c
-		if key, ok = mul(key, grid, p[d]/c); !ok {
-			return 0, false
+		kr.div, kr.radix = append(kr.div, newDivider(c)), append(kr.radix, uint64(grid))
+		if !grow(grid) {
+			return kr, false
 		}
 	}
-	for l := g.Shard; l != nil; l = l.Nested() { // the inner chunk at each level
+	for l := g.Shard; l != nil; l = l.Nested() {
 		child := l.ChunkShape()
 		for d, c := range child {
-			if key, ok = mul(key, parent[d]/c, (p[d]%parent[d])/c); !ok {
-				return 0, false
+			kr.div, kr.radix = append(kr.div, newDivider(c)), append(kr.radix, uint64(parent[d]/c))
+			if !grow(parent[d] / c) {
+				return kr, false
 			}
 		}
 		parent = child
 	}
-	for d, c := range parent { // the point within its innermost chunk
-		if key, ok = mul(key, c, p[d]%c); !ok {
-			return 0, false
+	kr.units = span
+	for _, c := range parent {
+		kr.inner = append(kr.inner, uint64(c))
+		kr.idiv = append(kr.idiv, newDivider(c))
+		if !grow(c) {
+			return kr, false
 		}
 	}
-	return key, true
+	for _, r := range kr.radix {
+		kr.rdiv = append(kr.rdiv, newDivider(int(r)))
+	}
+	kr.span = span
+	return kr, true
+}
+
+// unit returns the linear index of the read unit (innermost chunk) of p
+// (in bounds) in the hierarchical order: its grid chunk, then its inner
+// chunk within that at every level. rem (rank entries) receives p's
+// coordinates within that unit.
+func (kr *hierKeyer) unit(p []int, rem []uint64) uint64 {
+	for d, c := range p {
+		rem[d] = uint64(c)
+	}
+	var u uint64
+	radix := kr.radix[:len(kr.div)]
+	d := 0 // i % rank, without a division
+	for i, v := range kr.div {
+		if d == len(rem) {
+			d = 0
+		}
+		var q uint64
+		switch {
+		case v.shift > 0:
+			q = rem[d] >> v.shift
+		case v.m != 0 && rem[d] < 1<<32:
+			q, _ = bits.Mul64(v.m, rem[d])
+		default:
+			q = v.div(rem[d])
+		}
+		rem[d] -= q * v.d
+		u = u*radix[i] + q
+		d++
+	}
+	return u
+}
+
+// key returns hierKey of p (in bounds): the linear index of its grid
+// chunk, then of its inner chunk within that at every level, then of p
+// within the innermost chunk. rem is scratch of rank entries.
+func (kr *hierKeyer) key(p []int, rem []uint64) uint64 {
+	key := kr.unit(p, rem)
+	for d, c := range kr.inner {
+		key = key*c + rem[d]
+	}
+	return key
+}
+
+// scratch returns room for rank remainders: buf when it is large enough.
+func (kr *hierKeyer) scratch(buf []uint64) []uint64 {
+	if len(buf) >= kr.rank {
+		return buf[:kr.rank]
+	}
+	return make([]uint64, kr.rank)
+}
+
+// coords appends to dst the point whose key is key: the inverse of key,
+// digit by digit from the least significant.
+func (kr *hierKeyer) coords(dst []int, key uint64) []int {
+	base := len(dst)
+	for range kr.rank {
+		dst = append(dst, 0)
+	}
+	p := dst[base:]
+	for d := kr.rank - 1; d >= 0; d-- {
+		q := kr.idiv[d].div(key)
+		p[d] = int(key - q*kr.idiv[d].d)
+		key = q
+	}
+	for i := len(kr.div) - kr.rank; i >= 0; i -= kr.rank {
+		for d := kr.rank - 1; d >= 0; d-- {
+			q := kr.rdiv[i+d].div(key)
+			p[d] += int(key-q*kr.rdiv[i+d].d) * int(kr.div[i+d].d)
+			key = q
+		}
+	}
+	return dst
+}
+
+// collect builds sortPoints' results from the n points in sorted order,
+// at(i) giving the key and the position in the points asked of the i-th:
+// distinct points are rebuilt from their keys (in order, where gathering
+// them from the points asked would read memory at random).
+func (kr *hierKeyer) collect(rank, n int, at func(int) (uint64, int), last bool) (nd.Points, []int) {
+	sorted := nd.Points{Rank: rank, Coords: make([]int, 0, n*rank)}
+	order := make([]int, n) // read: point asked → sorted position
+	var from []int          // write: sorted position → last point asked
+	prev := uint64(0)
+	for i := range n {
+		key, k := at(i)
+		if i == 0 || key != prev {
+			sorted.Coords = kr.coords(sorted.Coords, key)
+			if last {
+				from = append(from, k)
+			}
+		} else if last {
+			from[len(from)-1] = k // equal points sort by position: the later wins
+		}
+		prev = key
+		order[k] = sorted.Len() - 1
+	}
+	if last {
+		return sorted, from
+	}
+	return sorted, order
+}
+
+// divider divides by d with a multiplication by its reciprocal where the
+// dividend fits 32 bits (Lemire, Kaser and Kurz, "Faster remainder by
+// direct computation", 2019: q = ⌊m·n / 2⁶⁴⌋ with m = ⌊(2⁶⁴−1)/d⌋ + 1 is
+// exact for every 32-bit n and d), by a plain division otherwise.
+type divider struct {
+	d, m  uint64 // m is 0 for d = 1 (no reciprocal needed) and d ≥ 2³²
+	shift uint   // log₂ d for a power of two d > 1, else 0
+}
+
+func newDivider(d int) divider {
+	v := divider{d: uint64(d)}
+	if d > 1 && uint64(d) < 1<<32 {
+		v.m = ^uint64(0)/v.d + 1
+	}
+	if d > 1 && d&(d-1) == 0 {
+		v.shift = uint(bits.TrailingZeros64(v.d))
+	}
+	return v
+}
+
+// div returns n / d.
+func (v divider) div(n uint64) uint64 {
+	switch {
+	case v.shift > 0:
+		return n >> v.shift
+	case v.m != 0 && n < 1<<32:
+		q, _ := bits.Mul64(v.m, n)
+		return q
+	case v.d == 1:
+		return n
+	}
+	return n / v.d
 }
 
 // sortPointsByTuple is sortPoints for hierarchies whose rank does not fit

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
@@ -46,32 +47,42 @@ func TestGatherParallelEqualsGather(t *testing.T) {
 	}
 }
 
+// nestedSpecs is a sharded chain whose inner chunks are shards of their
+// own (4 × 6 of 2 × 3), all plain bytes.
+const nestedSpecs = `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [4, 6],
+		"codecs": [{"name": "sharding_indexed", "configuration": {"chunk_shape": [2, 3], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+			"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}],
+		"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}]`
+
+// specGrid is the grid of an array of shape and chunks with the codecs
+// specs (JSON) and item type typ.
+func specGrid(tb testing.TB, specs string, shape, chunk []int, typ dtype.DataType) *Grid {
+	tb.Helper()
+	var cs []codecs.Spec
+	if err := json.Unmarshal([]byte(specs), &cs); err != nil {
+		tb.Fatal(err)
+	}
+	chain, err := codecs.NewChain(cs, codecs.ChunkRepr{Shape: chunk, DType: typ, Fill: make([]byte, typ.Size())})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	l, err := sharding.LayoutOf(chain)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &Grid{Shape: shape, ChunkShape: chunk, Chain: chain, Shard: l}
+}
+
 // TestSortPointsKeyEqualsTuple checks the one-integer hierarchical key
 // against the tuple comparison it stands for (the fallback for hierarchies
 // past 64 bits), on a grid of shards with nested inner shards and on a
 // plain grid, with repeats, for reads and writes.
 func TestSortPointsKeyEqualsTuple(t *testing.T) {
-	nested := `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [4, 6],
-		"codecs": [{"name": "sharding_indexed", "configuration": {"chunk_shape": [2, 3], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
-			"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}],
-		"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}]`
 	for _, c := range []struct {
 		specs string
 		chunk []int
-	}{{nested, []int{8, 12}}, {`[{"name": "bytes", "configuration": {"endian": "little"}}]`, []int{5, 7}}} {
-		var specs []codecs.Spec
-		if err := json.Unmarshal([]byte(c.specs), &specs); err != nil {
-			t.Fatal(err)
-		}
-		chain, err := codecs.NewChain(specs, codecs.ChunkRepr{Shape: c.chunk, DType: dtype.TypeUint8, Fill: []byte{0}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := sharding.LayoutOf(chain)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := &Grid{Shape: []int{37, 50}, ChunkShape: c.chunk, Chain: chain, Shard: l}
+	}{{nestedSpecs, []int{8, 12}}, {`[{"name": "bytes", "configuration": {"endian": "little"}}]`, []int{5, 7}}} {
+		g := specGrid(t, c.specs, []int{37, 50}, c.chunk, dtype.TypeUint8)
 		r := rand.New(rand.NewPCG(3, 4))
 		pts := nd.Points{Rank: 2}
 		for range 3000 {
@@ -117,6 +128,141 @@ func TestRadixSortStable(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("n=%d, %d-bit keys: radix sort differs from a stable sort", n, bitsUsed)
 			}
+		}
+	}
+}
+
+// TestDividerExact checks the reciprocal division against the plain one
+// at the edges of the 32-bit range and at random, for small, odd,
+// power-of-two and huge divisors.
+func TestDividerExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	divisors := []int{1, 2, 3, 7, 16, 17, 32, 100, 511, 512, 4096, 65535, 1<<31 - 1, 1 << 31}
+	for range 50 {
+		divisors = append(divisors, 1+r.IntN(1<<20))
+	}
+	for _, d := range divisors {
+		v := newDivider(d)
+		ns := []uint64{0, 1, uint64(d) - 1, uint64(d), uint64(d) + 1, 1<<32 - 1, 1 << 32, 1<<40 + 3}
+		for range 2000 {
+			ns = append(ns, uint64(r.Uint32()), r.Uint64()>>r.IntN(64))
+		}
+		for _, n := range ns {
+			if got, want := v.div(n), n/uint64(d); got != want {
+				t.Fatalf("%d / %d = %d, want %d", n, d, got, want)
+			}
+		}
+	}
+}
+
+// TestRadixSortBitsStable checks the packed sort of bit fields against a
+// stable sort by the same field, for fields of several widths and places.
+func TestRadixSortBitsStable(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{0, 1, 2, 300, 5000} {
+		for _, f := range [][2]uint{{0, 3}, {17, 40}, {5, 64}, {20, 21}, {9, 9}} {
+			xs := make([]uint64, n)
+			for i := range xs {
+				xs[i] = r.Uint64()
+			}
+			field := func(x uint64) uint64 {
+				if f[1] <= f[0] {
+					return 0
+				}
+				return x << (64 - f[1]) >> (64 - f[1] + f[0])
+			}
+			want := slices.Clone(xs)
+			slices.SortStableFunc(want, func(a, b uint64) int { return cmp.Compare(field(a), field(b)) })
+			if got := radixSortBits(xs, f[0], f[1]); !slices.Equal(got, want) {
+				t.Fatalf("n=%d, bits %v: radix sort differs from a stable sort", n, f)
+			}
+		}
+	}
+}
+
+// BenchmarkSortPoints groups (a read, sub-benchmark read) and sorts (a
+// write: distinct points, the last value wins) 100,000 random points of gatherbench's
+// cube16-small geometry (128 × 256 × 256, shards of 128³, inner chunks of
+// 16³): the per-point cost a gather pays before any chunk is read.
+func BenchmarkSortPoints(b *testing.B) {
+	specs := `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [16, 16, 16],
+		"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+		"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}]`
+	g := specGrid(b, specs, []int{128, 256, 256}, []int{128, 128, 128}, dtype.TypeFloat32)
+	r := rand.New(rand.NewPCG(1, 2))
+	const n = 100_000
+	pts := nd.Points{Rank: 3}
+	for range n {
+		pts.Coords = append(pts.Coords, r.IntN(128), r.IntN(256), r.IntN(256))
+	}
+	b.ReportAllocs()
+	b.Run("read", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			groupPoints(g, pts)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/point")
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		sortPoints(g, pts, true)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/point")
+}
+
+// TestGroupPoints checks the read side's grouping on the nested-shard grid
+// of TestSortPointsKeyEqualsTuple and a grid of many chunks: the grouped
+// points are the points asked, moved by order, and their read units (by
+// the tuple order of chunk coordinates at every level) never decrease, with
+// the counting sort (few units) and the radix sort (many) alike.
+func TestGroupPoints(t *testing.T) {
+	plain := `[{"name": "bytes", "configuration": {"endian": "little"}}]`
+	for _, c := range []struct {
+		specs        string
+		shape, chunk []int
+		n            int
+	}{
+		{nestedSpecs, []int{37, 50}, []int{8, 12}, 3000}, // 2 × 5 × 4 × 8 units: counting
+		{plain, []int{3000, 4000}, []int{1, 1}, 500},     // 12M units: radix
+		{plain, []int{37, 50}, []int{5, 7}, 1},
+	} {
+		g := specGrid(t, c.specs, c.shape, c.chunk, dtype.TypeUint8)
+		lv := g.levels()
+		unitOf := func(p []int) []int {
+			var u []int
+			for _, shape := range lv {
+				for d, s := range shape {
+					u = append(u, p[d]/s)
+				}
+			}
+			return u
+		}
+		r := rand.New(rand.NewPCG(9, 10))
+		pts := nd.Points{Rank: 2}
+		for range c.n {
+			pts.Coords = append(pts.Coords, r.IntN(c.shape[0]), r.IntN(c.shape[1]))
+		}
+		grouped, order := groupPoints(g, pts)
+		if c.n > 1 && order == nil {
+			t.Fatalf("%v: random points came back as grouped", c.chunk)
+		}
+		if order != nil {
+			if grouped.Len() != pts.Len() {
+				t.Fatalf("%v: %d grouped points of %d", c.chunk, grouped.Len(), pts.Len())
+			}
+			for k := range pts.Len() {
+				if !slices.Equal(grouped.At(order[k]), pts.At(k)) {
+					t.Fatalf("%v: point %d %v is at %d, which holds %v", c.chunk, k, pts.At(k), order[k], grouped.At(order[k]))
+				}
+			}
+		}
+		for i := 1; i < grouped.Len(); i++ {
+			if slices.Compare(unitOf(grouped.At(i-1)), unitOf(grouped.At(i))) > 0 {
+				t.Fatalf("%v: grouped point %d %v is in a unit before point %d's %v", c.chunk, i, grouped.At(i), i-1, grouped.At(i-1))
+			}
+		}
+		if again, o := groupPoints(g, grouped); o != nil || !slices.Equal(again.Coords, grouped.Coords) {
+			t.Fatalf("%v: grouped points are grouped again", c.chunk)
 		}
 	}
 }

@@ -19,7 +19,8 @@
 //
 // Reported per workload: wall time (median of -reps), the codec-only decode
 // of the inner chunks the selection touches (median, all cores) and the
-// ratio, bytes fetched from the store, bytes decoded ÷ bytes delivered,
+// ratio, the same three in CPU time of the process (steadier than wall
+// time on a shared machine), bytes fetched from the store, bytes decoded ÷ bytes delivered,
 // and zarr-python's time and gozarr's speed-up over it.
 package main
 
@@ -44,6 +45,7 @@ import (
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/internal/cputime"
 	"github.com/gozarr/gozarr/internal/npy"
 	"github.com/gozarr/gozarr/loader"
 	"github.com/gozarr/gozarr/nd"
@@ -240,8 +242,8 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 	}
 	py := zarrPython(peers)
 	fmt.Printf("gatherbench: %d cores, GOMAXPROCS %d, %s\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
-	fmt.Println("| workload | gozarr | codec-only | ratio | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
-	fmt.Println("|---|---|---|---|---|---|---|---|")
+	fmt.Println("| workload | gozarr | codec-only | ratio | gozarr CPU | codec-only CPU | CPU ratio | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	var prof *os.File
 	if cpuProfile != "" {
 		var err error
@@ -256,7 +258,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 		}
 		a := arrays[w.arr]
 		out := make([]byte, w.out)
-		var gz []float64
+		var gz, gzCPU []float64
 		var fetched int64
 		if prof != nil { // one profile: the reads of the first workload run
 			if err := pprof.StartCPUProfile(prof); err != nil {
@@ -265,11 +267,12 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 		}
 		for range reps {
 			before := counters[w.arr].Bytes()
-			t0 := time.Now()
+			t0, c0 := time.Now(), cputime.Process()
 			if err := w.read(ctx, a, out); err != nil {
 				return fmt.Errorf("%s: %w", w.name, err)
 			}
 			gz = append(gz, time.Since(t0).Seconds())
+			gzCPU = append(gzCPU, (cputime.Process() - c0).Seconds())
 			fetched = counters[w.arr].Bytes() - before
 		}
 		if prof != nil {
@@ -279,7 +282,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 		if err := check(w, out, rows, sorted, pts, finePts, geos); err != nil {
 			return err
 		}
-		codec, decoded, err := codecOnly(ctx, a, paths[w.arr], w.touched, reps)
+		codec, codecCPU, decoded, err := codecOnly(ctx, a, paths[w.arr], w.touched, reps)
 		if err != nil {
 			return err
 		}
@@ -293,8 +296,8 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 				speedCell = fmt.Sprintf("%.1f×", pt/median(gz))
 			}
 		}
-		fmt.Printf("| %s | %.3f s | %.3f s | %.2f | %s | %s | %d MiB | %.2f |\n", w.name, median(gz), codec, median(gz)/codec,
-			pyCell, speedCell, fetched>>20, float64(decoded)/float64(w.out))
+		fmt.Printf("| %s | %.3f s | %.3f s | %.2f | %.3f s | %.3f s | %.2f | %s | %s | %d MiB | %.2f |\n", w.name, median(gz), codec, median(gz)/codec,
+			median(gzCPU), codecCPU, median(gzCPU)/codecCPU, pyCell, speedCell, fetched>>20, float64(decoded)/float64(w.out))
 	}
 	return nil
 }
@@ -370,18 +373,19 @@ func touchedPoints(a *zarr.Array, pts [][]int) map[string]map[int]bool {
 
 // codecOnly decodes the touched inner chunks (their encoded bytes loaded
 // first, outside the timing) with the array's inner codec chain on all
-// cores, and returns the median time and the bytes decoded.
-func codecOnly(ctx context.Context, a *zarr.Array, path string, touched map[string]map[int]bool, reps int) (float64, int64, error) {
+// cores, and returns the median wall and CPU (process) times and the bytes
+// decoded.
+func codecOnly(ctx context.Context, a *zarr.Array, path string, touched map[string]map[int]bool, reps int) (wall, cpu float64, decoded int64, err error) {
 	l := a.Sharding()
 	var encs [][]byte
 	for key, inner := range touched {
 		b, err := os.ReadFile(filepath.Join(path, filepath.FromSlash(key)))
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		ix, err := l.IndexOf(b)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 		for lin := range inner {
 			if off, n, ok := ix.Entry(lin); ok {
@@ -390,12 +394,12 @@ func codecOnly(ctx context.Context, a *zarr.Array, path string, touched map[stri
 		}
 	}
 	workers := runtime.GOMAXPROCS(0)
-	var times []float64
+	var times, cpus []float64
 	for range reps {
 		var next atomic.Int64
 		var wg sync.WaitGroup
 		var firstErr atomic.Value
-		t0 := time.Now()
+		t0, c0 := time.Now(), cputime.Process()
 		for range workers {
 			wg.Go(func() {
 				dst := make([]byte, l.InnerBytes()+codecs.DecodeSlack)
@@ -412,11 +416,12 @@ func codecOnly(ctx context.Context, a *zarr.Array, path string, touched map[stri
 		}
 		wg.Wait()
 		times = append(times, time.Since(t0).Seconds())
+		cpus = append(cpus, (cputime.Process() - c0).Seconds())
 		if err, _ := firstErr.Load().(error); err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
 	}
-	return median(times), int64(len(encs)) * int64(l.InnerBytes()), nil
+	return median(times), median(cpus), int64(len(encs)) * int64(l.InnerBytes()), nil
 }
 
 // zarrPython returns the zarr-python wrapper when the chroot is present.
