@@ -292,7 +292,14 @@ func Normalize(items []Item, shape []int) (Selection, error) {
 		explicit--
 	}
 	if explicit > len(shape) {
-		return nil, fmt.Errorf("%w: %d indices for an array of %d dimensions", ErrInvalidSelection, explicit, len(shape))
+		n, dims := fmt.Sprintf("%d indices", explicit), fmt.Sprintf("%d dimensions", len(shape))
+		if explicit == 1 {
+			n = "1 index"
+		}
+		if len(shape) == 1 {
+			dims = "1 dimension"
+		}
+		return nil, fmt.Errorf("%w: %s for an array of %s", ErrInvalidSelection, n, dims)
 	}
 	sel := make(Selection, len(shape))
 	d := 0
@@ -635,6 +642,9 @@ func parseItem(p string) (Item, error) {
 			return Item{}, fmt.Errorf("%w: index %s", ErrOutOfBounds, p)
 		}
 		if err != nil {
+			if strings.ContainsAny(p, " \t") {
+				return Item{}, fmt.Errorf("%w: %q is not an integer, slice or ... (a comma missing between items?)", ErrInvalidSelection, p)
+			}
 			return Item{}, fmt.Errorf("%w: %q is not an integer, slice or ...", ErrInvalidSelection, p)
 		}
 		return Index(v), nil
@@ -658,6 +668,9 @@ func parseItem(p string) (Item, error) {
 				v = math.MaxInt
 			}
 		} else if err != nil {
+			if strings.ContainsAny(f, " \t") {
+				return Item{}, fmt.Errorf("%w: slice bound %q is not an integer (a comma missing between items?)", ErrInvalidSelection, f)
+			}
 			return Item{}, fmt.Errorf("%w: slice bound %q is not an integer", ErrInvalidSelection, f)
 		}
 		switch k {

@@ -36,7 +36,7 @@ func cmdConsolidate(ctx context.Context, args []string, stdout io.Writer) error 
 		}
 		g, err := zarr.OpenGroup(ctx, st, p)
 		if err != nil {
-			return err
+			return targetErr(ctx, st, pos[0], p, err)
 		}
 		ok, n := g.Consolidated()
 		if !ok {
@@ -54,7 +54,7 @@ func cmdConsolidate(ctx context.Context, args []string, stdout io.Writer) error 
 	}
 	g, err := zarr.Consolidate(ctx, st, "")
 	if err != nil {
-		return err
+		return targetErr(ctx, st, pos[0], "", err)
 	}
 	_, n := g.Consolidated()
 	_, err = fmt.Fprintf(stdout, "consolidated %d nodes (zarr v%d)\n", n, g.ZarrFormat())

@@ -110,11 +110,11 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	n, err := newWalker(src, false, true).open(ctx, srcPath, -1)
-	if err != nil {
-		return err
+	if err == nil && n == nil {
+		err = zarr.ErrNodeNotFound
 	}
-	if n == nil {
-		return fmt.Errorf("%s: %w", pos[0], zarr.ErrNodeNotFound)
+	if err != nil {
+		return targetErr(ctx, src, pos[0], srcPath, err)
 	}
 	// Everything that can be checked is checked before the first byte is
 	// written: the destination, every array's new metadata and codecs.

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,12 +11,7 @@ import (
 // runErr runs a command line that must fail and returns its error text.
 func runErr(t *testing.T, args ...string) string {
 	t.Helper()
-	var out, errw bytes.Buffer
-	err := run(context.Background(), args, &out, &errw)
-	if err == nil {
-		t.Fatalf("%v succeeded:\n%s", args, out.String())
-	}
-	return err.Error()
+	return runFail(t, args...).Error()
 }
 
 // dirNames lists a directory's entries.

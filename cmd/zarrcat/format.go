@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,10 +39,21 @@ func formatOf(flag, out string) (string, error) {
 	case ".raw", ".bin":
 		return "raw", nil
 	}
-	if out != "" && out != "-" {
+	if out != "" && out != "-" && !isTerminalPath(out) {
 		return "npy", nil
 	}
 	return "text", nil
+}
+
+// isTerminalPath reports whether path is a terminal (/dev/tty,
+// /dev/pts/N): -o there gets text, as stdout on a terminal does.
+func isTerminalPath(path string) bool {
+	info, err := os.Stat(path)
+	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	p := filepath.Clean(path)
+	return p == "/dev/tty" || p == "/dev/console" || strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/tty")
 }
 
 // encoder writes a selection's values in one format, block by block:

@@ -78,7 +78,7 @@ func readPointsFile(path string, shape []int) (nd.Points, error) {
 			continue
 		}
 		if len(fields) != rank {
-			return nd.Points{}, fmt.Errorf("%w: --points %s line %d: %d coordinates for an array of %d dimensions", errUsage, path, line, len(fields), rank)
+			return nd.Points{}, fmt.Errorf("%w: --points %s line %d: %s for an array of %s", errUsage, path, line, plural(len(fields), "coordinate"), plural(rank, "dimension"))
 		}
 		for d, s := range fields {
 			v, err := strconv.Atoi(s)
@@ -112,7 +112,7 @@ func readMaskFile(path string, shape []int) (nd.Points, error) {
 		return nd.Points{}, fmt.Errorf("%w: --mask %s: Fortran-ordered .npy (write it in C order)", errUsage, path)
 	}
 	if fmt.Sprint(arr.Shape) != fmt.Sprint(shape) {
-		return nd.Points{}, fmt.Errorf("%w: --mask %s: shape %v, the array's is %v", nd.ErrInvalidSelection, path, arr.Shape, shape)
+		return nd.Points{}, fmt.Errorf("--mask %s: shape %s, the array's is %s: %w", path, pyShape(arr.Shape), pyShape(shape), nd.ErrInvalidSelection)
 	}
 	mask := make([]bool, len(arr.Data))
 	for i, b := range arr.Data {
@@ -173,7 +173,17 @@ func pointsSelection(a *zarr.Array, flags map[string]string, pos []string) (nd.P
 		pts, err = readMaskFile(mf, a.Shape())
 	}
 	if err != nil && !errors.Is(err, errUsage) {
-		err = fmt.Errorf("%s: %w", pf+mf, err)
+		flag := "--points " + pf
+		if hasM {
+			flag = "--mask " + mf
+		}
+		// Name the flag and its file once: the file's error may start
+		// with its path, an invalid selection with "--mask PATH".
+		msg := strings.TrimPrefix(err.Error(), pf+mf+": ")
+		if !strings.Contains(msg, flag) {
+			msg = flag + ": " + msg
+		}
+		err = &targetError{msg: msg, err: err}
 	}
 	return pts, true, err
 }

@@ -36,7 +36,10 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if len(pos) < 1 || len(pos) > 2 {
-		return fmt.Errorf("%w: get takes TARGET and an optional SELECTION", errUsage)
+		return fmt.Errorf("%w: get takes TARGET and an optional SELECTION%s", errUsage, quoteHint(pos))
+	}
+	if isStdoutPath(flags["o"]) {
+		flags["o"] = "-" // -o /dev/stdout is stdout, text by default, as -o -
 	}
 	format, err := formatOf(flags["format"], flags["o"])
 	if err != nil {
@@ -147,7 +150,7 @@ func openSelectionWith(ctx context.Context, pos []string, flags map[string]strin
 		return nil, nil, false, fmt.Errorf("%w; for zarrcat, raise it with --max-chunk-bytes (default 512MiB), e.g. --max-chunk-bytes=4GiB", err)
 	}
 	if err != nil {
-		return nil, nil, false, err
+		return nil, nil, false, targetErr(ctx, st, pos[0], nodePath, err)
 	}
 	if _, ok := flags["blocks"]; ok {
 		if items, err = a.BlockItems(items...); err != nil {

@@ -44,7 +44,8 @@ Writes the selected values in C order, streaming: memory stays within
 read while one is written.
   --format   npy, text (default on stdout), csv, json or raw (little-endian
              bytes); from -o's extension when not given (.npy, .txt, .csv,
-             .json, .raw, .bin; anything else: npy)
+             .json, .raw, .bin; anything else: npy; -o /dev/stdout
+             and a terminal: text, as -o -)
   -o FILE    a regular file is replaced atomically when get succeeds;
              /dev/null, FIFOs, terminals and links are written in place
   -q         no progress line (shown on a terminal when writing to -o)

@@ -34,21 +34,21 @@ func cmdInfo(ctx context.Context, args []string, w io.Writer) error {
 	if asJSON {
 		n, err := newWalker(st, size, true).open(ctx, nodePath, 1)
 		if err == nil && n == nil {
-			err = fmt.Errorf("%s: %w", pos[0], zarr.ErrNodeNotFound)
+			err = fmt.Errorf("%w", zarr.ErrNodeNotFound)
 		}
 		if err != nil {
-			return err
+			return targetErr(ctx, st, pos[0], nodePath, err)
 		}
 		return writeJSON(w, n)
 	}
 	nt, err := zarr.NodeTypeAt(ctx, st, nodePath)
 	if err != nil {
-		return err
+		return targetErr(ctx, st, pos[0], nodePath, err)
 	}
 	if nt == zarr.NodeGroup {
 		g, err := zarr.OpenGroup(ctx, st, nodePath)
 		if err != nil {
-			return err
+			return targetErr(ctx, st, pos[0], nodePath, err)
 		}
 		return printGroup(ctx, w, pos[0], g)
 	}
@@ -56,7 +56,7 @@ func cmdInfo(ctx context.Context, args []string, w io.Writer) error {
 	// (and prints it, the figure get's --max-chunk-bytes is compared with).
 	a, err := zarr.OpenArray(ctx, st, nodePath, zarr.WithMaxChunkBytes(math.MaxInt64))
 	if err != nil {
-		return err
+		return targetErr(ctx, st, pos[0], nodePath, err)
 	}
 	if err := printArray(w, pos[0], a); err != nil || !size {
 		return err

@@ -29,6 +29,17 @@ type output struct {
 	path string
 }
 
+// isStdoutPath reports whether an -o path names standard output
+// (/dev/stdout, /dev/fd/1, /proc/self/fd/1): a command writes there as to
+// "-".
+func isStdoutPath(path string) bool {
+	switch filepath.Clean(path) {
+	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		return true
+	}
+	return false
+}
+
 // createOutput opens path for writing; "" or "-" is stdout.
 func createOutput(path string, stdout io.Writer) (*output, error) {
 	const bufSize = 1 << 20
@@ -39,6 +50,10 @@ func createOutput(path string, stdout io.Writer) (*output, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || err == nil && info.Mode().IsRegular():
 		f, err := os.CreateTemp(filepath.Dir(path), ".zarrcat-*")
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			// Name the file asked for, not the temporary one.
+			return nil, &fs.PathError{Op: "create", Path: path, Err: pe.Err}
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -405,7 +405,7 @@ func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(pos) < 1 || len(pos) > 2 {
-		return fmt.Errorf("%w: stats takes TARGET and an optional SELECTION", errUsage)
+		return fmt.Errorf("%w: stats takes TARGET and an optional SELECTION%s", errUsage, quoteHint(pos))
 	}
 	nbins := 0
 	if v, ok := flags["hist"]; ok {
@@ -497,12 +497,28 @@ func printStats(w io.Writer, r *statsReport) {
 	line("count", r.Count)
 	line("nan", r.NaN)
 	line("fill", r.Fill)
-	line("min", cmp.Or(r.MinExact, opt(r.Min)))
-	line("max", cmp.Or(r.MaxExact, opt(r.Max)))
+	ext := opt
+	if r.DataType == "float32" {
+		// A float32 array's extremes are float32 values: their shortest
+		// float32 digits, as get prints them (-99.998405, not
+		// -99.99840545654297).
+		ext = func(p *float64) string {
+			if p == nil {
+				return "-"
+			}
+			return strconv.FormatFloat(*p, 'g', -1, 32)
+		}
+	}
+	line("min", cmp.Or(r.MinExact, ext(r.Min)))
+	line("max", cmp.Or(r.MaxExact, ext(r.Max)))
 	line("mean", opt(r.Mean))
 	line("std", opt(r.Std))
-	for _, b := range r.Histogram {
-		fmt.Fprintf(w, "  [%-12.6g %12.6g) %d\n", b.Lo, b.Hi, b.Count)
+	for i, b := range r.Histogram {
+		end := ")" // [lo, hi), the last bin [lo, hi]: it holds the maximum
+		if i == len(r.Histogram)-1 {
+			end = "]"
+		}
+		fmt.Fprintf(w, "  [%12.6g, %12.6g%s %d\n", b.Lo, b.Hi, end, b.Count)
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 
 // openTarget opens the store a TARGET names and returns the node path of
 // the target inside it: the target itself is the store's root. Local
-// directories and file:// URLs are opened read-only (and confined to the
+// directories, file:// URLs and paths inside a local .zip/.ozx file
+// (archive.ozx/0/labels) are opened read-only (and confined to the
 // directory: links out of it are refused); s3:// and http(s):// go
 // through storeurl (AWS settings from the standard environment) with the
 // timeouts of --timeout, or the stores' defaults.
@@ -47,6 +48,9 @@ func openTarget(ctx context.Context, target string) (store.Reader, string, error
 	}
 	info, err := os.Stat(loc.Path)
 	if err != nil {
+		if st, node, ok, aerr := openInArchive(ctx, loc.Path); ok {
+			return st, node, aerr // a node inside a .zip or .ozx
+		}
 		return nil, "", fmt.Errorf("target %s: %w", target, err)
 	}
 	if lower := strings.ToLower(loc.Path); !info.IsDir() && !strings.HasSuffix(lower, ".ozx") && !strings.HasSuffix(lower, ".zip") {

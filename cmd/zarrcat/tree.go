@@ -354,11 +354,11 @@ func cmdTree(ctx context.Context, cmd string, args []string, w io.Writer) error 
 		return err
 	}
 	n, err := newWalker(st, size, false).open(ctx, nodePath, depth)
-	if err != nil {
-		return err
+	if err == nil && n == nil {
+		err = zarr.ErrNodeNotFound
 	}
-	if n == nil {
-		return fmt.Errorf("%s: %w", pos[0], zarr.ErrNodeNotFound)
+	if err != nil {
+		return targetErr(ctx, st, pos[0], nodePath, err)
 	}
 	if _, ok := flags["json"]; ok {
 		return writeJSON(w, n)

@@ -146,11 +146,15 @@ type header struct {
 // header and the number of bytes consumed.
 func readHeader(r io.Reader) (header, int, error) {
 	var pre [10]byte
-	if _, err := io.ReadFull(r, pre[:8]); err != nil {
-		return header{}, 0, fmt.Errorf("%w: reading magic: %v", ErrFormat, noEOF(err))
+	n, err := io.ReadFull(r, pre[:8])
+	if n < 6 || !bytes.Equal(pre[:6], magic) {
+		if n == 0 && err != nil && err != io.EOF {
+			return header{}, 0, fmt.Errorf("%w: reading magic: %v", ErrFormat, err)
+		}
+		return header{}, 0, fmt.Errorf("%w: not a .npy file: it starts with %q, not \"\\x93NUMPY\"", ErrFormat, pre[:min(n, 6)])
 	}
-	if !bytes.Equal(pre[:6], magic) {
-		return header{}, 0, fmt.Errorf("%w: bad magic % x", ErrFormat, pre[:6])
+	if err != nil {
+		return header{}, 0, fmt.Errorf("%w: reading the version after the magic: %v", ErrFormat, noEOF(err))
 	}
 	major, minor := pre[6], pre[7]
 	var hlen, consumed int

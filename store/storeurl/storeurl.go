@@ -380,6 +380,11 @@ func writeFileAtomic(path string, write func(io.Writer) error, staging string) e
 	}
 	err = write(f)
 	if err == nil {
+		// CreateTemp makes the file private (0600); an archive is an
+		// ordinary file, readable as cp's directories are.
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

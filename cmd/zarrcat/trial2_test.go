@@ -1,0 +1,193 @@
+package main
+
+import (
+	"archive/zip"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// zipDir writes dir into a new zip file as "zip -r" run in dir's parent
+// does: every entry under the folder named as dir.
+func zipDir(t *testing.T, dir, out string) {
+	t.Helper()
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	base := filepath.Dir(dir)
+	err = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(base, p)
+		w, err := zw.Create(filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		src, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		_, err = io.Copy(w, src)
+		return err
+	})
+	if err == nil {
+		err = zw.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runFail runs a command line that must fail, returning its error.
+func runFail(t *testing.T, args ...string) error {
+	t.Helper()
+	var out, errw strings.Builder
+	err := run(context.Background(), args, &out, &errw)
+	if err == nil {
+		t.Fatalf("%v succeeded:\n%s", args, out.String())
+	}
+	return err
+}
+
+// TestTargetErrorsNameTarget (trial F11): a TARGET with no Zarr node, a
+// group given to get or stats, and a zip made with "zip -r" (the array in
+// a top-level folder) are errors naming the target as typed, never the
+// node path "", with what would help: the nodes below, the archive's
+// folder, zarrcat ls.
+func TestTargetErrorsNameTarget(t *testing.T) {
+	testdata := filepath.Join(refDir, "..")
+	err := runFail(t, "info", testdata)
+	if !errors.Is(err, zarr.ErrNodeNotFound) || !strings.HasPrefix(err.Error(), testdata+": ") || strings.Contains(err.Error(), `""`) {
+		t.Errorf("info %s: %v", testdata, err)
+	}
+	err = runFail(t, "ls", refDir)
+	if !strings.Contains(err.Error(), "below it: "+refDir+"/v2_") {
+		t.Errorf("ls %s: %v, want the arrays below it named", refDir, err)
+	}
+	group := filepath.Join(refDir, "v3_group.zarr")
+	for _, cmd := range []string{"get", "stats", "diff"} {
+		args := []string{cmd, group}
+		if cmd == "diff" {
+			args = append(args, group)
+		}
+		err = runFail(t, args...)
+		if !errors.Is(err, zarr.ErrNodeType) || !strings.HasPrefix(err.Error(), group+": ") ||
+			!strings.Contains(err.Error(), "not an array") || !strings.Contains(err.Error(), "'zarrcat ls "+group+"'") {
+			t.Errorf("%s of a group: %v", cmd, err)
+		}
+	}
+	err = runFail(t, "consolidate", "--check", filepath.Join(refDir, "v3_dtype_int16.zarr"))
+	if strings.Contains(err.Error(), `""`) || !strings.Contains(err.Error(), "an array, not a group") {
+		t.Errorf("consolidate of an array: %v", err)
+	}
+	a := filepath.Join(t.TempDir(), "a.zip")
+	zipDir(t, filepath.Join(refDir, "v3_dtype_int16.zarr"), a)
+	err = runFail(t, "info", a)
+	if !strings.Contains(err.Error(), "top-level folder is one: give "+a+"/v3_dtype_int16.zarr") {
+		t.Errorf("info of a zip -r archive: %v", err)
+	}
+}
+
+// TestAddressInsideArchive (trial F19): a node inside a .zip or .ozx is a
+// TARGET (ARCHIVE/path/in/it), for get, info, stats and ls alike.
+func TestAddressInsideArchive(t *testing.T) {
+	dir := t.TempDir()
+	ozx := filepath.Join(dir, "g.ozx")
+	runOK(t, "cp", filepath.Join(refDir, "v3_group.zarr"), ozx)
+	if fi, err := os.Stat(ozx); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("cp wrote %s with %v, %v; want mode 0644 as any new file", ozx, fi.Mode(), err)
+	}
+	temp := "measurements/temperature"
+	want := runOK(t, "get", filepath.Join(refDir, "v3_group.zarr", temp), "0:2")
+	if got := runOK(t, "get", ozx+"/"+temp, "0:2"); got != want || want == "" {
+		t.Errorf("get %s/%s:\n%s\nwant\n%s", ozx, temp, got, want)
+	}
+	if out := runOK(t, "ls", ozx+"/measurements"); !strings.Contains(out, "/temperature (array, v3)") {
+		t.Errorf("ls inside the archive: %q", out)
+	}
+	a := filepath.Join(dir, "a.zip")
+	zipDir(t, filepath.Join(refDir, "v3_dtype_int16.zarr"), a)
+	want = runOK(t, "stats", filepath.Join(refDir, "v3_dtype_int16.zarr"))
+	got := runOK(t, "stats", a+"/v3_dtype_int16.zarr")
+	if _, g, _ := strings.Cut(got, "\n"); !strings.HasSuffix(want, g) || g == "" {
+		t.Errorf("stats inside a zip:\n%s\nwant\n%s", got, want)
+	}
+	err := runFail(t, "get", a+"/nosuch")
+	if !errors.Is(err, zarr.ErrNodeNotFound) || !strings.HasPrefix(err.Error(), a+"/nosuch: ") {
+		t.Errorf("get of a missing node inside a zip: %v", err)
+	}
+}
+
+// TestOutputToDevStdout (trial F20): -o /dev/stdout is standard output as
+// -o - is: text, not binary npy on the terminal.
+func TestOutputToDevStdout(t *testing.T) {
+	a := filepath.Join(refDir, "v3_dtype_int16.zarr")
+	want := runOK(t, "get", a, "0:2")
+	for _, o := range []string{"/dev/stdout", "/dev/fd/1", "-"} {
+		if got := runOK(t, "get", "-o", o, a, "0:2"); got != want {
+			t.Errorf("get -o %s: %q, want %q", o, got, want)
+		}
+	}
+	if f, err := formatOf("", "/dev/tty"); err != nil || f != "text" {
+		t.Errorf("format for -o /dev/tty: %q, %v", f, err)
+	}
+}
+
+// TestWordingItems (trial, wording): the messages the trial found clumsy
+// say it once and in English.
+func TestWordingItems(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(refDir, "v3_dtype_int16.zarr")
+	pts := filepath.Join(dir, "p.txt")
+	if err := os.WriteFile(pts, []byte("1 2 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mask := filepath.Join(refDir, "..", "selections", "zarrcat_mask.npy")
+	for _, c := range []struct {
+		args      []string
+		want      string
+		wantNot   string
+		countPath string // appears once
+	}{
+		{args: []string{"get", filepath.Join(refDir, "v3_scalar_float64.zarr"), "0"}, want: "1 index for an array of 0 dimensions"},
+		{args: []string{"get", "--points", pts, a}, want: "3 coordinates for an array of 2 dimensions"},
+		{args: []string{"get", "--mask", mask, filepath.Join(refDir, "v3_dtype_float32.zarr")}, want: "shape (31, 19), the array's is (28, 23)", countPath: mask},
+		{args: []string{"get", "--mask", pts, a}, want: `not a .npy file: it starts with "1 2 3\n"`, wantNot: "bad magic", countPath: pts},
+		{args: []string{"get", a, "0:3,", "0:2"}, want: "quote the selection, e.g. '0:3, 0:2'"},
+		{args: []string{"get", a, "0:3 0:2"}, want: "a comma missing"},
+		{args: []string{"get", "-o", filepath.Join(dir, "missing", "x.npy"), a}, want: filepath.Join(dir, "missing", "x.npy") + ": no such file", wantNot: ".zarrcat-"},
+	} {
+		err := runFail(t, c.args...)
+		msg := err.Error()
+		if !strings.Contains(msg, c.want) || c.wantNot != "" && strings.Contains(msg, c.wantNot) {
+			t.Errorf("%v: %q, want %q", c.args, msg, c.want)
+		}
+		if c.countPath != "" && strings.Count(msg, c.countPath) != 1 {
+			t.Errorf("%v: %q names %s %d times", c.args, msg, c.countPath, strings.Count(msg, c.countPath))
+		}
+	}
+	// float32 extremes in float32 digits, as get prints them; the last
+	// histogram bin closed.
+	f32 := filepath.Join(refDir, "v3_dtype_float32.zarr")
+	out := runOK(t, "stats", "--hist", "3", f32)
+	if !strings.Contains(out, "max:       3.4028235e+38\n") {
+		t.Errorf("stats of float32:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, "3.40282e+38] ") || !strings.Contains(lines[len(lines)-2], ") ") {
+		t.Errorf("histogram bins:\n%s", out)
+	}
+}
