@@ -1,28 +1,31 @@
-// Command icechunkbench measures reading through an Icechunk repository
-// against the same data as plain Zarr, on one in-memory store with an
-// injected per-request latency, and what opening one chunk among many
-// costs:
+// Command icechunkbench measures Icechunk repositories in gozarr against
+// plain Zarr and against the official Icechunk core, in one run:
 //
-//		go run ./bench/icechunkbench            # ~1 min on 2 cores
-//		go run ./bench/icechunkbench -refs 100000 -side 2048
+//		go run ./bench/icechunkbench                 # ~5 min on 2 loaded cores, 4.3 GB resident
+//		go run ./bench/icechunkbench -side 4096 -refs 100000 -reps 1   # ~30 s
 //
-//	  - sharded: a float32 array (-side² values, zstd level 1 inner chunks of
-//	    128², shards of 512²) written through an Icechunk session and
-//	    committed, and the same array written plain; each read whole, opened
-//	    afresh, -reps times; the median times and requests, and their ratio.
-//	  - refs: an array of -refs inline chunk refs committed in manifests
+//	  - commit: -commit chunks of -commit-size bytes set in one session and
+//	    committed into a new repository on the local filesystem (spec 1 and
+//	    2), by gozarr and by the official core (node, commit.mjs, in -js or
+//	    $ICECHUNK_JS); medians of -reps and their ratio.
+//	  - s3: a -side² float32 array (16384²: 1 GiB; zstd level 1 inner chunks
+//	    of 256² in shards of 2048²) stored on an in-process fake S3 server
+//	    (gofakes3, loopback HTTP) both as plain Zarr and committed into an
+//	    Icechunk repository, each read whole through store/s3 with -latency
+//	    added to every request (-conc in flight), opened afresh each time;
+//	    medians of -reps (after a warm-up), requests counted at the HTTP
+//	    client, and the throughput ratio.
+//	  - many: an array of -refs inline chunk refs committed in manifests
 //	    split every -split refs; then a fresh open of the repository, a
 //	    checkout of main and a read of one chunk: the requests and bytes it
 //	    fetched against the manifests' total, and the cache's bytes per ref
 //	    held; then every manifest loaded (a listing), and bytes per ref again.
 //
-// The repository starts as a copy of testdata/icechunk/spec2 (the core's,
-// with history). Every read is checked against what was
-// written.
+// The many-refs repository starts as a copy of testdata/icechunk/spec2 (the
+// core's, with history). Every read is checked against what was written.
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -30,11 +33,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync/atomic"
 	"time"
 
-	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/loader"
 	"github.com/gozarr/gozarr/store"
@@ -58,14 +59,25 @@ func (s slow) MaxConcurrency() int  { return 64 }
 func (s slow) Unwrap() store.Reader { return s.Reader }
 
 func main() {
-	side := flag.Int("side", 2048, "side of the sharded float32 array")
+	side := flag.Int("side", 16384, "side of the sharded float32 array read from the fake S3 server (16384: 1 GiB; 0: skip)")
+	conc := flag.Int("conc", 64, "requests in flight to the fake S3 server")
 	refs := flag.Int("refs", 1_000_000, "chunk refs of the many-refs array")
 	split := flag.Int("split", 10_000, "refs per manifest")
 	latency := flag.Duration("latency", 20*time.Millisecond, "latency added to every read")
 	reps := flag.Int("reps", 3, "repetitions of each read")
 	fixture := flag.String("fixture", "testdata/icechunk/spec2", "repository to start from")
+	commitN := flag.Int("commit", 1000, "chunks of the commit benchmark (0: skip)")
+	commitSize := flag.Int("commit-size", 4096, "bytes per chunk of the commit benchmark")
+	js := flag.String("js", os.Getenv("ICECHUNK_JS"), "the official core's install (../shared/tools/icechunk/setup.sh DIR) for the commit benchmark")
 	flag.Parse()
 	ctx := context.Background()
+	if *commitN > 0 {
+		for _, spec := range []int{1, 2} {
+			if err := benchCommit(ctx, *js, *commitN, *commitSize, spec, *reps); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 	base := mem.New()
 	if err := filepath.WalkDir(*fixture, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -81,90 +93,19 @@ func main() {
 		log.Fatal(err)
 	}
 	repoStore := prefixed{base, "repo/"}
-	plainStore := prefixed{base, "plain/"}
 
-	// the sharded array, in the repository and plain
-	zs, _ := codecs.NewZstd(1, false)
-	meta, err := zarr.NewArrayMetadata([]int{*side, *side}, dtype.TypeFloat32, []int{512, 512}, zarr.Sharded(128, 128), zarr.Compress(zs))
-	if err != nil {
-		log.Fatal(err)
-	}
-	data := make([]byte, 4**side**side)
-	for i := 0; i < *side**side; i++ {
-		v := float32(math.Sin(float64(i%*side)/40) + math.Cos(float64(i / *side)/30) + float64(i%7)/100)
-		putF32(data[4*i:], v)
+	if *side > 0 {
+		if err := benchS3(ctx, *side, *latency, *reps, *conc); err != nil {
+			log.Fatal(err)
+		}
 	}
 	r, err := icechunk.Open(ctx, repoStore)
 	if err != nil {
 		log.Fatal(err)
 	}
-	s, err := r.Session(ctx, "main", icechunk.WithManifestSplit(*split))
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, st := range []store.Store{s, plainStore} {
-		a, err := zarr.CreateArray(ctx, st, "sharded", meta)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := a.WriteBytes(ctx, data); err != nil {
-			log.Fatal(err)
-		}
-	}
-	t0 := time.Now()
-	if _, err := s.Commit(ctx, "sharded", nil); err != nil {
-		log.Fatal(err)
-	}
-	commitSharded := time.Since(t0)
-
-	type result struct {
-		d    time.Duration
-		reqs int64
-	}
-	measure := func(open func(r store.Reader) (*zarr.Array, error)) result {
-		var rs []result
-		for range *reps {
-			c := loader.NewCountingStore(slow{base, *latency})
-			a, err := open(c)
-			if err != nil {
-				log.Fatal(err)
-			}
-			n0 := c.Requests()
-			t := time.Now()
-			got, _, err := a.ReadBytes(ctx)
-			if err != nil {
-				log.Fatal(err)
-			}
-			rs = append(rs, result{time.Since(t), c.Requests() - n0})
-			if !bytes.Equal(got, data) {
-				log.Fatal("read back differs")
-			}
-		}
-		slices.SortFunc(rs, func(a, b result) int { return int(a.d - b.d) })
-		return rs[len(rs)/2]
-	}
-	plain := measure(func(c store.Reader) (*zarr.Array, error) {
-		return zarr.OpenArray(ctx, prefixedReader{c, "plain/"}, "sharded")
-	})
-	repo := measure(func(c store.Reader) (*zarr.Array, error) {
-		r, err := icechunk.Open(ctx, prefixedReader{c, "repo/"})
-		if err != nil {
-			return nil, err
-		}
-		snap, err := r.CheckoutRef(ctx, "main")
-		if err != nil {
-			return nil, err
-		}
-		return zarr.OpenArray(ctx, snap, "sharded")
-	})
-	mib := float64(len(data)) / (1 << 20)
-	fmt.Printf("sharded %d×%d float32 (%.0f MiB), latency %v, median of %d:\n", *side, *side, mib, *latency, *reps)
-	fmt.Printf("  plain      %8.1f ms  %5d requests  %7.1f MiB/s\n", ms(plain.d), plain.reqs, mib/plain.d.Seconds())
-	fmt.Printf("  icechunk   %8.1f ms  %5d requests  %7.1f MiB/s   ratio plain/icechunk time %.2f\n", ms(repo.d), repo.reqs, mib/repo.d.Seconds(), plain.d.Seconds()/repo.d.Seconds())
-	fmt.Printf("  (the icechunk open's requests, repo + snapshot, come before the read and are not counted; commit took %.1f ms)\n", ms(commitSharded))
 
 	// many refs
-	s, err = r.Session(ctx, "main", icechunk.WithManifestSplit(*split))
+	s, err := r.Session(ctx, "main", icechunk.WithManifestSplit(*split))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -177,7 +118,7 @@ func main() {
 	if _, err := zarr.CreateArray(ctx, s, "many", m2); err != nil {
 		log.Fatal(err)
 	}
-	t0 = time.Now()
+	t0 := time.Now()
 	for i := range rows {
 		for j := range cols {
 			if err := s.Set(ctx, fmt.Sprintf("many/c/%d/%d", i, j), []byte{byte(i + j)}); err != nil {
