@@ -1,11 +1,15 @@
 package pipeline
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/internal/bufpool"
+	"github.com/gozarr/gozarr/internal/vecread"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/sharding"
 	"github.com/gozarr/gozarr/store"
@@ -16,7 +20,11 @@ const (
 	unitDecode uint8 = iota // decode data with chain into the part's place
 	unitRuns                // assemble byte runs of an uncompressed chunk, then copy
 	unitNested              // data is a whole inner shard: read it from memory
-	unitKeep                // decode data whole into a new buffer and reply (cache loads)
+	unitKeep                // decode data whole into a new buffer, reply with it and place it (cache loads)
+	unitFill                // fill the place with the fill value data (a missing chunk)
+	unitCopy                // data is the decoded chunk (a cache hit): copy the part out
+	unitInto                // read the identity-encoded chunk key straight into its place (local stores)
+	unitVec                 // read an uncompressed inner chunk at off of key straight into its place
 )
 
 // unit is one read unit on its way from a fetcher to a decode worker: a
@@ -44,6 +52,9 @@ type unit struct {
 	kept     cache.Cache  // the chunk cache, with cacheKey
 	reply    chan decoded // unitKeep
 
+	// unitInto: the chunk's decoded size; unitVec: the inner chunk's size.
+	size int
+
 	buf  *[]byte // a pooled buffer data lives in, this unit's own
 	cost int64   // bytes this unit alone reserved against the cap
 	hold *hold   // what it shares with the other units of its shard
@@ -58,13 +69,29 @@ type decoded struct {
 // worker is one decode goroutine's private state: its scratch buffer is
 // its own, so workers never share cache lines.
 type worker struct {
+	e       *engine // the read, whose store units read straight into place use
 	scratch *[]byte
+	runs    *[][]byte // the output runs of one unit read into place, reused
+	one     [1]byte   // the byte past an uncompressed chunk (vectored reads)
 }
 
 func (w *worker) close() {
 	if w.scratch != nil {
 		bufpool.Put(w.scratch)
 	}
+	if w.runs != nil {
+		vecread.PutRuns(w.runs)
+		w.runs = nil
+	}
+}
+
+// runsOf returns the worker's reused list of output runs, emptied.
+func (w *worker) runsOf() *[][]byte {
+	if w.runs == nil {
+		w.runs = vecread.GetRuns()
+	}
+	*w.runs = (*w.runs)[:0]
+	return w.runs
 }
 
 // scratchFor returns the worker's scratch buffer of n bytes, with the spare
@@ -79,15 +106,33 @@ func (w *worker) scratchFor(n int) []byte {
 	return (*w.scratch)[:n]
 }
 
-// place decodes one read unit into its place in the output. Errors name
-// the unit's key once, and its inner chunk.
-func (w *worker) place(u *unit) error {
+// place decodes one read unit into its place in the output: decode
+// workers are the only writers of a read's output, whether the unit is
+// decoded, filled, copied from the chunk cache or read straight into
+// place. Errors name the unit's key once, and its inner chunk.
+func (w *worker) place(ctx context.Context, u *unit) error {
 	var err error
 	switch u.kind {
 	case unitKeep:
 		v, derr := u.chain.DecodeNew(u.data)
+		if derr == nil && len(v) != u.chain.Repr().NumBytes() {
+			derr = fmt.Errorf("%w: decoded %d bytes, chunks have %d", codecs.ErrCorrupt, len(v), u.chain.Repr().NumBytes())
+		}
+		if derr == nil {
+			u.part.CopyOut(u.dst, nd.Contiguous(v, u.shape, u.dst.ItemSize))
+		}
 		u.reply <- decoded{v, derr}
 		return nil
+	case unitFill:
+		nd.Fill(u.dst, u.data)
+		return nil
+	case unitCopy:
+		u.part.CopyOut(u.dst, nd.Contiguous(u.data, u.shape, u.dst.ItemSize))
+		return nil
+	case unitInto:
+		err = w.placeInto(ctx, u)
+	case unitVec:
+		err = w.placeVec(ctx, u)
 	case unitRuns:
 		w.placeRuns(u)
 	case unitNested:
@@ -197,4 +242,36 @@ func (w *worker) placeNested(l *sharding.Layout, b []byte, p nd.ChunkPart, dst n
 		}
 	}
 	return nil
+}
+
+// placeInto reads the identity-encoded chunk u.key, wanted whole, straight
+// into its place in the output: with one read when the place is one run,
+// else with one vectored read. A missing chunk is filled.
+func (w *worker) placeInto(ctx context.Context, u *unit) error {
+	e := w.e
+	var missing bool
+	var err error
+	if run, ok := u.dst.IsContiguous(); ok && e.caps.Into != nil {
+		missing, err = readInto(ctx, e.caps.Into, e.caps.Sizer, u.key, run)
+	} else {
+		runs := w.runsOf()
+		*runs = append(u.dst.AppendRuns(*runs), w.one[:])
+		missing, err = readVec(ctx, e.caps.Vec, u.key, *runs, u.size)
+	}
+	if err == nil && missing {
+		nd.Fill(u.dst, e.g.fill())
+	}
+	return err
+}
+
+// placeVec reads the uncompressed inner chunk of u (u.size bytes at u.off
+// of u.key) straight into its place with one vectored read.
+func (w *worker) placeVec(ctx context.Context, u *unit) error {
+	runs := w.runsOf()
+	*runs = u.dst.AppendRuns(*runs)
+	_, err := w.e.caps.Vec.ReadVec(ctx, u.key, u.off, *runs)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: bytes [%d, %d) lie past the end of the shard", sharding.ErrCorruptIndex, u.off, u.off+int64(u.size))
+	}
+	return err
 }

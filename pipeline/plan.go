@@ -125,7 +125,8 @@ func (f *fetcher) planShard(ctx context.Context, ref shardRef, chunk []int, path
 	if ix == nil {
 		var err error
 		if ix, err = f.loadIndex(ctx, ref); err != nil {
-			return yield(ReadUnit{}, err)
+			yield(ReadUnit{}, err)
+			return false
 		}
 	}
 	for q := range sel.Parts(l.ChunkShape()) {

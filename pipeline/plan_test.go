@@ -214,3 +214,46 @@ func BenchmarkGatherHugeGrid(b *testing.B) {
 		})
 	}
 }
+
+// TestPlanReadUnitsStopsAtError: a shard index that cannot be read ends
+// the iteration with its error, even for a consumer that goes on after it
+// (ReadUnits yields nothing more).
+func TestPlanReadUnitsStopsAtError(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		specs []codecs.Spec
+	}{
+		{"shards", shardSpecs(t, []int{4, 8})},
+		{"nested shards", nestedSpecs(t)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, _ := makeArray(t, []int{40, 48}, []int{16, 16}, tc.specs)
+			a, err := zarr.OpenArray(ctx, st, "a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := a.Plan(nd.Range(0, 40), nd.Range(0, 48))
+			if err != nil {
+				t.Fatal(err)
+			}
+			broken := errors.New("index unreadable")
+			hs := &hookStore{Store: st, before: func(context.Context, string) error { return broken }}
+			var errs, after int
+			for _, err := range plan.ReadUnits(ctx, hs) {
+				if errs > 0 {
+					after++
+				}
+				if err != nil {
+					if !errors.Is(err, broken) {
+						t.Errorf("error %v, want one wrapping %v", err, broken)
+					}
+					errs++
+				}
+			}
+			if errs != 1 || after != 0 {
+				t.Fatalf("%d errors and %d units after the first, want 1 and 0", errs, after)
+			}
+		})
+	}
+}

@@ -132,12 +132,13 @@ func newEngine(r store.Reader, g *Grid, out nd.View, opt Options) *engine {
 // bounds (newEngine adds them).
 func (e *engine) init(r store.Reader, g *Grid, out nd.View, opt Options) {
 	e.r, e.caps, e.g, e.out = r, store.CapabilitiesOf(r), g, out
+	e.w.e = e
 	e.opt = opt.withCaps(e.caps)
 	if g.Shard == nil {
 		e.chunkBytes = g.chunkBytes()
 		e.maxEnc = g.Chain.MaxEncodedSize()
 		e.cost = min(int64(e.chunkBytes)+int64(e.maxEnc), e.opt.MaxBytesInFlight)
-		e.direct = g.Cache == nil && g.Chain.Identity() && (e.caps.Into != nil || e.caps.Vec != nil)
+		e.direct = g.Cache == nil && g.Chain.Identity() && e.caps.Local && (e.caps.Into != nil || e.caps.Vec != nil)
 		run := nd.View{Shape: g.ChunkShape, Strides: out.Strides, ItemSize: g.itemSize()}.RunLen()
 		e.useVec = e.direct && e.caps.Vec != nil && vecread.Worth(run, e.chunkBytes)
 	}
@@ -221,10 +222,10 @@ func (e *engine) runParts(ctx context.Context, parts iter.Seq[nd.ChunkPart], n i
 func (e *engine) decodeWorkers(ctx context.Context, eg *errgroup.Group) {
 	for range e.opt.DecodeConcurrency {
 		eg.Go(func() error {
-			w := worker{}
+			w := worker{e: e}
 			defer w.close()
 			for u := range e.ready {
-				err := w.place(&u)
+				err := w.place(ctx, &u)
 				e.done(&u)
 				if err != nil {
 					return err
@@ -245,7 +246,7 @@ func (e *engine) send(ctx context.Context, u unit) error {
 		u.hold.refs.Add(1)
 	}
 	if e.inline {
-		return e.placeInline(&u)
+		return e.placeInline(ctx, &u)
 	}
 	select {
 	case e.ready <- u:
@@ -359,8 +360,8 @@ func fetchChunk(ctx context.Context, r store.Reader, caps store.Capabilities, ke
 }
 
 // readChunk fetches one chunk of an unsharded array and hands it to the
-// decode workers, or reads it straight into the output when it is stored
-// as it decodes.
+// decode workers. A chunk of a local store stored as it decodes and wanted
+// whole is a unit the worker reads straight into the output.
 func (f *fetcher) readChunk(ctx context.Context, p nd.ChunkPart) error {
 	e := f.e
 	key := e.g.Key(p.Coords)
@@ -370,27 +371,12 @@ func (f *fetcher) readChunk(ctx context.Context, p nd.ChunkPart) error {
 	dst := p.DstView(e.out)
 	u := unit{kind: unitDecode, key: key, chain: e.g.Chain, shape: e.g.ChunkShape, part: p, dst: dst}
 	if e.direct && p.IsWhole(e.g.ChunkShape) {
-		// Stored as it decodes and wanted whole: read it straight into
-		// its place in the output, holding no buffer (so nothing counts
-		// against the cap).
-		done, missing := false, false
-		var err error
-		if run, ok := dst.IsContiguous(); ok && e.caps.Into != nil {
-			done = true
-			missing, err = readInto(ctx, e.caps.Into, e.caps.Sizer, key, run)
-		} else if e.useVec {
-			done = true
-			*f.runs = append(dst.AppendRuns((*f.runs)[:0]), f.sink)
-			missing, err = readVec(ctx, e.caps.Vec, key, *f.runs, e.chunkBytes)
-		}
-		if err != nil {
-			return fmt.Errorf("chunk %q: %w", key, err)
-		}
-		if missing {
-			nd.Fill(dst, e.g.fill())
-		}
-		if done {
-			return nil
+		if _, ok := dst.IsContiguous(); (ok && e.caps.Into != nil) || e.useVec {
+			// Stored as it decodes and wanted whole: read straight into
+			// its place in the output, holding no buffer (so nothing
+			// counts against the cap).
+			u.kind, u.size = unitInto, e.chunkBytes
+			return e.send(ctx, u)
 		}
 	}
 	if err := e.acquire(ctx, e.cost); err != nil {
@@ -401,8 +387,7 @@ func (f *fetcher) readChunk(ctx context.Context, p nd.ChunkPart) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		e.done(&u)
-		nd.Fill(dst, e.g.fill())
-		return nil
+		return e.sendFill(ctx, dst, e.g.fill())
 	case err != nil:
 		e.done(&u)
 		return fmt.Errorf("chunk %q: %w", key, err)
@@ -411,52 +396,61 @@ func (f *fetcher) readChunk(ctx context.Context, p nd.ChunkPart) error {
 	return e.send(ctx, u)
 }
 
+// sendFill hands the decode workers a unit that fills dst with the fill
+// value fill: a chunk (or shard, or inner chunk) that is not stored.
+func (e *engine) sendFill(ctx context.Context, dst nd.View, fill []byte) error {
+	return e.send(ctx, unit{kind: unitFill, dst: dst, data: fill})
+}
+
 // readCached reads one chunk of an unsharded array through g.Cache: a hit
-// is copied into place; a miss is fetched and decoded (on the decode pool)
-// once for all concurrent readers of it (cache.GetOrLoadElem) into a new
-// buffer the cache keeps. Missing chunks are not cached.
+// is a unit the workers copy into place; a miss is fetched and decoded (on
+// the decode pool, which also places it) once for all concurrent readers
+// of it (cache.GetOrLoadElem) into a new buffer the cache keeps; the
+// readers that shared another's load copy it. Missing chunks are not
+// cached.
 func (f *fetcher) readCached(ctx context.Context, key string, p nd.ChunkPart) error {
 	e := f.e
+	dst := p.DstView(e.out)
+	hit := unit{kind: unitCopy, key: key, shape: e.g.ChunkShape, part: p, dst: dst}
+	ckey := e.g.cacheKey(key)
+	if v, ok := e.g.Cache.Get(ckey); ok && len(v) == e.chunkBytes {
+		hit.data = v
+		return e.send(ctx, hit)
+	}
 	if err := e.acquire(ctx, e.cost); err != nil {
 		return err
 	}
 	defer e.releaseBytes(e.cost)
-	item := e.g.itemSize()
-	v, err := cache.GetOrLoadElem(ctx, e.g.Cache, e.g.cacheKey(key), item, func(ctx context.Context) ([]byte, error) {
+	placed := false
+	v, err := cache.GetOrLoadElem(ctx, e.g.Cache, ckey, e.g.itemSize(), func(ctx context.Context) ([]byte, error) {
 		data, buf, err := fetchChunk(ctx, e.r, e.caps, key, e.maxEnc)
 		if err != nil {
 			return nil, err
 		}
-		if e.inline {
-			v, err := e.g.Chain.DecodeNew(data)
-			if buf != nil {
-				bufpool.Put(buf)
-			}
-			return v, err
-		}
 		reply := make(chan decoded, 1)
-		if err := e.send(ctx, unit{kind: unitKeep, key: key, chain: e.g.Chain, data: data, buf: buf, reply: reply}); err != nil {
+		if err := e.send(ctx, unit{kind: unitKeep, key: key, chain: e.g.Chain, shape: e.g.ChunkShape, part: p, dst: dst, data: data, buf: buf, reply: reply}); err != nil {
 			return nil, err
 		}
 		select {
 		case d := <-reply:
+			placed = d.err == nil
 			return d.v, d.err
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	})
-	dst := p.DstView(e.out)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		nd.Fill(dst, e.g.fill())
-		return nil
+		return e.sendFill(ctx, dst, e.g.fill())
 	case err != nil:
 		return fmt.Errorf("chunk %q: %w", key, err)
+	case placed:
+		return nil
 	case len(v) != e.chunkBytes:
 		return fmt.Errorf("chunk %q: cached value of %d bytes, chunks have %d", key, len(v), e.chunkBytes)
 	}
-	p.CopyOut(dst, nd.Contiguous(v, e.g.ChunkShape, item))
-	return nil
+	hit.data = v
+	return e.send(ctx, hit)
 }
 
 // readInto reads an identity-encoded chunk straight into dst. It reports a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -85,8 +84,9 @@ func (f *fetcher) shard(ctx context.Context, h *hold, ref shardRef, sel nd.Chunk
 	var hits []bool
 	if top && e.g.Cache != nil && l.Nested() == nil {
 		var all bool
-		if hits, all = f.cachedInner(ref.key, l, sel, dst); all {
-			return nil
+		var err error
+		if hits, all, err = f.cachedInner(ctx, ref.key, l, sel, dst); all || err != nil {
+			return err
 		}
 	}
 	var ix *sharding.Index
@@ -108,17 +108,17 @@ func (f *fetcher) shard(ctx context.Context, h *hold, ref shardRef, sel nd.Chunk
 			return err
 		}
 		if ix == nil { // no such shard
-			nd.Fill(dst, l.Fill())
-			return nil
+			return e.sendFill(ctx, dst, l.Fill())
 		}
 	}
 	return f.readInner(ctx, h, ref, ix, sel, dst, hits)
 }
 
-// cachedInner places from the chunk cache the inner chunks of sel it
-// holds, and returns which (by C-order index; nil when none) and whether
-// every inner chunk sel needs was a hit.
-func (f *fetcher) cachedInner(key string, l *sharding.Layout, sel nd.ChunkPart, dst nd.View) ([]bool, bool) {
+// cachedInner hands the decode workers the inner chunks of sel the chunk
+// cache holds, as units they copy into place, and returns which (by
+// C-order index; nil when none) and whether every inner chunk sel needs
+// was a hit.
+func (f *fetcher) cachedInner(ctx context.Context, key string, l *sharding.Layout, sel nd.ChunkPart, dst nd.View) ([]bool, bool, error) {
 	e := f.e
 	var hit []bool
 	all := true
@@ -129,13 +129,15 @@ func (f *fetcher) cachedInner(key string, l *sharding.Layout, sel nd.ChunkPart, 
 			all = false
 			continue
 		}
-		p.CopyOut(p.DstView(dst), nd.Contiguous(v, l.ChunkShape(), l.ItemSize()))
+		if err := e.send(ctx, unit{kind: unitCopy, key: key, inner: p.Coords, shape: l.ChunkShape(), part: p, dst: p.DstView(dst), data: v}); err != nil {
+			return nil, false, err
+		}
 		if hit == nil {
 			hit = make([]bool, l.NumChunks())
 		}
 		hit[lin] = true
 	}
-	return hit, all
+	return hit, all, nil
 }
 
 // loadIndex fetches and decodes ref's index with one request, through the
@@ -224,8 +226,7 @@ func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, sel nd.C
 		b, err = e.r.Get(ctx, ref.key, br)
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		nd.Fill(dst, l.Fill())
-		return nil
+		return e.sendFill(ctx, dst, l.Fill())
 	}
 	if err != nil {
 		return err
@@ -287,7 +288,9 @@ func (f *fetcher) sendMem(ctx context.Context, h *hold, ref shardRef, ix *shardi
 		off, n, ok := ix.Entry(lin)
 		out := p.DstView(dst)
 		if !ok {
-			nd.Fill(out, l.Fill())
+			if err := f.e.sendFill(ctx, out, l.Fill()); err != nil {
+				return err
+			}
 			continue
 		}
 		u := innerUnit(ref, p, out, b[off:off+n:off+n], h)
@@ -363,7 +366,9 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 		}
 		off, n, ok := ix.Entry(lin)
 		if !ok {
-			nd.Fill(p.DstView(dst), l.Fill())
+			if err := e.sendFill(ctx, p.DstView(dst), l.Fill()); err != nil {
+				return err
+			}
 			continue
 		}
 		j := job{kind: jobWhole, part: p, lin: lin, off: off, n: n, s0: len(spans)}
@@ -425,8 +430,9 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 		out := j.part.DstView(dst)
 		switch j.kind {
 		case jobVec:
-			if err := f.readInnerVec(ctx, ref, j, out); err != nil {
-				return fmt.Errorf("%sinner chunk %v: %w", pathPrefix(ref.path), j.part.Coords, err)
+			u := unit{kind: unitVec, key: ref.key, inner: j.part.Coords, path: ref.path, part: j.part, dst: out, off: ref.base + j.off, size: int(j.n)}
+			if err := e.send(ctx, u); err != nil {
+				return err
 			}
 			continue
 		case jobNested:
@@ -457,17 +463,6 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 		}
 	}
 	return nil
-}
-
-// readInnerVec reads the uncompressed inner chunk of j straight into out,
-// its place in the output, with one vectored read from the shard's store.
-func (f *fetcher) readInnerVec(ctx context.Context, ref shardRef, j *job, out nd.View) error {
-	*f.runs = out.AppendRuns((*f.runs)[:0])
-	_, err := f.e.caps.Vec.ReadVec(ctx, ref.key, ref.base+j.off, *f.runs)
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%w: bytes [%d, %d) lie past the end of the shard", sharding.ErrCorruptIndex, j.off, j.off+j.n)
-	}
-	return err
 }
 
 // fetchSpans returns the bytes of spans (offsets relative to the shard

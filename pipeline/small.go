@@ -101,8 +101,8 @@ func (e *engine) release() {
 var errPlaced = errors.New("pipeline: unit failed")
 
 // placeInline places u on the calling goroutine (an inline read's send).
-func (e *engine) placeInline(u *unit) error {
-	err := e.w.place(u)
+func (e *engine) placeInline(ctx context.Context, u *unit) error {
+	err := e.w.place(ctx, u)
 	e.done(u)
 	if err != nil {
 		e.placeErr = err

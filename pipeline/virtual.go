@@ -122,7 +122,9 @@ func (f *fetcher) readBatch(ctx context.Context, batch []nd.ChunkPart) error {
 		loc, err := e.caps.Locator.Locate(ctx, key)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			nd.Fill(dst, e.g.fill())
+			if err := e.sendFill(ctx, dst, e.g.fill()); err != nil {
+				return err
+			}
 			continue
 		case err != nil:
 			return fmt.Errorf("chunk %q: %w", key, err)
