@@ -43,6 +43,8 @@ var fullConfigs = map[string]string{
 	"numcodecs.imagecodecs_lzf":   `{"header":false}`,
 	"numcodecs.imagecodecs_lz4h5": `{"level":1,"blocksize":0}`,
 	"numcodecs.bitshuffle":        `{"elementsize":4,"blocksize":0,"cname":"lz4","clevel":5}`,
+	"numcodecs.imagecodecs_szip":  `{"options_mask":141,"pixels_per_block":32,"bits_per_pixel":32,"pixels_per_scanline":120,"header":true}`,
+	"numcodecs.imagecodecs_aec":   `{"bitspersample":16,"flags":8,"blocksize":16,"rsi":128}`,
 	"numcodecs.lzma":              `{"format":1,"check":-1,"preset":null,"filters":null}`,
 	"numcodecs.packbits":          `{}`,
 	"numcodecs.shuffle":           `{"elementsize":4}`,

@@ -321,9 +321,13 @@ func codecFor(fl Filter, t *Datatype) (map[string]any, error) {
 		return map[string]any{"id": "blosc", "cname": cnames[c], "clevel": v(4, 5), "shuffle": v(5, 1), "blocksize": 0}, nil
 	case FilterSzip:
 		// cd_values: options mask, pixels per block, and, set by the
-		// library, bits per pixel and pixels per scanline.
-		return map[string]any{"id": "szip", "mask": v(0, 0), "pixels_per_block": v(1, 0),
-			"bits_per_pixel": v(2, 0), "pixels_per_scanline": v(3, 0)}, nil
+		// library, bits per pixel and pixels per scanline. The chunk
+		// starts with HDF5's 4-byte size header (imagecodecs' "header").
+		if len(fl.Values) < 4 {
+			return nil, unsupported("szip filter with %d parameters", len(fl.Values))
+		}
+		return map[string]any{"id": "imagecodecs_szip", "options_mask": v(0, 0), "pixels_per_block": v(1, 0),
+			"bits_per_pixel": v(2, 0), "pixels_per_scanline": v(3, 0), "header": true}, nil
 	}
 	name := fl.Name
 	if name == "" {

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/internal/npy"
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/kerchunk"
@@ -82,7 +81,7 @@ func TestValuesThroughReferences(t *testing.T) {
 				}
 			}
 			for p, want := range ef.Datasets {
-				refuse := strings.HasPrefix(want.DType, "|V") || strings.HasPrefix(want.DType, "|O") || strings.HasSuffix(p, "masked_mixed")
+				refuse := strings.HasPrefix(want.DType, "|V") || strings.HasPrefix(want.DType, "|O") || mixedMasks(want)
 				if refuse != skipped[p] {
 					t.Errorf("%s: skipped %v, want %v (%v)", p, skipped[p], refuse, refs.Skipped)
 				}
@@ -114,6 +113,19 @@ func TestValuesThroughReferences(t *testing.T) {
 	}
 }
 
+// mixedMasks reports whether h5py's chunk_info gives the chunks of a
+// dataset different filter masks (szip, an optional filter, leaves chunks
+// it cannot shrink raw: szip_f4).
+func mixedMasks(ds *expectedDataset) bool {
+	masks := map[string]bool{}
+	for _, r := range ds.ChunkInfo {
+		if len(r) > 1 {
+			masks[string(r[1])] = true
+		}
+	}
+	return len(masks) > 1
+}
+
 // checkValues reads every dataset of ef from st (a Zarr v2 hierarchy) and
 // compares its values with h5py's.
 func checkValues(t *testing.T, ctx context.Context, st store.Reader, ef *expectedFile, skipped map[string]bool) {
@@ -131,10 +143,6 @@ func checkValues(t *testing.T, ctx context.Context, st store.Reader, ef *expecte
 			continue
 		}
 		arr, err := zarr.OpenArray(ctx, st, key)
-		if errors.Is(err, codecs.ErrUnknownCodec) {
-			t.Logf("%s: %v (codec not registered yet)", p, err)
-			continue
-		}
 		if err != nil {
 			t.Errorf("%s: %v", p, err)
 			continue

@@ -23,6 +23,8 @@
 //	numcodecs.lzma      {"format": 1, "check": -1}       xz, lzma alone or raw LZMA2
 //	numcodecs.imagecodecs_lzf   {"header": false}        LZF (HDF5's lzf filter: no header)
 //	numcodecs.imagecodecs_lz4h5 {"blocksize": 0}         HDF5's block-framed LZ4 filter
+//	numcodecs.imagecodecs_szip  {"options_mask", ...}    HDF5's szip filter (CCSDS 121.0 AEC, libaec's)
+//	numcodecs.imagecodecs_aec   {"bitspersample": 16}    libaec's AEC stream
 //
 // Every codec works on the bytes exactly as numcodecs sees them in Zarr v2:
 // the chunk serialised in the array's dtype byte order (and C or F element

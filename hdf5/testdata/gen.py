@@ -105,6 +105,19 @@ def small_files():
     import hdf5plugin
     with h5py.File(os.path.join(HERE, "filters.h5"), "w", libver="latest") as f:
         f.create_dataset("szip", data=a2, chunks=(10, 15), compression="szip", compression_opts=("nn", 8))
+        # szip over every pixel size (32/64-bit pixels are byte-transposed),
+        # both byte orders, entropy coding alone, scanlines padded to blocks.
+        wave = np.sin(np.arange(40 * 36) / 9.0).reshape(40, 36) * 1000
+        szips = {
+            "szip_u1_ec": (rng.integers(0, 4, (40, 36)).astype("u1"), ("ec", 16)),
+            "szip_i2_be": (wave.astype(">i2"), ("nn", 32)),
+            "szip_u2": (np.abs(wave).astype("<u2"), ("nn", 16)),
+            "szip_f4": (wave.astype("<f4"), ("nn", 8)),
+            "szip_f8_be": (wave.astype(">f8"), ("nn", 32)),
+            "szip_i8": (wave.astype("<i8"), ("ec", 8)),
+        }
+        for name, (data, opts) in szips.items():
+            f.create_dataset(name, data=data, chunks=(16, 18), compression="szip", compression_opts=opts)
         plugins = {
             "lz4": (a2, hdf5plugin.LZ4()),
             "bitshuffle_lz4": (a2, hdf5plugin.Bitshuffle(cname="lz4")),
