@@ -15,6 +15,7 @@ import (
 	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/store/kerchunk"
 	"github.com/gozarr/gozarr/store/mem"
+	"github.com/gozarr/gozarr/store/virtual"
 )
 
 // virtualizeHelp is the help of "zarrcat virtualize".
@@ -111,11 +112,7 @@ func openHDF5Target(ctx context.Context, target string) (store.Reader, string, b
 	if err := m.Set(ctx, "refs.json", doc.Bytes()); err != nil {
 		return nil, "", true, err
 	}
-	dir := url[:strings.LastIndex(url, "/")]
-	if dir == "" {
-		dir = "/"
-	}
-	ks, err := kerchunk.Open(ctx, m, "refs.json", kerchunk.Allow(dir))
+	ks, err := kerchunk.Open(ctx, m, "refs.json", kerchunk.WithResolverOptions(virtual.AllowFile(url)))
 	if err != nil {
 		return nil, "", true, err
 	}

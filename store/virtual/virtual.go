@@ -35,9 +35,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -182,6 +184,32 @@ func Allow(prefixes ...string) Option {
 	}
 }
 
+// AllowFile allows exactly the files at the given URLs (same forms as
+// Allow's prefixes), not their directories: what a reference store made
+// from one file (an HDF5 file virtualized in memory) needs. The store of
+// a file's directory is opened to read it, and only the file's key is
+// reachable through it.
+func AllowFile(urls ...string) Option {
+	return func(r *Resolver) error {
+		for _, u := range urls {
+			c, err := canonicalPrefix(u)
+			if err != nil {
+				return err
+			}
+			c = strings.TrimSuffix(c, "/")
+			i := strings.LastIndex(c, "/")
+			if i < 0 || i == len(c)-1 || strings.HasSuffix(c[:i], ":/") || store.ValidateKey(c[i+1:]) != nil {
+				return fmt.Errorf("%w: %q names no file", ErrInvalidRef, u)
+			}
+			if r.files == nil {
+				r.files = map[string]target{}
+			}
+			r.files[c] = target{prefix: c[:i+1], key: c[i+1:]}
+		}
+		return nil
+	}
+}
+
 // WithStoreOptions passes options to storeurl.Open for the stores of
 // allowed prefixes (credentials, endpoints, HTTP headers, ...).
 func WithStoreOptions(opts ...storeurl.Option) Option {
@@ -214,7 +242,8 @@ type Resolver struct {
 	base       string // canonical base location, ending in "/"; "" for none
 	baseStore  store.Reader
 	basePrefix string
-	allowed    []string // canonical prefixes, ending in "/"
+	allowed    []string          // canonical prefixes, ending in "/"
+	files      map[string]target // AllowFile's canonical URLs
 	storeOpts  []storeurl.Option
 	open       Opener
 	strict     bool
@@ -257,7 +286,11 @@ func (r *Resolver) Allowed() []string {
 	if r.base != "" {
 		out = append(out, r.base)
 	}
-	return append(out, r.allowed...)
+	out = append(out, r.allowed...)
+	for _, f := range slices.Sorted(maps.Keys(r.files)) {
+		out = append(out, f)
+	}
+	return out
 }
 
 // target is where a URL resolved to: key in the store of prefix (the base
@@ -289,6 +322,9 @@ func (r *Resolver) check(u string) (target, error) {
 	c, err := canonical(u)
 	if err != nil {
 		return target{}, err
+	}
+	if t, ok := r.files[c]; ok {
+		return t, nil
 	}
 	best := target{}
 	found := false

@@ -305,3 +305,34 @@ func TestChecksum(t *testing.T) {
 		t.Errorf("strict: %v, want ErrUnverifiable", err)
 	}
 }
+
+// TestAllowFile: AllowFile allows the one file, not its directory's other
+// files nor what climbs out of it.
+func TestAllowFile(t *testing.T) {
+	ctx := context.Background()
+	dir := memWith(t, map[string]string{"a.nc": "0123456789", "b.nc": "secret", "a.nc2": "x"})
+	op := &countingOpener{stores: map[string]store.Reader{"/data": dir, "s3://bucket/d": dir}}
+	r, err := virtual.New(virtual.AllowFile("/data/a.nc", "s3://bucket/d/a.nc"), virtual.WithOpener(op.open))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"/data/a.nc", "file:///data/a.nc", "/data/./a.nc", "s3://bucket/d/a.nc"} {
+		got, err := r.Get(ctx, virtual.Ref{URL: u, Offset: 2, Length: 3})
+		if err != nil || string(got) != "234" {
+			t.Errorf("%s: %q %v", u, got, err)
+		}
+	}
+	for _, u := range []string{"/data/b.nc", "/data/a.nc2", "/data/a.nc/x", "/data/", "/data", "/data/sub/../b.nc", "s3://bucket/d/b.nc", "/other/a.nc", "a.nc"} {
+		if _, err := r.Get(ctx, virtual.Ref{URL: u, Whole: true}); !errors.Is(err, virtual.ErrNotAllowed) {
+			t.Errorf("%s: %v, want ErrNotAllowed", u, err)
+		}
+	}
+	for _, bad := range []string{"", "/", "s3://bucket", "s3://bucket/", "/data/.."} {
+		if _, err := virtual.New(virtual.AllowFile(bad)); err == nil {
+			t.Errorf("AllowFile(%q) accepted", bad)
+		}
+	}
+	if got := r.Allowed(); len(got) != 2 || got[0] != "file:///data/a.nc" {
+		t.Errorf("Allowed() = %q", got)
+	}
+}
