@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Default coalescing knobs, used where a CoalesceOptions field is zero.
@@ -155,6 +157,80 @@ func GetRangesCoalesced(ctx context.Context, r Reader, key string, ranges []Byte
 		if err := job(ctx); err != nil {
 			return nil, err
 		}
+	}
+	return out, nil
+}
+
+// GetFunc reads one range of key with one request (as a backend's Get does
+// after validation).
+type GetFunc func(ctx context.Context, key string, r ByteRange) ([]byte, error)
+
+// planRanges prepares the reads of ranges of key (already validated):
+// bounded ranges are coalesced with opt into one read per group, Full, From
+// and Suffix ranges are a read each, in order. Each job fills its results
+// in out, which has one slot per range.
+func planRanges(key string, ranges []ByteRange, opt CoalesceOptions, get GetFunc) (out [][]byte, jobs []func(context.Context) error, err error) {
+	out = make([][]byte, len(ranges))
+	var spans []Span
+	var idx []int // index in ranges of each span
+	for i, r := range ranges {
+		if off, n, ok := r.Bounded(); ok {
+			spans = append(spans, Span{Offset: off, Length: n})
+			idx = append(idx, i)
+			continue
+		}
+		jobs = append(jobs, func(ctx context.Context) error {
+			b, err := get(ctx, key, r)
+			out[i] = b
+			return err
+		})
+	}
+	groups, err := Coalesce(spans, opt)
+	if err != nil {
+		return nil, nil, &KeyError{Op: "get", Key: key, Err: err}
+	}
+	for _, g := range groups {
+		jobs = append(jobs, func(ctx context.Context) error {
+			data, err := get(ctx, key, OffsetLen(g.Span.Offset, g.Span.Length))
+			if err != nil {
+				return err
+			}
+			for _, m := range g.Members {
+				out[idx[m]] = g.Extract(data, spans[m])
+			}
+			return nil
+		})
+	}
+	return out, jobs, nil
+}
+
+// GetRangesConcurrent implements RangesReader.GetRanges for a remote
+// backend: it validates key and ranges (as ValidateRequest), reads the
+// bounded ranges with as few gets as Coalesce with opt allows and Full,
+// From and Suffix ranges with a get each, runs the gets concurrently (get
+// itself holds the backend's concurrency slot) and returns the results in
+// the order of ranges. The first error cancels the other gets and is
+// returned. Results of overlapping ranges may share memory with each other.
+func GetRangesConcurrent(ctx context.Context, key string, ranges []ByteRange, opt CoalesceOptions, get GetFunc) ([][]byte, error) {
+	if err := ValidateRequest("get", key, ranges...); err != nil {
+		return nil, err
+	}
+	out, jobs, err := planRanges(key, ranges, opt, get)
+	if err != nil {
+		return nil, err
+	}
+	if len(jobs) == 1 {
+		if err := jobs[0](ctx); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, job := range jobs {
+		g.Go(func() error { return job(gctx) })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -3,9 +3,12 @@
 // ByteRange so that backends can serve partial reads (shard indexes, inner
 // chunks) without fetching whole objects.
 //
-// Backends live in subpackages (store/fs, store/mem, store/s3, store/http)
-// and all of them pass the conformance suite in store/storetest. Nothing in
-// this package knows about Zarr.
+// Backends live in subpackages: store/fs and store/mem; the remote stores
+// store/s3 and store/http, and the modules store/gcs and store/azure, all
+// drivers on the shared layer store/objstore; store/zip (a zip archive in
+// another store); store/icechunk, store/kerchunk and store/virtual (values
+// held in other stores' objects). All of them pass the conformance suite in
+// store/storetest. Nothing in this package knows about Zarr.
 //
 // # Ranges past the end
 //
@@ -65,7 +68,7 @@ const (
 )
 
 // ByteRange selects part of a value. The zero value is Full. Build ranges only
-// with Full, Range, From and Suffix.
+// with Full, OffsetLen, From and Suffix.
 type ByteRange struct {
 	kind   rangeKind
 	offset int64 // start for OffsetLen/From; unused otherwise

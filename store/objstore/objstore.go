@@ -184,7 +184,7 @@ type Store struct {
 	d      Driver
 	cfg    Config
 	prefix string // "" or ending in "/"
-	lim    *store.Limiter
+	lim    *limiter
 }
 
 var (
@@ -199,12 +199,12 @@ var (
 )
 
 // New returns a Store over d. The prefix is normalised
-// (store.NormalizePrefix).
+// (normalizePrefix).
 func New(d Driver, cfg Config) (*Store, error) {
 	if d == nil {
 		return nil, errors.New("objstore: nil driver")
 	}
-	p, err := store.NormalizePrefix(cfg.Prefix)
+	p, err := normalizePrefix(cfg.Prefix)
 	if err != nil {
 		return nil, fmt.Errorf("objstore: %w", err)
 	}
@@ -214,7 +214,7 @@ func New(d Driver, cfg Config) (*Store, error) {
 	if cfg.Retry.MaxBackoff <= 0 {
 		cfg.Retry.MaxBackoff = 5 * time.Second
 	}
-	return &Store{d: d, cfg: cfg, prefix: p, lim: store.NewLimiter(cfg.Concurrency)}, nil
+	return &Store{d: d, cfg: cfg, prefix: p, lim: newLimiter(cfg.Concurrency)}, nil
 }
 
 // Driver returns the store's driver.

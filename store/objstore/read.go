@@ -19,7 +19,7 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 
 // get is Get after validation: one request (a head for an empty range).
 func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	r, empty := store.RequestRange(r)
+	r, empty := requestRange(r)
 	if empty {
 		if _, _, err := s.head(ctx, "get", key); err != nil {
 			return nil, err
@@ -94,7 +94,7 @@ func (s *Store) readOnce(ctx context.Context, op, key string, r store.ByteRange)
 		return nil, "", err
 	}
 	defer drainClose(o.Body)
-	limit := store.AnswerLimit(r, !o.Whole)
+	limit := answerLimit(r, !o.Whole)
 	b, more, err := readBody(o.Body, o.Length, limit)
 	if more && !o.Whole {
 		return nil, "", fmt.Errorf("%w: an answer of more than the %d bytes asked for", store.ErrBadContentRange, limit)
@@ -104,11 +104,11 @@ func (s *Store) readOnce(ctx context.Context, op, key string, r store.ByteRange)
 	}
 	switch {
 	case o.Whole:
-		if b, err = store.SliceWhole(b, r); err != nil {
+		if b, err = sliceWhole(b, r); err != nil {
 			return nil, "", err
 		}
 	case o.ContentRange != "":
-		if err := store.CheckContentRange(o.ContentRange, r, len(b)); err != nil {
+		if err := checkContentRange(o.ContentRange, r, len(b)); err != nil {
 			return nil, "", err
 		}
 	}
@@ -251,7 +251,7 @@ func (s *Store) readIntoOnce(ctx context.Context, key string, off int64, dst []b
 			}
 		}
 		if o.ContentRange != "" {
-			if err := store.CheckContentRange(o.ContentRange, store.OffsetLen(off, int64(k)), k); err != nil {
+			if err := checkContentRange(o.ContentRange, store.OffsetLen(off, int64(k)), k); err != nil {
 				return 0, err
 			}
 		}
