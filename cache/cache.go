@@ -166,15 +166,24 @@ type entry[V any] struct {
 
 // core is the byte-bounded LRU bookkeeping shared by LRU, Compressed and
 // Disk: V is how each stores a value.
+//
+// A hit takes no lock: the key is looked up in a concurrent map and the
+// entry marked as used (an atomic flag, and its own hit counter, so that
+// readers of different keys share no cache line). Recency is kept by
+// second chance, the CLOCK approximation of LRU: the entry at the back of
+// the list is evicted only if it was not used since it last came round;
+// a used one goes to the front with its mark cleared. Adds, removals and
+// evictions take mu.
 type core[V any] struct {
 	mu        sync.Mutex
 	max       int64
 	used      int64
 	raw       int64
-	ll        list.List // of *entry[V], most recent at the front
-	m         map[string]*list.Element
-	hits      int64
-	misses    int64
+	ll        list.List // of *node[V], most recently placed at the front
+	m         sync.Map  // key → *node[V]; written under mu
+	n         int       // entries in m
+	hitsGone  int64     // hits of entries no longer held
+	misses    atomic.Int64
 	evictions int64
 	errs      int64
 	lastErr   string
@@ -184,6 +193,15 @@ type core[V any] struct {
 	// pass returns what handDown gives the next tier, and a function to
 	// call when it is done with it; nil: the decoded value from load.
 	pass func(entry[V]) (moved, func(), error)
+}
+
+// node is one held entry: its record (immutable once held), its place in
+// the list (under core.mu) and what hits record without a lock.
+type node[V any] struct {
+	en   entry[V]
+	elem *list.Element
+	ref  atomic.Bool  // used since it last came round (second chance)
+	hits atomic.Int64 // hits while held
 }
 
 // transit tracks entries evicted from one tier and not yet added to the
@@ -241,19 +259,35 @@ func (t *transit) lookup(key string) func() ([]byte, int, bool) {
 }
 
 func newCore[V any](maxBytes int64, load func(entry[V]) ([]byte, error)) core[V] {
-	return core[V]{max: maxBytes, m: map[string]*list.Element{}, load: load}
+	return core[V]{max: maxBytes, load: load}
 }
 
-// get looks key up, counting a hit or miss and refreshing its recency.
-func (c *core[V]) get(key string) (entry[V], bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[key]; ok {
-		c.hits++
-		c.ll.MoveToFront(e)
-		return *e.Value.(*entry[V]), true
+// lookup returns key's node, without a lock.
+func (c *core[V]) lookup(key string) (*node[V], bool) {
+	v, ok := c.m.Load(key)
+	if !ok {
+		return nil, false
 	}
-	c.misses++
+	return v.(*node[V]), true
+}
+
+// mark records a use of n: a store only when the flag is not set already,
+// so readers of a hot entry share its cache line read-only.
+func (n *node[V]) mark() {
+	if !n.ref.Load() {
+		n.ref.Store(true)
+	}
+}
+
+// get looks key up, counting a hit or miss and marking it used. It takes
+// no lock.
+func (c *core[V]) get(key string) (entry[V], bool) {
+	if n, ok := c.lookup(key); ok {
+		n.mark()
+		n.hits.Add(1)
+		return n.en, true
+	}
+	c.misses.Add(1)
 	return entry[V]{}, false
 }
 
@@ -265,8 +299,8 @@ func (c *core[V]) get(key string) (entry[V], bool) {
 func (c *core[V]) add(en entry[V]) (dropped []entry[V], kept bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.m[en.key]; ok {
-		old := c.unlink(e)
+	if n, ok := c.lookup(en.key); ok {
+		old := c.unlink(n)
 		old.remove = true
 		dropped = append(dropped, old)
 	}
@@ -275,13 +309,24 @@ func (c *core[V]) add(en entry[V]) (dropped []entry[V], kept bool) {
 		c.beginMove(en)
 		return append(dropped, en), false
 	}
+	chances := c.n // second chances this add gives at most: then evict anyway
 	for c.used+en.w > c.max {
-		old := c.unlink(c.ll.Back())
+		n := c.ll.Back().Value.(*node[V])
+		if chances > 0 && n.ref.Load() {
+			chances--
+			n.ref.Store(false)
+			c.ll.MoveToFront(n.elem)
+			continue
+		}
+		old := c.unlink(n)
 		c.evictions++
 		c.beginMove(old)
 		dropped = append(dropped, old)
 	}
-	c.m[en.key] = c.ll.PushFront(&en)
+	n := &node[V]{en: en}
+	n.elem = c.ll.PushFront(n)
+	c.m.Store(en.key, n)
+	c.n++
 	c.used += en.w
 	c.raw += en.raw
 	return dropped, true
@@ -335,50 +380,53 @@ func (c *core[V]) passDown(d entry[V]) (moved, func(), error) {
 
 // del removes key and returns its entry.
 func (c *core[V]) del(key string) (entry[V], bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[key]; ok {
-		return c.unlink(e), true
-	}
-	return entry[V]{}, false
+	return c.delIf(key, func(entry[V]) bool { return true })
 }
 
 // delIf removes key if its entry satisfies ok, and returns the entry.
 func (c *core[V]) delIf(key string, ok func(entry[V]) bool) (entry[V], bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, found := c.m[key]; found && ok(*e.Value.(*entry[V])) {
-		return c.unlink(e), true
+	if n, found := c.lookup(key); found && ok(n.en) {
+		return c.unlink(n), true
 	}
 	return entry[V]{}, false
 }
 
-// unlink drops e; c.mu is held.
-func (c *core[V]) unlink(e *list.Element) entry[V] {
-	en := c.ll.Remove(e).(*entry[V])
-	delete(c.m, en.key)
-	c.used -= en.w
-	c.raw -= en.raw
-	return *en
+// unlink drops n; c.mu is held.
+func (c *core[V]) unlink(n *node[V]) entry[V] {
+	c.ll.Remove(n.elem)
+	c.m.Delete(n.en.key)
+	c.n--
+	c.used -= n.en.w
+	c.raw -= n.en.raw
+	c.hitsGone += n.hits.Load()
+	return n.en
 }
 
-// touch makes key the most recently used entry if it is held, counting
-// nothing, and reports whether it is.
-func (c *core[V]) touch(key string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.m[key]; ok {
-		c.ll.MoveToFront(e)
-		return true
+// reset drops every entry (their resources are the owner's); c.mu is held.
+func (c *core[V]) reset() {
+	for e := c.ll.Front(); e != nil; e = e.Next() {
+		c.hitsGone += e.Value.(*node[V]).hits.Load()
 	}
-	return false
+	c.ll.Init()
+	c.m.Clear()
+	c.n, c.used, c.raw = 0, 0, 0
+}
+
+// touch marks key used if it is held, counting nothing, and reports
+// whether it is.
+func (c *core[V]) touch(key string) bool {
+	n, ok := c.lookup(key)
+	if ok {
+		n.mark()
+	}
+	return ok
 }
 
 // has reports whether key is held, counting nothing.
 func (c *core[V]) has(key string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.m[key]
+	_, ok := c.lookup(key)
 	return ok
 }
 
@@ -401,17 +449,27 @@ func (c *core[V]) setOnEvict(f evictFunc, tr *transit) {
 func (c *core[V]) stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Stats{Hits: c.hits, Misses: c.misses, Evictions: c.evictions, Errors: c.errs, LastError: c.lastErr,
-		Entries: len(c.m), Bytes: c.used, ValueBytes: c.raw, MaxBytes: c.max}
+	hits := c.hitsGone
+	for e := c.ll.Front(); e != nil; e = e.Next() {
+		hits += e.Value.(*node[V]).hits.Load()
+	}
+	return Stats{Hits: hits, Misses: c.misses.Load(), Evictions: c.evictions, Errors: c.errs, LastError: c.lastErr,
+		Entries: c.n, Bytes: c.used, ValueBytes: c.raw, MaxBytes: c.max}
 }
 
-// all returns every entry, most recent first.
+// all returns every entry, most recent first as far as second chance
+// knows: those used since they last came round, then the others, each in
+// list order.
 func (c *core[V]) all() []entry[V] {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]entry[V], 0, len(c.m))
-	for e := c.ll.Front(); e != nil; e = e.Next() {
-		out = append(out, *e.Value.(*entry[V]))
+	out := make([]entry[V], 0, c.n)
+	for _, used := range []bool{true, false} {
+		for e := c.ll.Front(); e != nil; e = e.Next() {
+			if n := e.Value.(*node[V]); n.ref.Load() == used {
+				out = append(out, n.en)
+			}
+		}
 	}
 	return out
 }

@@ -220,7 +220,7 @@ func TestShuffleHelps(t *testing.T) {
 func TestCompressedCorruptEntry(t *testing.T) {
 	z := NewCompressed(1<<20, CompressedOptions{ElemSize: 4})
 	z.Add("k", val("k", 4096))
-	e := z.c.m["k"].Value.(*entry[*frame])
+	e := z.c.held("k")
 	e.v.b = e.v.b[:len(e.v.b)/2]
 	if _, ok := z.Get("k"); ok {
 		t.Fatal("corrupt entry served")
@@ -698,7 +698,7 @@ func TestCompressedHoldsOnlyCompressedBytes(t *testing.T) {
 	z := NewCompressed(1<<30, CompressedOptions{ElemSize: 4})
 	v := make([]byte, 1<<20) // zeros: compresses to almost nothing
 	z.Add("k", v)
-	e := z.c.m["k"].Value.(*entry[*frame])
+	e := z.c.held("k")
 	if c := cap(e.v.b); c > 64<<10 {
 		t.Fatalf("entry of %d compressed bytes holds a %d-byte buffer", len(e.v.b), c)
 	}

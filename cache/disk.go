@@ -283,9 +283,7 @@ func (d *Disk) Close() error {
 	d.f.Close()
 	d.f = nil
 	d.c.mu.Lock()
-	d.c.ll.Init()
-	clear(d.c.m)
-	d.c.used, d.c.raw = 0, 0
+	d.c.reset()
 	d.c.lastErr = ErrClosed.Error()
 	d.c.mu.Unlock()
 	got, err := os.ReadFile(filepath.Join(d.dir, DiskMarker))

@@ -233,7 +233,7 @@ func TestTieredCorruptFrameMovingDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc.AddElem("k0", val("k0", n), 4)
-	f := top.c.m["k0"].Value.(*entry[*frame]).v
+	f := top.c.held("k0").v
 	f.b = f.b[:len(f.b)/2] // corrupt: truncated
 	tc.AddElem("k1", val("k1", n), 4)
 	if _, ok := bottom.Get("k0"); ok {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/singleflight"
 )
@@ -24,16 +25,21 @@ const DefaultIndexCacheBytes int64 = 16 << 20
 // The cache does not know when a shard changes: a writer that replaces or
 // deletes a shard must call Invalidate (the gozarr pipeline does). Missing
 // shards are not cached.
+//
+// A hit takes no lock (a concurrent map and atomic marks): recency is kept
+// by second chance, the CLOCK approximation of LRU — the index at the back
+// is evicted only if it was not used since it last came round.
 type IndexCache struct {
-	mu      sync.Mutex
-	max     int64
-	used    int64
-	lru     list.List // of *cacheEntry, most recent at the front
-	entries map[cacheKey]*list.Element
-	byKey   map[objKey]map[cacheKey]struct{} // entries per object
-	sf      singleflight.Group
-	hits    int64
-	misses  int64
+	mu       sync.Mutex
+	max      int64
+	used     int64
+	lru      list.List                        // of *cacheEntry, most recently placed at the front
+	entries  sync.Map                         // cacheKey → *cacheEntry; written under mu
+	n        int                              // entries held
+	byKey    map[objKey]map[cacheKey]struct{} // entries per object
+	sf       singleflight.Group
+	hitsGone int64 // hits of entries no longer held
+	misses   atomic.Int64
 }
 
 type objKey struct{ store, key string }
@@ -47,8 +53,11 @@ type cacheKey struct {
 }
 
 type cacheEntry struct {
-	k  cacheKey
-	ix *Index
+	k    cacheKey
+	ix   *Index
+	elem *list.Element // under IndexCache.mu
+	ref  atomic.Bool   // used since it last came round
+	hits atomic.Int64
 }
 
 // CacheStats are an IndexCache's counters.
@@ -65,30 +74,37 @@ func NewIndexCache(maxBytes int64) *IndexCache {
 	if maxBytes <= 0 {
 		maxBytes = DefaultIndexCacheBytes
 	}
-	return &IndexCache{max: maxBytes, entries: map[cacheKey]*list.Element{}, byKey: map[objKey]map[cacheKey]struct{}{}}
+	return &IndexCache{max: maxBytes, byKey: map[objKey]map[cacheKey]struct{}{}}
+}
+
+// lookup returns the entry of k, without a lock.
+func (c *IndexCache) lookup(k cacheKey) (*cacheEntry, bool) {
+	v, ok := c.entries.Load(k)
+	if !ok {
+		return nil, false
+	}
+	return v.(*cacheEntry), true
 }
 
 // Get returns the cached index of the shard of size bytes at base in key
 // of the store storeID (size 0: up to the end of the value, as in
 // a shard nested in another), counting a hit or a miss.
 func (c *IndexCache) Get(storeID, key string, base, size int64) (*Index, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.entries[cacheKey{objKey{storeID, key}, base, size}]; ok {
-		c.hits++
-		c.lru.MoveToFront(e)
-		return e.Value.(*cacheEntry).ix, true
+	if e, ok := c.lookup(cacheKey{objKey{storeID, key}, base, size}); ok {
+		if !e.ref.Load() {
+			e.ref.Store(true)
+		}
+		e.hits.Add(1)
+		return e.ix, true
 	}
-	c.misses++
+	c.misses.Add(1)
 	return nil, false
 }
 
 // peek returns a cached index without counting a hit or a miss.
 func (c *IndexCache) peek(storeID, key string, base, size int64) (*Index, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.entries[cacheKey{objKey{storeID, key}, base, size}]; ok {
-		return e.Value.(*cacheEntry).ix, true
+	if e, ok := c.lookup(cacheKey{objKey{storeID, key}, base, size}); ok {
+		return e.ix, true
 	}
 	return nil, false
 }
@@ -103,16 +119,27 @@ func (c *IndexCache) Add(storeID, key string, base, size int64, ix *Index) {
 	need := ix.memSize()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.entries[k]; ok {
+	if e, ok := c.lookup(k); ok {
 		c.remove(e)
 	}
 	if need > c.max {
 		return
 	}
+	chances := c.n // second chances this add gives at most: then evict anyway
 	for c.used+need > c.max {
-		c.remove(c.lru.Back())
+		e := c.lru.Back().Value.(*cacheEntry)
+		if chances > 0 && e.ref.Load() {
+			chances--
+			e.ref.Store(false)
+			c.lru.MoveToFront(e.elem)
+			continue
+		}
+		c.remove(e)
 	}
-	c.entries[k] = c.lru.PushFront(&cacheEntry{k: k, ix: ix})
+	e := &cacheEntry{k: k, ix: ix}
+	e.elem = c.lru.PushFront(e)
+	c.entries.Store(k, e)
+	c.n++
 	c.used += need
 	keys := c.byKey[k.objKey]
 	if keys == nil {
@@ -123,14 +150,16 @@ func (c *IndexCache) Add(storeID, key string, base, size int64, ix *Index) {
 }
 
 // remove drops e; c.mu is held.
-func (c *IndexCache) remove(e *list.Element) {
-	ce := c.lru.Remove(e).(*cacheEntry)
-	delete(c.entries, ce.k)
-	c.used -= ce.ix.memSize()
-	if keys := c.byKey[ce.k.objKey]; keys != nil {
-		delete(keys, ce.k)
+func (c *IndexCache) remove(e *cacheEntry) {
+	c.lru.Remove(e.elem)
+	c.entries.Delete(e.k)
+	c.n--
+	c.used -= e.ix.memSize()
+	c.hitsGone += e.hits.Load()
+	if keys := c.byKey[e.k.objKey]; keys != nil {
+		delete(keys, e.k)
 		if len(keys) == 0 {
-			delete(c.byKey, ce.k.objKey)
+			delete(c.byKey, e.k.objKey)
 		}
 	}
 }
@@ -142,7 +171,7 @@ func (c *IndexCache) Invalidate(storeID, key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for k := range c.byKey[objKey{storeID, key}] {
-		if e, found := c.entries[k]; found {
+		if e, found := c.lookup(k); found {
 			c.remove(e)
 		}
 	}
@@ -152,17 +181,24 @@ func (c *IndexCache) Invalidate(storeID, key string) {
 func (c *IndexCache) Clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	for e := c.lru.Front(); e != nil; e = e.Next() {
+		c.hitsGone += e.Value.(*cacheEntry).hits.Load()
+	}
 	c.lru.Init()
-	clear(c.entries)
+	c.entries.Clear()
 	clear(c.byKey)
-	c.used = 0
+	c.n, c.used = 0, 0
 }
 
 // Stats returns the cache's counters.
 func (c *IndexCache) Stats() CacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return CacheStats{Hits: c.hits, Misses: c.misses, Entries: len(c.entries), Bytes: c.used, MaxBytes: c.max}
+	hits := c.hitsGone
+	for e := c.lru.Front(); e != nil; e = e.Next() {
+		hits += e.Value.(*cacheEntry).hits.Load()
+	}
+	return CacheStats{Hits: hits, Misses: c.misses.Load(), Entries: c.n, Bytes: c.used, MaxBytes: c.max}
 }
 
 // Load returns the index of the shard [base, base+size) of key in the
