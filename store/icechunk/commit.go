@@ -95,25 +95,14 @@ func (s *Session) baseRefs(ctx context.Context, n *node) (map[string]*writeRef, 
 		if err != nil {
 			return nil, err
 		}
-		refs, ok, err := m.arrayRefs(n.id)
-		if err != nil {
-			return nil, err
-		}
-		for j := 0; ok && j < refs.n; j++ {
-			t, idx, err := refIndex(refs, j)
-			if err != nil {
-				return nil, err
-			}
-			r, err := readRef(t)
-			if err != nil {
-				return nil, err
-			}
-			c := make([]uint32, idx.n)
-			for d := range c {
-				c[d] = idx.u32(d)
-			}
+		err = m.eachRef(n.id, func(c []uint32, r chunkRef) error {
+			c = slices.Clone(c)
 			out[coordsKey(c)] = &writeRef{coords: c, kind: r.kind, inline: r.inline, offset: r.offset, length: r.length,
 				chunkID: r.chunkID, location: r.location, etag: r.etag, modified: r.modified}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

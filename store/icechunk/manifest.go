@@ -3,16 +3,56 @@ package icechunk
 import (
 	"bytes"
 	"fmt"
+	"slices"
 )
 
-// manifest is a parsed manifest file: its flatbuffer and the checked
-// vector of its arrays. Chunk refs stay in the buffer.
+// manifest is a parsed manifest file: its refs as columns (compact.go),
+// or, when it holds virtual refs, its flatbuffer and the checked vector of
+// its arrays, the chunk refs staying in the buffer.
 type manifest struct {
-	id     ID
-	spec   uint8
-	buf    []byte
-	arrays fbVector // of ArrayManifest tables, sorted by node id
-	refs   int64    // chunk refs in all arrays
+	id      ID
+	spec    uint8
+	buf     []byte
+	arrays  fbVector       // of ArrayManifest tables, sorted by node id
+	compact []compactArray // sorted by node id; when set, buf is nil
+	refs    int64          // chunk refs in all arrays
+}
+
+// size is what the parsed manifest holds, in bytes.
+func (m *manifest) size() int64 {
+	if m.compact == nil {
+		return int64(len(m.buf))
+	}
+	n := int64(0)
+	for i := range m.compact {
+		n += m.compact[i].bytes()
+	}
+	return n
+}
+
+// nodeIDs lists the arrays the manifest holds refs of.
+func (m *manifest) nodeIDs() []NodeID {
+	var out []NodeID
+	for i := range m.compact {
+		out = append(out, m.compact[i].node)
+	}
+	for j := 0; j < m.arrays.n; j++ {
+		if t, err := m.arrays.table(j); err == nil {
+			if nid, err := t.inline(0, 8); err == nil && nid != nil {
+				out = append(out, NodeID(nid))
+			}
+		}
+	}
+	return out
+}
+
+// compactArray returns node's columns (m.compact set).
+func (m *manifest) compactArray(node NodeID) (*compactArray, bool) {
+	i, ok := slices.BinarySearchFunc(m.compact, node, func(a compactArray, n NodeID) int { return bytes.Compare(a.node[:], n[:]) })
+	if !ok {
+		return nil, false
+	}
+	return &m.compact[i], true
 }
 
 // ChunkRef table fields.
@@ -49,7 +89,26 @@ type chunkRef struct {
 	modified uint32
 }
 
+// parseManifest parses a manifest file and, when it can, turns its refs
+// into columns.
 func parseManifest(id ID, data []byte, maxBytes int64) (*manifest, error) {
+	m, err := parseManifestFB(id, data, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	c, ok, err := compactRefs(m, int64(len(m.buf)))
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		m.compact, m.buf, m.arrays = c, nil, fbVector{}
+	}
+	return m, nil
+}
+
+// parseManifestFB parses and checks a manifest file, keeping its
+// flatbuffer.
+func parseManifestFB(id ID, data []byte, maxBytes int64) (*manifest, error) {
 	h, buf, err := decodeFile(data, fileManifest, maxBytes)
 	if err != nil {
 		return nil, err
@@ -150,6 +209,14 @@ func compareIndex(idx fbVector, coords []uint32) int {
 
 // lookup finds node's ref at coords by binary search in the buffer.
 func (m *manifest) lookup(node NodeID, coords []uint32) (chunkRef, bool, error) {
+	if m.compact != nil {
+		a, ok := m.compactArray(node)
+		if !ok {
+			return chunkRef{}, false, nil
+		}
+		r, ok := a.lookup(coords)
+		return r, ok, nil
+	}
 	refs, ok, err := m.arrayRefs(node)
 	if err != nil || !ok {
 		return chunkRef{}, false, err
@@ -222,18 +289,42 @@ func readRef(t fbTable) (chunkRef, error) {
 	return r, corruptf("chunk ref that is neither inline, native nor virtual")
 }
 
-// eachRef calls fn for every ref of node in the manifest, in order.
-func (m *manifest) eachRef(node NodeID, fn func(idx fbVector) error) error {
+// eachRef calls fn for every ref of node in the manifest, in order, with
+// its coordinates (a slice fn must not keep) and the ref.
+func (m *manifest) eachRef(node NodeID, fn func(coords []uint32, r chunkRef) error) error {
+	if m.compact != nil {
+		a, ok := m.compactArray(node)
+		if !ok {
+			return nil
+		}
+		coords := make([]uint32, a.nd)
+		for j := range a.n() {
+			a.coordsOf(a.keyAt(j), coords)
+			if err := fn(coords, a.ref(j)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	refs, ok, err := m.arrayRefs(node)
 	if err != nil || !ok {
 		return err
 	}
+	var coords []uint32
 	for j := 0; j < refs.n; j++ {
-		_, idx, err := refIndex(refs, j)
+		t, idx, err := refIndex(refs, j)
 		if err != nil {
 			return err
 		}
-		if err := fn(idx); err != nil {
+		r, err := readRef(t)
+		if err != nil {
+			return err
+		}
+		coords = coords[:0]
+		for d := 0; d < idx.n; d++ {
+			coords = append(coords, idx.u32(d))
+		}
+		if err := fn(coords, r); err != nil {
 			return err
 		}
 	}

@@ -358,7 +358,7 @@ func (r *Repository) manifest(ctx context.Context, id ID) (*manifest, error) {
 		if err != nil {
 			return nil, 0, 0, fmt.Errorf("%s: %w", key, err)
 		}
-		return m, int64(len(m.buf)), m.refs, nil
+		return m, m.size(), m.refs, nil
 	})
 	if err != nil {
 		return nil, err

@@ -231,12 +231,12 @@ func (s *Snapshot) chunkKeys(ctx context.Context, n *node, p string) ([]string, 
 		if err != nil {
 			return nil, err
 		}
-		err = m.eachRef(n.id, func(idx fbVector) error {
-			if idx.n != len(coords) {
-				return corruptf("chunk ref of %d dimensions in array %s of %d", idx.n, n.path, len(coords))
+		err = m.eachRef(n.id, func(c []uint32, _ chunkRef) error {
+			if len(c) != len(coords) {
+				return corruptf("chunk ref of %d dimensions in array %s of %d", len(c), n.path, len(coords))
 			}
 			for j := range coords {
-				coords[j] = int(idx.u32(j))
+				coords[j] = int(c[j])
 			}
 			keys = append(keys, p+n.enc.Key(coords))
 			return nil
