@@ -118,6 +118,19 @@ func transpose(dst, src []byte, rows, cols int) {
 			}
 		}
 		return
+	case (rows == 2 || rows == 4 || rows == 8) && haveUnshuffleKernel && cols >= 16:
+		// Unshuffle: the SIMD kernel, then the scalar loops below for the
+		// last elements.
+		done := unshuffleKernel(dst, src, rows, cols)
+		if done < cols {
+			var buf [8 * 16]byte // fewer than 16 elements of at most 8 bytes
+			tail := buf[:rows*(cols-done)]
+			for j := range rows {
+				copy(tail[j*(cols-done):], src[j*cols+done:(j+1)*cols])
+			}
+			transpose(dst[rows*done:], tail, rows, cols-done)
+		}
+		return
 	case rows == 4:
 		// Unshuffle of 4-byte elements: interleave four planes.
 		n := cols
