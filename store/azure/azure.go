@@ -73,7 +73,7 @@ import (
 )
 
 // DefaultConcurrency is the default per-store limit of requests in flight.
-const DefaultConcurrency = 64
+const DefaultConcurrency = objstore.DefaultConcurrency
 
 // DefaultMaxAttempts is the number of attempts Open configures for each
 // request (the first try and up to four retries).
@@ -83,9 +83,10 @@ const DefaultMaxAttempts = 5
 // configures.
 const DefaultMaxBackoff = 5 * time.Second
 
-// DefaultCoalesce are the coalescing knobs GetRanges uses by default, as
-// for S3: ranges less than 1 MiB apart are read with one request.
-var DefaultCoalesce = store.CoalesceOptions{MaxGap: 1 << 20, MaxSize: store.DefaultMaxSize}
+// DefaultCoalesce returns the coalescing knobs GetRanges uses by default,
+// as for S3 (objstore.DefaultCoalesce): ranges less than 1 MiB apart are
+// read with one request.
+func DefaultCoalesce() store.CoalesceOptions { return objstore.DefaultCoalesce() }
 
 // ErrContainer reports a container that does not exist or cannot be
 // reached with the configured credentials: a configuration error, never
@@ -100,29 +101,18 @@ type Store struct {
 	container string
 }
 
-var (
-	_ store.Store              = (*Store)(nil)
-	_ store.RangesReader       = (*Store)(nil)
-	_ store.SizeReader         = (*Store)(nil)
-	_ store.ConcurrencyLimiter = (*Store)(nil)
-	_ store.ConditionalWriter  = (*Store)(nil)
-)
-
 // Option configures Open or New.
 type Option func(*options)
 
 type options struct {
-	endpoint    string
-	key         string
-	connString  string
-	sas         string
-	cred        azcore.TokenCredential
-	anonymous   bool
-	concurrency int
-	maxAttempts int
-	maxBackoff  time.Duration
-	coalesce    store.CoalesceOptions
-	transport   policy.Transporter
+	endpoint   string
+	key        string
+	connString string
+	sas        string
+	cred       azcore.TokenCredential
+	anonymous  bool
+	transport  policy.Transporter
+	objstore.Options
 }
 
 // WithEndpoint sets the blob service URL, for an emulator such as Azurite
@@ -154,36 +144,28 @@ func WithAnonymous() Option { return func(o *options) { o.anonymous = true } }
 
 // WithConcurrency sets the per-store limit of requests in flight (default
 // DefaultConcurrency). Values below 1 mean 1.
-func WithConcurrency(n int) Option { return func(o *options) { o.concurrency = n } }
+func WithConcurrency(n int) Option { return func(o *options) { o.Concurrency = n } }
 
 // WithRetry sets the attempts per request (first try included; default
 // DefaultMaxAttempts) and the longest pause between attempts (default
 // DefaultMaxBackoff) of the client Open builds; with New only the
 // attempts at reading a broken body apply.
 func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
-	return func(o *options) { o.maxAttempts, o.maxBackoff = maxAttempts, maxBackoff }
+	return func(o *options) { o.Retry = objstore.Retry{MaxAttempts: maxAttempts, MaxBackoff: maxBackoff} }
 }
 
 // WithCoalesce sets how GetRanges joins nearby bounded ranges into one
-// request (default DefaultCoalesce; see store.Coalesce).
-func WithCoalesce(opt store.CoalesceOptions) Option { return func(o *options) { o.coalesce = opt } }
+// request (default DefaultCoalesce(); see store.Coalesce).
+func WithCoalesce(opt store.CoalesceOptions) Option { return func(o *options) { o.Coalesce = opt } }
 
 // WithTransport sends the client's requests through t (an *http.Client
 // will do), for tests and proxies. Ignored by New.
 func WithTransport(t policy.Transporter) Option { return func(o *options) { o.transport = t } }
 
 func buildOptions(opts []Option) options {
-	o := options{concurrency: DefaultConcurrency, maxAttempts: DefaultMaxAttempts, maxBackoff: DefaultMaxBackoff, coalesce: DefaultCoalesce}
-	for _, fn := range opts {
-		if fn != nil {
-			fn(&o)
-		}
-	}
-	o.concurrency = max(o.concurrency, 1)
-	o.maxAttempts = max(o.maxAttempts, 1)
-	if o.maxBackoff <= 0 {
-		o.maxBackoff = DefaultMaxBackoff
-	}
+	o := options{Options: objstore.NewOptions(objstore.Retry{MaxAttempts: DefaultMaxAttempts, MaxBackoff: DefaultMaxBackoff})}
+	objstore.Apply(&o, opts)
+	o.Options = o.Resolved(DefaultMaxBackoff)
 	return o
 }
 
@@ -199,7 +181,7 @@ const tokenProbe = 10 * time.Second
 func Open(ctx context.Context, account, containerName, prefix string, opts ...Option) (*Store, error) {
 	o := buildOptions(opts)
 	co := &azblob.ClientOptions{ClientOptions: azcore.ClientOptions{
-		Retry: policy.RetryOptions{MaxRetries: int32(o.maxAttempts - 1), RetryDelay: 100 * time.Millisecond, MaxRetryDelay: o.maxBackoff},
+		Retry: policy.RetryOptions{MaxRetries: int32(o.Retry.MaxAttempts - 1), RetryDelay: 100 * time.Millisecond, MaxRetryDelay: o.Retry.MaxBackoff},
 	}}
 	if o.transport != nil {
 		co.Transport = o.transport
@@ -306,9 +288,10 @@ func New(c *container.Client, prefix string, opts ...Option) (*Store, error) {
 	if name == "" || strings.ContainsAny(name, "\\") {
 		return nil, fmt.Errorf("%w: invalid container URL %q", ErrContainer, c.URL())
 	}
-	d := &driver{client: c, container: name, attempts: o.maxAttempts}
+	d := &driver{client: c, container: name, attempts: o.Retry.MaxAttempts}
 	st, err := objstore.New(d, objstore.Config{Scheme: "az", Host: accountFromURL(c.URL()), Bucket: name, Prefix: prefix,
-		Concurrency: o.concurrency, Coalesce: o.coalesce, Conditional: true})
+		// The SDK retries: the layer makes one attempt.
+		Options: objstore.Options{Concurrency: o.Concurrency, Coalesce: o.Coalesce}, Conditional: true})
 	if err != nil {
 		return nil, fmt.Errorf("azure: %w", err)
 	}

@@ -70,7 +70,7 @@ import (
 )
 
 // DefaultConcurrency is the default per-store limit of requests in flight.
-const DefaultConcurrency = 64
+const DefaultConcurrency = objstore.DefaultConcurrency
 
 // DefaultMaxAttempts is the number of attempts Open configures for each
 // request (the first try and up to four retries).
@@ -80,9 +80,10 @@ const DefaultMaxAttempts = 5
 // configures.
 const DefaultMaxBackoff = 5 * time.Second
 
-// DefaultCoalesce are the coalescing knobs GetRanges uses by default, as
-// for S3: ranges less than 1 MiB apart are read with one request.
-var DefaultCoalesce = store.CoalesceOptions{MaxGap: 1 << 20, MaxSize: store.DefaultMaxSize}
+// DefaultCoalesce returns the coalescing knobs GetRanges uses by default,
+// as for S3 (objstore.DefaultCoalesce): ranges less than 1 MiB apart are
+// read with one request.
+func DefaultCoalesce() store.CoalesceOptions { return objstore.DefaultCoalesce() }
 
 // ErrBucket reports a bucket that does not exist or cannot be reached with
 // the configured credentials: a configuration error, never ErrNotFound.
@@ -96,25 +97,14 @@ type Store struct {
 	name   string
 }
 
-var (
-	_ store.Store              = (*Store)(nil)
-	_ store.RangesReader       = (*Store)(nil)
-	_ store.SizeReader         = (*Store)(nil)
-	_ store.ConcurrencyLimiter = (*Store)(nil)
-	_ store.ConditionalWriter  = (*Store)(nil)
-)
-
 // Option configures New or Open.
 type Option func(*options)
 
 type options struct {
-	endpoint    string
-	anonymous   bool
-	concurrency int
-	maxAttempts int
-	maxBackoff  time.Duration
-	coalesce    store.CoalesceOptions
-	client      []option.ClientOption
+	endpoint  string
+	anonymous bool
+	client    []option.ClientOption
+	objstore.Options
 }
 
 // WithEndpoint makes Open talk to a GCS-compatible server at url (for
@@ -134,31 +124,23 @@ func WithClientOptions(opts ...option.ClientOption) Option {
 
 // WithConcurrency sets the per-store limit of requests in flight (default
 // DefaultConcurrency). Values below 1 mean 1.
-func WithConcurrency(n int) Option { return func(o *options) { o.concurrency = n } }
+func WithConcurrency(n int) Option { return func(o *options) { o.Concurrency = n } }
 
 // WithRetry sets the attempts per request (first try included; default
 // DefaultMaxAttempts) and the longest pause between attempts (default
 // DefaultMaxBackoff). New applies them to the bucket handle it makes.
 func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
-	return func(o *options) { o.maxAttempts, o.maxBackoff = maxAttempts, maxBackoff }
+	return func(o *options) { o.Retry = objstore.Retry{MaxAttempts: maxAttempts, MaxBackoff: maxBackoff} }
 }
 
 // WithCoalesce sets how GetRanges joins nearby bounded ranges into one
-// request (default DefaultCoalesce; see store.Coalesce).
-func WithCoalesce(opt store.CoalesceOptions) Option { return func(o *options) { o.coalesce = opt } }
+// request (default DefaultCoalesce(); see store.Coalesce).
+func WithCoalesce(opt store.CoalesceOptions) Option { return func(o *options) { o.Coalesce = opt } }
 
 func buildOptions(opts []Option) options {
-	o := options{concurrency: DefaultConcurrency, maxAttempts: DefaultMaxAttempts, maxBackoff: DefaultMaxBackoff, coalesce: DefaultCoalesce}
-	for _, fn := range opts {
-		if fn != nil {
-			fn(&o)
-		}
-	}
-	o.concurrency = max(o.concurrency, 1)
-	o.maxAttempts = max(o.maxAttempts, 1)
-	if o.maxBackoff <= 0 {
-		o.maxBackoff = DefaultMaxBackoff
-	}
+	o := options{Options: objstore.NewOptions(objstore.Retry{MaxAttempts: DefaultMaxAttempts, MaxBackoff: DefaultMaxBackoff})}
+	objstore.Apply(&o, opts)
+	o.Options = o.Resolved(DefaultMaxBackoff)
 	return o
 }
 
@@ -220,12 +202,13 @@ func New(client *storage.Client, bucket, prefix string, opts ...Option) (*Store,
 	o := buildOptions(opts)
 	b := client.Bucket(bucket).Retryer(
 		storage.WithPolicy(storage.RetryAlways),
-		storage.WithMaxAttempts(o.maxAttempts),
-		storage.WithBackoff(gax.Backoff{Initial: 100 * time.Millisecond, Max: o.maxBackoff, Multiplier: 2}),
+		storage.WithMaxAttempts(o.Retry.MaxAttempts),
+		storage.WithBackoff(gax.Backoff{Initial: 100 * time.Millisecond, Max: o.Retry.MaxBackoff, Multiplier: 2}),
 	)
 	d := &driver{bucket: b, name: bucket}
 	st, err := objstore.New(d, objstore.Config{Scheme: "gs", Bucket: bucket, Prefix: prefix,
-		Concurrency: o.concurrency, Coalesce: o.coalesce, Conditional: true})
+		// The SDK retries: the layer makes one attempt.
+		Options: objstore.Options{Concurrency: o.Concurrency, Coalesce: o.Coalesce}, Conditional: true})
 	if err != nil {
 		return nil, fmt.Errorf("gcs: %w", err)
 	}

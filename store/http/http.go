@@ -64,7 +64,7 @@ import (
 )
 
 // DefaultConcurrency is the default per-store limit of requests in flight.
-const DefaultConcurrency = 64
+const DefaultConcurrency = objstore.DefaultConcurrency
 
 // DefaultMaxAttempts is the default number of attempts per request (the
 // first try and up to three retries).
@@ -118,10 +118,8 @@ type Store struct {
 	d        *driver
 	client   *nethttp.Client
 	header   nethttp.Header
-	conc     int
-	retry    objstore.Retry
-	coalesce store.CoalesceOptions
 	timeouts store.Timeouts // resolved
+	opt      objstore.Options
 }
 
 var (
@@ -156,23 +154,18 @@ func WithHeader(key, value string) Option { return func(s *Store) { s.header.Add
 
 // WithConcurrency sets the per-store limit of requests in flight (default
 // DefaultConcurrency, 64). Values below 1 mean 1.
-func WithConcurrency(n int) Option { return func(s *Store) { s.conc = max(n, 1) } }
+func WithConcurrency(n int) Option { return func(s *Store) { s.opt.Concurrency = n } }
 
 // WithRetry sets the attempts per request (first try included; default
 // DefaultMaxAttempts; 1 disables retries) and the longest pause between
 // attempts (default DefaultMaxBackoff).
 func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
-	return func(s *Store) {
-		s.retry.MaxAttempts = max(maxAttempts, 1)
-		if maxBackoff > 0 {
-			s.retry.MaxBackoff = maxBackoff
-		}
-	}
+	return func(s *Store) { s.opt.Retry = objstore.Retry{MaxAttempts: maxAttempts, MaxBackoff: maxBackoff} }
 }
 
 // WithCoalesce sets how GetRanges joins nearby bounded ranges into one
 // request (default DefaultCoalesce(); see store.Coalesce).
-func WithCoalesce(opt store.CoalesceOptions) Option { return func(s *Store) { s.coalesce = opt } }
+func WithCoalesce(opt store.CoalesceOptions) Option { return func(s *Store) { s.opt.Coalesce = opt } }
 
 // New returns a store reading below baseURL, an http or https URL (a
 // trailing "/" is optional; a query string is kept on every request). It
@@ -186,27 +179,19 @@ func New(baseURL string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("%w: %q: want http:// or https:// and a host", ErrBaseURL, baseURL)
 	}
 	u.Fragment, u.RawFragment = "", ""
-	s := &Store{
-		base:     u,
-		header:   nethttp.Header{},
-		conc:     DefaultConcurrency,
-		retry:    objstore.Retry{MaxAttempts: DefaultMaxAttempts, MaxBackoff: DefaultMaxBackoff},
-		coalesce: DefaultCoalesce(),
-	}
-	for _, o := range opts {
-		if o != nil {
-			o(s)
-		}
-	}
+	s := &Store{base: u, header: nethttp.Header{},
+		opt: objstore.NewOptions(objstore.Retry{MaxAttempts: DefaultMaxAttempts, MaxBackoff: DefaultMaxBackoff})}
+	objstore.Apply(s, opts)
+	s.opt = s.opt.Resolved(DefaultMaxBackoff)
 	s.timeouts = s.timeouts.Resolve()
 	if s.client == nil {
 		t := nethttp.DefaultTransport.(*nethttp.Transport).Clone()
-		objstore.ConfigureTransport(t, s.timeouts, s.conc)
+		objstore.ConfigureTransport(t, s.timeouts, s.opt.Concurrency)
 		s.client = &nethttp.Client{Transport: t, CheckRedirect: checkRedirect}
 	}
 	s.d = &driver{base: u, client: objstore.WatchIdle(s.client, s.timeouts.Idle), header: s.header}
 	s.os, err = objstore.New(s.d, objstore.Config{Scheme: u.Scheme, Bucket: u.Host, Prefix: "",
-		Concurrency: s.conc, Coalesce: s.coalesce, Retry: s.retry, Locate: s.URL})
+		Options: s.opt, Locate: s.URL})
 	if err != nil {
 		return nil, err
 	}
@@ -267,12 +252,12 @@ func (s *Store) MaxConcurrency() int { return s.os.MaxConcurrency() }
 
 // CoalesceOptions implements store.Coalescer: the knobs GetRanges joins
 // ranges with (WithCoalesce; default DefaultCoalesce()).
-func (s *Store) CoalesceOptions() store.CoalesceOptions { return s.coalesce }
+func (s *Store) CoalesceOptions() store.CoalesceOptions { return s.opt.Coalesce }
 
 // Capabilities implements store.CapabilityReporter: ranges, sizes, reads
 // into a caller's buffer, the coalescing knobs and the request limit.
 func (s *Store) Capabilities() store.Capabilities {
-	return store.Capabilities{Into: s, Sizer: s, Ranges: s, Coalesce: s.coalesce, MaxConcurrency: s.os.MaxConcurrency()}
+	return store.Capabilities{Into: s, Sizer: s, Ranges: s, Coalesce: s.opt.Coalesce, MaxConcurrency: s.os.MaxConcurrency()}
 }
 
 // driver is the objstore.Driver of a base URL: GET with a Range header,

@@ -163,6 +163,8 @@ func TestReadBody(t *testing.T) {
 		{"unknown, one byte too many", bytes.NewReader(data), -1, int64(len(data)) - 1, data[:len(data)-1], true, nil},
 		{"unknown, exactly the limit", bytes.NewReader(data), -1, int64(len(data)), data, false, nil},
 		{"huge limit", bytes.NewReader(data), -1, 1 << 40, data, false, nil},
+		{"longer than announced", bytes.NewReader(data), 5, 5, data[:5], true, nil},
+		{"announced, within the limit", bytes.NewReader(data), int64(len(data)), 1 << 20, data, false, nil},
 	}
 	for _, tc := range tests {
 		r := &countingReader{r: tc.body}

@@ -156,16 +156,11 @@ type Config struct {
 	// Host is whatever else tells two buckets of one name apart (an
 	// account, an endpoint), in StoreID only; "" when nothing does.
 	Host string
-	// Concurrency is the most requests in flight (at least 1).
-	Concurrency int
-	// Coalesce are GetRanges' knobs (reported to readers, so ranges are
-	// joined once).
-	Coalesce store.CoalesceOptions
+	// Options are the request limit, retry policy and coalescing knobs.
+	Options
 	// Conditional: the driver honours Put conditions, so the Store is a
 	// store.ConditionalWriter.
 	Conditional bool
-	// Retry is the retry policy (the zero value: one attempt).
-	Retry Retry
 	// Locate, when set, names where a key lives in error messages (a
 	// URL); by default scheme://bucket/prefix/key.
 	Locate func(key string) string
@@ -209,11 +204,7 @@ func New(d Driver, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("objstore: %w", err)
 	}
 	cfg.Prefix = p
-	cfg.Concurrency = max(cfg.Concurrency, 1)
-	cfg.Retry.MaxAttempts = max(cfg.Retry.MaxAttempts, 1)
-	if cfg.Retry.MaxBackoff <= 0 {
-		cfg.Retry.MaxBackoff = 5 * time.Second
-	}
+	cfg.Options = cfg.Resolved(5 * time.Second)
 	return &Store{d: d, cfg: cfg, prefix: p, lim: newLimiter(cfg.Concurrency)}, nil
 }
 
@@ -423,4 +414,47 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 		return s.fail(ctx, "delete", key, err)
 	}
 	return nil
+}
+
+// DefaultConcurrency is the default per-store limit of requests in flight
+// of the remote stores.
+const DefaultConcurrency = 64
+
+// Options are the settings every remote store has: its request limit,
+// retry policy and coalescing knobs. The backends' Option functions set
+// them (WithConcurrency, WithRetry, WithCoalesce); Config holds them.
+type Options struct {
+	// Concurrency is the most requests in flight (at least 1).
+	Concurrency int
+	// Retry is the retry policy (the zero value: one attempt).
+	Retry Retry
+	// Coalesce are GetRanges' knobs (reported to readers, so ranges are
+	// joined once).
+	Coalesce store.CoalesceOptions
+}
+
+// NewOptions returns the defaults of a backend whose retry policy is
+// retry: DefaultConcurrency requests and DefaultCoalesce().
+func NewOptions(retry Retry) Options {
+	return Options{Concurrency: DefaultConcurrency, Retry: retry, Coalesce: DefaultCoalesce()}
+}
+
+// Resolved returns o with at least one request and one attempt, and
+// maxBackoff as the longest pause when o sets none.
+func (o Options) Resolved(maxBackoff time.Duration) Options {
+	o.Concurrency = max(o.Concurrency, 1)
+	o.Retry.MaxAttempts = max(o.Retry.MaxAttempts, 1)
+	if o.Retry.MaxBackoff <= 0 {
+		o.Retry.MaxBackoff = maxBackoff
+	}
+	return o
+}
+
+// Apply runs the option functions opts (nil ones skipped) on o.
+func Apply[O any, F ~func(*O)](o *O, opts []F) {
+	for _, fn := range opts {
+		if fn != nil {
+			fn(o)
+		}
+	}
 }

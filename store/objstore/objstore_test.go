@@ -149,8 +149,8 @@ func (d *memDriver) Classify(_ context.Context, _ string, err error) (objstore.K
 
 func newStore(t *testing.T, d objstore.Driver, prefix string) *objstore.Store {
 	t.Helper()
-	s, err := objstore.New(d, objstore.Config{Scheme: "mem", Bucket: "b", Prefix: prefix, Concurrency: 4,
-		Coalesce: store.CoalesceOptions{MaxGap: 100, MaxSize: 1 << 20}, Conditional: true})
+	s, err := objstore.New(d, objstore.Config{Scheme: "mem", Bucket: "b", Prefix: prefix, Options: objstore.Options{Concurrency: 4,
+		Coalesce: store.CoalesceOptions{MaxGap: 100, MaxSize: 1 << 20}}, Conditional: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,8 @@ const maxPrealloc = 64 << 20
 // unknown), no further than limit bytes (all of it when limit < 0). more
 // reports a body holding more than limit bytes, found from size (then
 // nothing past limit is read) or by reading one byte past limit; b then
-// holds the first limit bytes. A known size up to 64 MiB sizes the buffer
+// holds the first limit bytes (or, when the body is longer than its
+// announced size, the announced bytes). A known size up to 64 MiB sizes the buffer
 // exactly (a shorter body is io.ErrUnexpectedEOF); a larger or unknown one
 // grows as the bytes arrive, so a lying server cannot make the reader
 // allocate without sending. An empty body is an empty, non-nil slice. So a
@@ -157,6 +158,13 @@ func readBody(body io.Reader, size, limit int64) (b []byte, more bool, err error
 		b = make([]byte, n)
 		if _, err := io.ReadFull(body, b); err != nil {
 			return nil, false, err
+		}
+		if limit >= 0 && !more {
+			// A body longer than announced: one byte more tells.
+			var one [1]byte
+			if k, _ := io.ReadFull(body, one[:]); k > 0 {
+				return b, true, nil
+			}
 		}
 	} else {
 		if n >= 0 {

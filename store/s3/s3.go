@@ -84,7 +84,7 @@ import (
 )
 
 // DefaultConcurrency is the default per-store limit of requests in flight.
-const DefaultConcurrency = 64
+const DefaultConcurrency = objstore.DefaultConcurrency
 
 // DefaultMaxAttempts is the number of attempts Open configures for each
 // request (the first try and up to four retries).
@@ -112,14 +112,6 @@ type Store struct {
 	bucket string
 }
 
-var (
-	_ store.Store             = (*Store)(nil)
-	_ store.RangesReader      = (*Store)(nil)
-	_ store.SizeReader        = (*Store)(nil)
-	_ store.IntoReader        = (*Store)(nil)
-	_ store.ConditionalWriter = (*Store)(nil)
-)
-
 // Option configures New or Open.
 type Option func(*options)
 
@@ -131,12 +123,9 @@ type options struct {
 	sessionToken string
 	static       bool
 	anonymous    bool
-	concurrency  int
 	httpClient   aws.HTTPClient
-	maxAttempts  int
-	maxBackoff   time.Duration
-	coalesce     store.CoalesceOptions
 	timeouts     store.Timeouts
+	objstore.Options
 }
 
 // WithEndpoint makes Open talk to an S3-compatible server at url (for
@@ -167,7 +156,7 @@ func WithAnonymous() Option { return func(o *options) { o.anonymous = true } }
 
 // WithConcurrency sets the per-store limit of requests in flight (default
 // DefaultConcurrency, 64). Values below 1 mean 1.
-func WithConcurrency(n int) Option { return func(o *options) { o.concurrency = n } }
+func WithConcurrency(n int) Option { return func(o *options) { o.Concurrency = n } }
 
 // WithHTTPClient makes Open send S3 requests through c (credential providers
 // keep the SDK's client; AWS_CA_BUNDLE does not apply to c). By default Open
@@ -180,7 +169,7 @@ func WithHTTPClient(c aws.HTTPClient) Option { return func(o *options) { o.httpC
 // DefaultMaxAttempts) and the longest pause between attempts (default
 // DefaultMaxBackoff) of the store's retries (with New too).
 func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
-	return func(o *options) { o.maxAttempts, o.maxBackoff = maxAttempts, maxBackoff }
+	return func(o *options) { o.Retry = objstore.Retry{MaxAttempts: maxAttempts, MaxBackoff: maxBackoff} }
 }
 
 // WithTimeouts sets how long the client Open builds waits to connect, for
@@ -198,20 +187,12 @@ func DefaultCoalesce() store.CoalesceOptions { return objstore.DefaultCoalesce()
 
 // WithCoalesce sets how GetRanges joins nearby bounded ranges into one
 // request (default DefaultCoalesce(); see store.Coalesce).
-func WithCoalesce(opt store.CoalesceOptions) Option { return func(o *options) { o.coalesce = opt } }
+func WithCoalesce(opt store.CoalesceOptions) Option { return func(o *options) { o.Coalesce = opt } }
 
 func buildOptions(opts []Option) options {
-	o := options{concurrency: DefaultConcurrency, maxAttempts: DefaultMaxAttempts, maxBackoff: DefaultMaxBackoff, coalesce: DefaultCoalesce()}
-	for _, fn := range opts {
-		if fn != nil {
-			fn(&o)
-		}
-	}
-	o.concurrency = max(o.concurrency, 1)
-	o.maxAttempts = max(o.maxAttempts, 1)
-	if o.maxBackoff <= 0 {
-		o.maxBackoff = DefaultMaxBackoff
-	}
+	o := options{Options: objstore.NewOptions(objstore.Retry{MaxAttempts: DefaultMaxAttempts, MaxBackoff: DefaultMaxBackoff})}
+	objstore.Apply(&o, opts)
+	o.Options = o.Resolved(DefaultMaxBackoff)
 	o.timeouts = o.timeouts.Resolve()
 	return o
 }
@@ -230,8 +211,7 @@ func New(client *awss3.Client, bucket, prefix string, opts ...Option) (*Store, e
 	}
 	o := buildOptions(opts)
 	st, err := objstore.New(&driver{client: client, bucket: bucket}, objstore.Config{
-		Scheme: "s3", Bucket: bucket, Prefix: prefix, Concurrency: o.concurrency, Coalesce: o.coalesce,
-		Conditional: true, Retry: objstore.Retry{MaxAttempts: o.maxAttempts, MaxBackoff: o.maxBackoff},
+		Scheme: "s3", Bucket: bucket, Prefix: prefix, Options: o.Options, Conditional: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("s3: %w", err)
@@ -268,7 +248,7 @@ func Open(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, e
 		// The SDK's client (which honours AWS_CA_BUNDLE), keeping as many
 		// idle connections as requests may be in flight.
 		lo = append(lo, config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
-			objstore.ConfigureTransport(t, o.timeouts, o.concurrency)
+			objstore.ConfigureTransport(t, o.timeouts, o.Concurrency)
 		}).WithDialerOptions(func(d *net.Dialer) { d.Timeout = o.timeouts.Connect })))
 	}
 	// The store retries (objstore): the SDK makes one attempt per request.
