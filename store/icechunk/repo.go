@@ -21,6 +21,7 @@ type options struct {
 	cacheBytes int64
 	maxObject  int64
 	virtual    *virtual.Resolver
+	containers map[string]string // vcc:// names (WithContainers)
 }
 
 // WithVirtual resolves virtual chunk references through res (its allowed
@@ -54,6 +55,10 @@ type Repository struct {
 
 	mu   sync.Mutex
 	info *repoInfo // spec 2: the repo object as last read
+
+	vccOnce sync.Once
+	vcc     map[string]string // the configuration's named containers
+	vccErr  error
 }
 
 // Open opens the Icechunk repository at the root of src: spec 2 when src

@@ -204,7 +204,11 @@ func (s *Snapshot) readVirtual(ctx context.Context, ref chunkRef, start, end int
 	if ref.location == "" {
 		return nil, fmt.Errorf("%w: dictionary-compressed virtual locations", ErrUnsupported)
 	}
-	vr := virtual.Ref{URL: ref.location, Offset: int64(ref.offset) + start, Length: end - start}
+	u, err := s.repo.resolveLocation(ref.location)
+	if err != nil {
+		return nil, err
+	}
+	vr := virtual.Ref{URL: u, Offset: int64(ref.offset) + start, Length: end - start}
 	vr.Checksum.ETag = ref.etag
 	if ref.modified != 0 {
 		vr.Checksum.LastModified = time.Unix(int64(ref.modified), 0).UTC()
