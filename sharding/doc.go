@@ -20,7 +20,7 @@
 //     size and place of the index. It is the chunk locator: where a shard's
 //     index is (IndexRangeIn), what it says (DecodeIndex, IndexOf), which
 //     entry an inner chunk has (Linear), and how a shard is built
-//     (Builder, EncodeShard, UpdateShard, WriteOrder). Reading shards,
+//     (Builder, EncodeShard, UpdateInner, WriteOrder). Reading shards,
 //     with their I/O, concurrency and store policy, is package pipeline's:
 //     this package does no I/O and starts no goroutines.
 //   - IndexCache keeps decoded indexes, bounded by bytes, LRU.

@@ -12,7 +12,6 @@ import (
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/bufpool"
 	"github.com/gozarr/gozarr/nd"
-	"github.com/gozarr/gozarr/store"
 )
 
 // empty is the index value of a missing inner chunk (both halves).
@@ -188,16 +187,6 @@ func (l *Layout) Nested() *Layout { return l.nested }
 
 // IndexSize returns the encoded size of the index in bytes.
 func (l *Layout) IndexSize() int { return l.indexSize }
-
-// IndexRange returns the byte range of the index within a shard:
-// store.Suffix(IndexSize()) when at the end, store.OffsetLen(0, IndexSize()) at
-// the start.
-func (l *Layout) IndexRange() store.ByteRange {
-	if l.codec.loc == IndexStart {
-		return store.OffsetLen(0, int64(l.indexSize))
-	}
-	return store.Suffix(int64(l.indexSize))
-}
 
 // MaxEncodedSize returns the index size plus the inner chain's bound for
 // every inner chunk, saturating at math.MaxInt.
@@ -465,62 +454,6 @@ func (l *Layout) beginShard(dst []byte) (entries []uint64, base int, out []byte)
 		dst = append(dst, make([]byte, l.indexSize)...)
 	}
 	return entries, base, dst
-}
-
-// UpdateShard appends to dst the shard old with the elements sel names
-// replaced by src (a view of shape sel.FullShape()), re-encoding only the
-// inner chunks sel touches: the others keep their encoded bytes verbatim.
-// old nil (or empty) is a missing shard: all fill value. Inner chunks that
-// end all fill are omitted; empty reports that none is left (delete the
-// shard). The result is laid out like EncodeShard's, so updating a shard
-// everywhere gives what encoding it whole gives. Errors: ErrSelection for
-// a sel or src that does not fit, the index and inner chain errors of old.
-// It runs on the calling goroutine; package pipeline does the same with
-// the inner chunks encoded concurrently.
-func (l *Layout) UpdateShard(dst, old []byte, sel nd.Selection, src nd.View) (out []byte, empty bool, err error) {
-	if err := l.CheckSelection(sel, src); err != nil {
-		return nil, false, err
-	}
-	var ix *Index
-	if len(old) > 0 {
-		if ix, err = l.IndexOf(old); err != nil {
-			return nil, false, err
-		}
-	}
-	parts := make(map[int]nd.ChunkPart)
-	for p := range sel.Chunks(l.chunkShape) {
-		parts[l.Linear(p.Coords)] = p
-	}
-	b := l.NewBuilder(dst)
-	scratch := getScratch(l.innerBytes)
-	defer putScratch(scratch)
-	for _, lin := range l.WriteOrder() {
-		i := int(lin)
-		var stored []byte
-		if ix != nil {
-			if off, n, ok := ix.Entry(i); ok {
-				stored = old[off : off+n]
-			}
-		}
-		p, touched := parts[i]
-		if !touched {
-			if stored != nil {
-				b.Append(i, stored)
-			}
-			continue
-		}
-		chunk, err := l.UpdateInner(*scratch, stored, p, p.DstView(src))
-		if err != nil {
-			return nil, false, err
-		}
-		if chunk == nil {
-			continue
-		}
-		if err := b.Encode(i, chunk); err != nil {
-			return nil, false, err
-		}
-	}
-	return b.Finish()
 }
 
 // UpdateInner builds in scratch (InnerBytes() long) the decoded inner
