@@ -194,18 +194,7 @@ func (s Selection) Chunks(chunkShape []int) iter.Seq[ChunkPart] {
 					p.Index[d] = segs[d][pos[d]].index
 				}
 			}
-			if !yield(p) {
-				return
-			}
-			d := n - 1
-			for ; d >= 0; d-- {
-				pos[d]++
-				if pos[d] < len(segs[d]) {
-					break
-				}
-				pos[d] = 0
-			}
-			if d < 0 {
+			if !yield(p) || !advance(pos, func(d int) int { return len(segs[d]) }) {
 				return
 			}
 		}
@@ -316,4 +305,16 @@ func (s Selection) Forward() bool {
 		}
 	}
 	return true
+}
+
+// advance moves pos to the next position in C order of a grid of n(d)
+// positions per dimension, and reports false after the last.
+func advance(pos []int, n func(d int) int) bool {
+	for d := len(pos) - 1; d >= 0; d-- {
+		if pos[d]++; pos[d] < n(d) {
+			return true
+		}
+		pos[d] = 0
+	}
+	return false
 }

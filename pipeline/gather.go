@@ -107,6 +107,9 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 	if pts.Len() == 0 || ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if g.Rect != nil {
+		return g.readPointsRect(ctx, r, pts, out, opt)
+	}
 	if g.cachedPoints(pts, out) {
 		return nil
 	}
@@ -152,6 +155,9 @@ func WritePoints(ctx context.Context, s ReadWriter, g *Grid, pts nd.Points, data
 	}
 	if pts.Len() == 0 {
 		return ctx.Err()
+	}
+	if g.Rect != nil {
+		return g.writePointsRect(ctx, s, pts, data, opt)
 	}
 	sorted, order := sortPoints(g, pts, true)
 	src := nd.Contiguous(data, pointsShape(pts.Rank, pts.Len()), item)

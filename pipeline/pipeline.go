@@ -101,6 +101,10 @@ type Grid struct {
 	IndexCache *sharding.IndexCache
 	// StoreID tells stores apart in shared caches.
 	StoreID string
+	// Rect, if set, makes the grid rectilinear (chunks of varying edge
+	// lengths): ChunkShape is then the largest chunk shape and Chain its
+	// chain; see Rectilinear.
+	Rect *Rectilinear
 	// Cache, if set, keeps decoded chunks (inner chunks, for a sharded
 	// array) between reads, keyed cache.Key(StoreID, chunk key, 0, -1)
 	// (inner chunks: the inner chunk's index instead of -1); see

@@ -33,7 +33,12 @@ func (p *Plan) Selection() nd.Selection { return p.sel }
 
 // NumWriteUnits returns the number of chunks (shards, for a sharded array)
 // the selection touches, computed per dimension.
-func (p *Plan) NumWriteUnits() int { return p.sel.NumChunks(p.g.ChunkShape) }
+func (p *Plan) NumWriteUnits() int {
+	if p.g.Rect != nil {
+		return p.rectNumWriteUnits()
+	}
+	return p.sel.NumChunks(p.g.ChunkShape)
+}
 
 // WriteUnit is one chunk of the array's grid, or one shard of a sharded
 // array: what one atomic store write replaces.
@@ -49,8 +54,12 @@ type WriteUnit struct {
 	Whole bool
 }
 
-// WriteUnits returns the write units in C order of their grid coordinates.
+// WriteUnits returns the write units in C order of their grid coordinates
+// (for a rectilinear grid, block by block: see Rectilinear).
 func (p *Plan) WriteUnits() iter.Seq[WriteUnit] {
+	if p.g.Rect != nil {
+		return p.rectWriteUnits()
+	}
 	return func(yield func(WriteUnit) bool) {
 		for part := range p.sel.Chunks(p.g.ChunkShape) {
 			u := WriteUnit{Key: p.g.Key(part.Coords), Coords: part.Coords, Part: part, Whole: part.CoversChunk(p.g.ChunkShape, p.g.Shape)}
@@ -91,6 +100,9 @@ type ReadUnit struct {
 // unit per inner chunk the selection touches in it. Iteration stops at the
 // first error, which it yields.
 func (p *Plan) ReadUnits(ctx context.Context, r store.Reader) iter.Seq2[ReadUnit, error] {
+	if p.g.Rect != nil {
+		return p.rectReadUnits(ctx, r)
+	}
 	return func(yield func(ReadUnit, error) bool) {
 		var f *fetcher
 		if p.g.Shard != nil {

@@ -60,6 +60,9 @@ func ReadView(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, ou
 // goroutine when it touches few read units (runsInline), else through the
 // concurrent engine.
 func runSelection(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, out nd.View, opt Options) error {
+	if g.Rect != nil {
+		return g.readRect(ctx, r, sel, out, opt)
+	}
 	n := sel.NumChunks(g.ChunkShape)
 	if g.cachedBox(sel, out) {
 		return nil

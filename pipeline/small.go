@@ -207,6 +207,9 @@ func ReadElement(ctx context.Context, r store.Reader, g *Grid, coords []int, out
 			return fmt.Errorf("%w: coordinate %d in dimension %d of length %d", nd.ErrOutOfBounds, c, d, g.Shape[d])
 		}
 	}
+	if g.Rect != nil {
+		return g.readElementRect(ctx, r, coords, out, opt)
+	}
 	s := getPointScratch(len(coords))
 	defer pointPool.Put(s)
 	if g.cachedElement(s, coords, out) {

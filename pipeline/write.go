@@ -66,6 +66,9 @@ func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []
 		nd.Gather(dst, src, sel.LastOrders())
 		sel, src = compact, dst
 	}
+	if g.Rect != nil {
+		return g.writeRect(ctx, s, sel, src, opt)
+	}
 	return writeUnits(ctx, s, g, NewPlan(g, sel).WriteUnits(), src, opt)
 }
 

@@ -265,6 +265,11 @@ func newArray(s store.Reader, p string, meta *ArrayMetadata, format int, opts []
 			g.IndexCache = sharding.NewIndexCache(DefaultIndexCacheBytes)
 		}
 	}
+	if meta.Rectilinear != nil {
+		if g.Rect, err = rectGrid(meta, l); err != nil {
+			return nil, fmt.Errorf("open %q: %w", p, err)
+		}
+	}
 	// The unit a read decodes whole (a chunk, or a shard's inner chunk) is
 	// allocated as one buffer: refuse absurd ones before any data is read.
 	unit := chain.Repr().NumBytes()
@@ -437,8 +442,8 @@ func (a *Array) WriteSelection(ctx context.Context, sel nd.Selection, data []byt
 
 // invalidateShards drops the cached indexes of the shards sel touches.
 func (a *Array) invalidateShards(sel nd.Selection) {
-	for p := range sel.Chunks(a.meta.ChunkShape) {
-		a.grid.IndexCache.Invalidate(a.grid.StoreID, a.grid.Key(p.Coords))
+	for u := range pipeline.NewPlan(a.grid, sel).WriteUnits() {
+		a.grid.IndexCache.Invalidate(a.grid.StoreID, u.Key)
 	}
 }
 

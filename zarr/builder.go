@@ -21,6 +21,7 @@ type metaBuild struct {
 	indexEnd   bool
 	attrs      map[string]any
 	names      []*string
+	rect       *RectilinearGrid // RectilinearChunks
 }
 
 // Compress appends bytes-to-bytes codecs (compressors, checksums) after
@@ -141,6 +142,12 @@ func NewArrayMetadata(shape []int, dt dtype.DataType, chunkShape []int, opts ...
 	}
 	meta := &ArrayMetadata{Shape: slices.Clone(shape), DataType: dt, ChunkShape: slices.Clone(chunkShape),
 		ChunkKeyEncoding: DefaultKeyEncoding(), FillValue: b.fill, Codecs: specs, Attributes: b.attrs, DimensionNames: b.names}
+	if b.rect != nil {
+		if chunkShape != nil {
+			return nil, metaErr("chunk_grid", "a chunk shape %v with RectilinearChunks (pass nil)", chunkShape)
+		}
+		meta.Rectilinear, meta.ChunkShape = b.rect, b.rect.MaxChunkShape()
+	}
 	if meta.Attributes == nil {
 		meta.Attributes = map[string]any{}
 	}
@@ -149,7 +156,10 @@ func NewArrayMetadata(shape []int, dt dtype.DataType, chunkShape []int, opts ...
 	}
 	resolved, err := codecs.NewChain(meta.Codecs, meta.ChunkRepr())
 	if err == nil {
-		_, err = sharding.LayoutOf(resolved)
+		var l *sharding.Layout
+		if l, err = sharding.LayoutOf(resolved); err == nil && l != nil && meta.Rectilinear != nil {
+			err = meta.Rectilinear.checkInner(l.ChunkShape())
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidMetadata, err)

@@ -101,3 +101,32 @@ func ExampleCompress() {
 	fmt.Println()
 	// Output: bytes zstd crc32c
 }
+
+// Create an array whose chunks vary in length along each dimension (a
+// rectilinear chunk grid: rows in chunks of 1, 3 and 4, columns of 5 and 3),
+// write it and read a box across chunk boundaries.
+func ExampleRectilinearChunks() {
+	ctx := context.Background()
+	meta, err := zarr.NewArrayMetadata([]int{8, 8}, dtype.TypeInt32, nil,
+		zarr.RectilinearChunks([]int{1, 3, 4}, []int{5, 3}))
+	if err != nil {
+		panic(err)
+	}
+	a, err := zarr.CreateArray(ctx, mem.New(), "months", meta)
+	if err != nil {
+		panic(err)
+	}
+	vals := make([]int32, 64)
+	for i := range vals {
+		vals[i] = int32(i)
+	}
+	if err := zarr.Write(ctx, a, vals); err != nil {
+		panic(err)
+	}
+	box, shape, err := zarr.Read[int32](ctx, a, nd.Range(0, 2), nd.Range(4, 6))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(shape, box, meta.GridShape(), a.ChunkKey([]int{2, 1}))
+	// Output: [2 2] [4 5 12 13] [3 2] months/c/2/1
+}

@@ -15,8 +15,9 @@ var (
 	ErrInvalidMetadata = errors.New("invalid zarr metadata")
 	// ErrUnsupported reports well-formed metadata that uses a feature gozarr
 	// does not implement: an unknown extension field (without
-	// "must_understand": false), a chunk grid other than "regular", an
-	// unknown data type or chunk key encoding, storage transformers.
+	// "must_understand": false), a chunk grid other than "regular" and
+	// "rectilinear", an unknown data type or chunk key encoding, storage
+	// transformers.
 	ErrUnsupported = errors.New("unsupported zarr feature")
 	// ErrTooLarge reports a size over one of gozarr's limits: a metadata
 	// document over WithMaxMetadataBytes, a chunk decoding to more than

@@ -61,7 +61,12 @@ type ArrayMetadata struct {
 	DataType dtype.DataType
 	// ChunkShape is the shape of the regular chunk grid's chunks (>= 1 each,
 	// same length as Shape). For a sharded array this is the shard shape.
+	// For a rectilinear grid it is the largest edge of each dimension
+	// (Rectilinear.MaxChunkShape): a bound on every chunk's shape.
 	ChunkShape []int
+	// Rectilinear is the chunk grid when it is "rectilinear" (chunks of
+	// varying edge lengths per dimension); nil for a regular grid.
+	Rectilinear *RectilinearGrid
 	// ChunkKeyEncoding maps chunk coordinates to store keys.
 	ChunkKeyEncoding ChunkKeyEncoding
 	// FillValue is one element of the fill value in memory representation
@@ -281,27 +286,37 @@ func parseDataType(raw json.RawMessage) (dtype.DataType, error) {
 	return d, nil
 }
 
-func parseChunkGrid(raw json.RawMessage) ([]int, error) {
+// parseChunkGrid parses chunk_grid: a regular grid's chunk shape, or a
+// rectilinear grid and its largest edges.
+func parseChunkGrid(raw json.RawMessage) ([]int, *RectilinearGrid, error) {
 	name, cfg, err := parseExtObject("chunk_grid", raw)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if name == "rectilinear" {
+		g, err := parseRectilinear(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		return g.MaxChunkShape(), g, nil
 	}
 	if name != "regular" {
-		return nil, fmt.Errorf("%w: chunk_grid %q (only \"regular\" is supported)", ErrUnsupported, name)
+		return nil, nil, fmt.Errorf("%w: chunk_grid %q (only \"regular\" and \"rectilinear\" are supported)", ErrUnsupported, clip(name))
 	}
 	if cfg == nil {
-		return nil, metaErr("chunk_grid", "regular grid without configuration.chunk_shape")
+		return nil, nil, metaErr("chunk_grid", "regular grid without configuration.chunk_shape")
 	}
 	var c struct {
 		ChunkShape json.RawMessage `json:"chunk_shape"`
 	}
 	if err := strictUnmarshal(cfg, &c); err != nil {
-		return nil, metaErr("chunk_grid.configuration", "%v", err)
+		return nil, nil, metaErr("chunk_grid.configuration", "%v", err)
 	}
 	if c.ChunkShape == nil {
-		return nil, metaErr("chunk_grid.configuration", "chunk_shape missing")
+		return nil, nil, metaErr("chunk_grid.configuration", "chunk_shape missing")
 	}
-	return parseIntList("chunk_grid.configuration.chunk_shape", c.ChunkShape)
+	cs, err := parseIntList("chunk_grid.configuration.chunk_shape", c.ChunkShape)
+	return cs, nil, err
 }
 
 func parseAttributes(field string, raw json.RawMessage) (map[string]any, error) {
@@ -376,7 +391,7 @@ func ParseArrayMetadata(doc []byte) (*ArrayMetadata, error) {
 	if m.DataType, err = parseDataType(top["data_type"]); err != nil {
 		return nil, err
 	}
-	if m.ChunkShape, err = parseChunkGrid(top["chunk_grid"]); err != nil {
+	if m.ChunkShape, m.Rectilinear, err = parseChunkGrid(top["chunk_grid"]); err != nil {
 		return nil, err
 	}
 	if err := m.ChunkKeyEncoding.UnmarshalJSON(top["chunk_key_encoding"]); err != nil {
@@ -496,6 +511,11 @@ func (m *ArrayMetadata) Validate() error {
 	if chunkBytes > math.MaxInt {
 		return metaErr("chunk_grid", "chunk too large for this platform")
 	}
+	if m.Rectilinear != nil {
+		if err := m.validateRectilinear(); err != nil {
+			return err
+		}
+	}
 	if hi, lo := bits.Mul64(total, uint64(m.DataType.Size())); hi != 0 || lo > math.MaxInt64 {
 		return metaErr("shape", "%v of %s is more than 2^63 bytes", m.Shape, m.DataType)
 	}
@@ -535,9 +555,18 @@ func checkExtensions(ext map[string]json.RawMessage, known map[string]bool) erro
 func (m *ArrayMetadata) NDim() int { return len(m.Shape) }
 
 // GridShape returns the number of chunks along each dimension
-// (ceil(shape/chunk_shape); 0 along an empty dimension).
+// (ceil(shape/chunk_shape); 0 along an empty dimension; for a rectilinear
+// grid, the chunks that start inside the dimension).
 func (m *ArrayMetadata) GridShape() []int {
 	g := make([]int, len(m.Shape))
+	if m.Rectilinear != nil {
+		if edges, err := m.Rectilinear.Edges(m.Shape); err == nil {
+			for i, e := range edges {
+				g[i] = e.NumChunks()
+			}
+			return g
+		}
+	}
 	for i, s := range m.Shape {
 		c := m.ChunkShape[i]
 		g[i] = s / c
@@ -634,8 +663,12 @@ func (m *ArrayMetadata) Marshal() ([]byte, error) {
 			ChunkShape []int `json:"chunk_shape"`
 		} `json:"configuration"`
 	}
-	g := grid{Name: "regular"}
-	g.Configuration.ChunkShape = orEmpty(m.ChunkShape)
+	var g any = m.Rectilinear
+	if m.Rectilinear == nil {
+		rg := grid{Name: "regular"}
+		rg.Configuration.ChunkShape = orEmpty(m.ChunkShape)
+		g = rg
+	}
 	for i, c := range m.Codecs {
 		if c.Configuration != nil && !json.Valid(c.Configuration) {
 			return nil, metaErr("codecs", "codec %d (%s): configuration is not valid JSON", i, c.Name)

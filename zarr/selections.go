@@ -100,6 +100,12 @@ func (a *Array) WritePointsSelection(ctx context.Context, data []byte, pts nd.Po
 	}
 	if a.grid.IndexCache != nil && a.grid.Shard != nil {
 		defer func() {
+			if a.grid.Rect != nil {
+				for k := range pts.Len() {
+					a.grid.IndexCache.Invalidate(a.grid.StoreID, a.grid.Key(rectChunkOf(a.grid.Rect.Edges, pts.At(k))))
+				}
+				return
+			}
 			for p := range nd.PointParts(pts, a.meta.ChunkShape) {
 				a.grid.IndexCache.Invalidate(a.grid.StoreID, a.grid.Key(p.Coords))
 			}
@@ -120,10 +126,7 @@ func (a *Array) WritePointsSelection(ctx context.Context, data []byte, pts nd.Po
 func (a *Array) BlockItems(items ...nd.Item) ([]nd.Item, error) {
 	grid := a.meta.Shape
 	chunk := a.meta.ChunkShape
-	gshape := make([]int, len(grid))
-	for d := range grid {
-		gshape[d] = (grid[d] + chunk[d] - 1) / chunk[d]
-	}
+	gshape := a.meta.GridShape()
 	for i, it := range items {
 		// As zarr-python: whatever they would select, index arrays, masks
 		// and steps other than 1 are no block selection.
@@ -141,10 +144,17 @@ func (a *Array) BlockItems(items ...nd.Item) ([]nd.Item, error) {
 		if dim.Index != nil || dim.Order != nil || (dim.Count > 1 && dim.Step != 1) {
 			return nil, fmt.Errorf("block selection: %w: dimension %d: only integers and slices with step 1 select blocks", nd.ErrInvalidSelection, d)
 		}
-		lo := dim.Start * chunk[d]
-		hi := min(grid[d], (dim.Start+dim.Count)*chunk[d])
-		if dim.Count == 0 {
-			lo, hi = 0, 0
+		var lo, hi int
+		switch {
+		case dim.Count == 0:
+		case a.grid.Rect != nil:
+			e := a.grid.Rect.Edges[d]
+			lo, _ = e.Chunk(dim.Start)
+			last, size := e.Chunk(dim.Start + dim.Count - 1)
+			hi = min(grid[d], last+size)
+		default:
+			lo = dim.Start * chunk[d]
+			hi = min(grid[d], (dim.Start+dim.Count)*chunk[d])
 		}
 		out[d] = nd.Range(lo, hi)
 	}

@@ -83,7 +83,7 @@ func (a *Array) NewWritePlan(region []nd.Item, opts ...WritePlanOption) (*WriteP
 		t := WriteTask{a: a, unit: u, Shape: slices.Clone(u.Part.Count), Offset: slices.Clone(u.Part.DstStart)}
 		t.Start = make([]int, len(u.Coords))
 		for d := range t.Start {
-			t.Start[d] = u.Coords[d]*a.meta.ChunkShape[d] + u.Part.SrcStart[d]
+			t.Start[d] = sel[d].Start + u.Part.DstStart[d] // a step-1 range
 		}
 		p.tasks = append(p.tasks, t)
 	}

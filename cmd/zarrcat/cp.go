@@ -555,7 +555,7 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 		g.Go(func() error {
 			var buf, back []byte
 			for u := range units {
-				sel := unitSelection(meta, u.Coords)
+				sel := unitSelection(u)
 				n := sel.NumElements()
 				if srcDT.VarLen() { // strings.go
 					skip, err := copyVarUnit(gctx, dst, a, b, u.Key, sel, p.resume)
@@ -652,13 +652,13 @@ func unitComplete(ctx context.Context, st store.Reader, b *zarr.Array, key strin
 	return bytes.Equal(*back, want), nil
 }
 
-// unitSelection returns the box of the write unit at coords, clipped to
-// the array.
-func unitSelection(m *zarr.ArrayMetadata, coords []int) nd.Selection {
-	sel := make(nd.Selection, len(coords))
-	for d, c := range coords {
-		start := c * m.ChunkShape[d]
-		sel[d] = nd.Dim{Start: start, Count: min(m.Shape[d], start+m.ChunkShape[d]) - start, Step: 1}
+// unitSelection returns the box of write unit u of a plan of the whole
+// array (its part inside the array: where it starts in the whole array's
+// output, and its extent), whatever the chunk grid.
+func unitSelection(u pipeline.WriteUnit) nd.Selection {
+	sel := make(nd.Selection, len(u.Coords))
+	for d := range sel {
+		sel[d] = nd.Dim{Start: u.Part.DstStart[d], Count: u.Part.Count[d], Step: 1}
 	}
 	return sel
 }

@@ -81,8 +81,20 @@ func printArray(w io.Writer, target string, a *zarr.Array) error {
 	line("data_type", "%s", m.DataType)
 	fill, _ := dtype.FormatFill(m.DataType, m.FillValue)
 	line("fill_value", "%s", fill)
+	largest := ""
+	if r := m.Rectilinear; r != nil {
+		g, _ := json.Marshal(r)
+		var obj struct {
+			Configuration struct {
+				ChunkShapes json.RawMessage `json:"chunk_shapes"`
+			} `json:"configuration"`
+		}
+		_ = json.Unmarshal(g, &obj)
+		line("chunk_grid", "rectilinear, chunk edges %s", obj.Configuration.ChunkShapes)
+		largest = " (largest)"
+	}
 	if l := a.Sharding(); l != nil {
-		line("shard_shape", "%s", dims(m.ChunkShape))
+		line("shard_shape", "%s%s", dims(m.ChunkShape), largest)
 		line("inner_chunk_shape", "%s", dims(l.ChunkShape()))
 		line("chunks_per_shard", "%s", dims(l.ChunksPerShard()))
 		line("shards", "%d (grid %s)", count(m.GridShape()), dims(m.GridShape()))
@@ -92,10 +104,10 @@ func printArray(w io.Writer, target string, a *zarr.Array) error {
 		line("index_location", "%s (%d bytes)", c.IndexLocation(), l.IndexSize())
 		line("inner_chunk_bytes", "%d bytes decoded", l.Inner().Repr().NumBytes())
 	} else {
-		line("chunk_shape", "%s", dims(m.ChunkShape))
+		line("chunk_shape", "%s%s", dims(m.ChunkShape), largest)
 		line("chunks", "%d (grid %s)", count(m.GridShape()), dims(m.GridShape()))
 		line("codecs", "%s", specsString(m.Codecs))
-		line("chunk_bytes", "%d bytes decoded", a.Chain().Repr().NumBytes())
+		line("chunk_bytes", "%d bytes decoded%s", a.Chain().Repr().NumBytes(), largest)
 	}
 	enc, _ := json.Marshal(m.ChunkKeyEncoding)
 	line("chunk_key_encoding", "%s (first key %q)", enc, a.ChunkKey(make([]int, len(m.Shape))))

@@ -45,9 +45,12 @@ type nodeInfo struct {
 	ChunkKeyEncoding json.RawMessage `json:"chunk_key_encoding,omitempty"`
 	DimensionNames   []*string       `json:"dimension_names,omitempty"`
 	IndexLocation    string          `json:"index_location,omitempty"`
-	Attributes       map[string]any  `json:"attributes,omitempty"`
-	Storage          *storageInfo    `json:"storage,omitempty"`
-	Children         []*nodeInfo     `json:"children,omitempty"`
+	// ChunkGrid is a rectilinear grid's chunk_grid object (chunk_shape is
+	// then its largest chunk shape).
+	ChunkGrid  json.RawMessage `json:"chunk_grid,omitempty"`
+	Attributes map[string]any  `json:"attributes,omitempty"`
+	Storage    *storageInfo    `json:"storage,omitempty"`
+	Children   []*nodeInfo     `json:"children,omitempty"`
 
 	array *zarr.Array
 }
@@ -316,6 +319,9 @@ func describeArray(a *zarr.Array, attrs bool) *nodeInfo {
 		n.IndexLocation = fmt.Sprint(l.Codec().IndexLocation())
 	}
 	n.CodecsJSON, _ = json.Marshal(m.Codecs)
+	if m.Rectilinear != nil {
+		n.ChunkGrid, _ = json.Marshal(m.Rectilinear)
+	}
 	n.ChunkKeyEncoding, _ = json.Marshal(m.ChunkKeyEncoding)
 	n.DimensionNames = m.DimensionNames
 	if attrs {
