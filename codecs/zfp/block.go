@@ -225,55 +225,97 @@ func transpose64(a *[64]uint64) {
 	}
 }
 
+// transpose32x2 transposes the two 32x32 bit matrices held in the low and
+// high halves of a[0:32] at once: bit j of a[i]'s half becomes bit i of
+// a[j]'s same half. With a[i] = data[i] | data[i+32]<<32 for 32-bit data,
+// a[k] becomes bit plane k of the 64 values (bit i = bit k of data[i]).
+func transpose32x2(a *[64]uint64) {
+	masks := [5]uint64{0x5555555555555555, 0x3333333333333333, 0x0f0f0f0f0f0f0f0f,
+		0x00ff00ff00ff00ff, 0x0000ffff0000ffff}
+	for e := 4; e >= 0; e-- {
+		j := 1 << e
+		m := masks[e]
+		for base := 0; base < 32; base += 2 * j {
+			for k := base; k < base+j; k++ {
+				x, y := a[k&31], a[(k+j)&31]
+				t := (x>>j ^ y) & m
+				a[k&31] = x ^ t<<j
+				a[(k+j)&31] = y ^ t
+			}
+		}
+	}
+}
+
 // planes returns bit plane k of data (bit i = bit k of data[i]) for the k
 // in kmin..intprec-1.
 func planes[U unsigned](p *[64]uint64, data []U, kmin, intprec uint32) {
 	if len(data) == 64 {
+		if intPrec[U]() == 32 {
+			d := data[:64]
+			for i := range 32 {
+				p[i] = uint64(d[i]) | uint64(d[i+32])<<32
+			}
+			transpose32x2(p)
+			return
+		}
 		for i, v := range data {
 			p[i] = uint64(v)
 		}
 		transpose64(p)
 		return
 	}
-	// Blocks of 4 or 16: each group of 4 values is held as 16-bit lanes
-	// (lanes[q] has bits 16q..16q+15 of the 4 values), and the 4 bits of
-	// a plane are gathered from a lane word with one multiplication.
-	ngroups := len(data) / 4
-	for g := 0; g < ngroups; g++ {
-		var lanes [4]uint64
-		for j, v := range data[4*g : 4*g+4] {
-			x := uint64(v)
-			for q := range lanes {
-				lanes[q] |= (x >> (16 * q) & 0xffff) << (16 * j)
-			}
-		}
-		for k := kmin; k < intprec; k++ {
-			nib := ((lanes[k/16&3] >> (k % 16)) & laneBits) * gatherMul >> 48
-			if g == 0 {
-				p[k] = nib
-			} else {
-				p[k] |= nib << (4 * g)
-			}
-		}
+	// Blocks of 4 or 16 values (b of them): a b×b bit transpose in each
+	// b-bit lane of b words takes value i (a[i]) to planes: lane q of
+	// a[t] becomes plane b·q+t.
+	var a [16]uint64
+	b, lg := len(data), sizeLog(len(data))
+	for i, v := range data {
+		a[i] = uint64(v)
+	}
+	transposeSmall(&a, b)
+	mask := uint64(1)<<b - 1
+	for k := kmin; k < intprec; k++ {
+		p[k] = a[k&uint32(b-1)] >> (k >> lg << lg) & mask
 	}
 }
 
-// laneBits selects bit 0 of four 16-bit lanes; multiplying a selection by
-// gatherMul moves lane j's bit to bit 48+j (no two products overlap).
-const (
-	laneBits  = 0x0001000100010001
-	gatherMul = 1<<48 | 1<<33 | 1<<18 | 1<<3
-)
-
-// spread4 is the inverse: spread4[x] puts bit j of the nibble x in lane j.
-var spread4 = func() (t [16]uint64) {
-	for x := range t {
-		for j := 0; j < 4; j++ {
-			t[x] |= uint64(x>>j&1) << (16 * j)
-		}
+// sizeLog is log2 of a small block's size (4 or 16).
+func sizeLog(b int) uint32 {
+	if b == 4 {
+		return 2
 	}
-	return t
-}()
+	return 4
+}
+
+// transposeSmall transposes the b×b bit matrices (b = 4 or 16) held in
+// every b-bit lane of a[0:b] at once: bit j of a[i]'s lane becomes bit i
+// of a[j]'s same lane.
+func transposeSmall(a *[16]uint64, b int) {
+	swap := func(x, y *uint64, j uint, m uint64) {
+		t := (*x>>j ^ *y) & m
+		*x ^= t << j
+		*y ^= t
+	}
+	if b == 4 {
+		swap(&a[0], &a[2], 2, 0x3333333333333333)
+		swap(&a[1], &a[3], 2, 0x3333333333333333)
+		swap(&a[0], &a[1], 1, 0x5555555555555555)
+		swap(&a[2], &a[3], 1, 0x5555555555555555)
+		return
+	}
+	for k := range 8 {
+		swap(&a[k], &a[k+8], 8, 0x00ff00ff00ff00ff)
+	}
+	for _, k := range [8]int{0, 1, 2, 3, 8, 9, 10, 11} {
+		swap(&a[k], &a[k+4], 4, 0x0f0f0f0f0f0f0f0f)
+	}
+	for _, k := range [8]int{0, 1, 4, 5, 8, 9, 12, 13} {
+		swap(&a[k], &a[k+2], 2, 0x3333333333333333)
+	}
+	for k := 0; k < 16; k += 2 {
+		swap(&a[k], &a[k+1], 1, 0x5555555555555555)
+	}
+}
 
 // encodeInts codes the bit planes of data (at most maxprec of them, at
 // most maxbits bits) and returns the number of bits written. Each plane
@@ -411,7 +453,7 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 	n := uint32(0)
 	s := *r
 	if size == 64 {
-		clear(pl[:])
+		clear(pl[:intprec]) // the transpose reads every plane
 	} else {
 		clear(pl[kmin:intprec])
 	}
@@ -475,10 +517,19 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 	}
 	*r = s
 	if size == 64 {
-		// Transposing costs about as much as depositing 300 bits one by one.
+		// Transposing costs about as much as depositing 300 bits one by
+		// one (32-bit values: 100, the transpose is of half the size).
 		ones := 0
 		for _, x := range pl[kmin:intprec] {
 			ones += bits.OnesCount64(x)
+		}
+		if intprec == 32 && ones > 100 {
+			transpose32x2(pl)
+			d := data[:64]
+			for i := range 32 {
+				d[i], d[i+32] = U(uint32(pl[i])), U(pl[i]>>32)
+			}
+			return maxbits - b
 		}
 		if ones > 300 {
 			transpose64(pl)
@@ -497,19 +548,15 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 		}
 		return maxbits - b
 	}
-	// Blocks of 4 or 16 values: planes into 16-bit lanes (see planes).
-	for g := 0; g < int(size)/4; g++ {
-		var lanes [4]uint64
-		for k := kmin; k < intprec; k++ {
-			lanes[k/16&3] |= spread4[pl[k]>>(4*g)&15] << (k % 16)
-		}
-		for j := range 4 {
-			var v uint64
-			for q := range lanes {
-				v |= (lanes[q] >> (16 * j) & 0xffff) << (16 * q)
-			}
-			data[4*g+j] = U(v)
-		}
+	// Blocks of 4 or 16 values: planes into lanes, transposed (see planes).
+	var a [16]uint64
+	lg := sizeLog(int(size))
+	for k := kmin; k < intprec; k++ {
+		a[k&(size-1)] |= pl[k] << (k >> lg << lg)
+	}
+	transposeSmall(&a, int(size))
+	for i := range data {
+		data[i] = U(a[i&15])
 	}
 	return maxbits - b
 }

@@ -20,30 +20,43 @@ func floatInfo[F float]() (ebits uint32, ebias int) {
 	return 11, 1023
 }
 
-// exponent returns the exponent e of x >= 0 with x = f·2^e, 0.5 <= f < 1,
-// clamped to the smallest normal exponent; -ebias for 0.
-func exponent[F float](x F) int {
-	_, ebias := floatInfo[F]()
-	if x > 0 {
-		_, e := math.Frexp(float64(x))
-		return max(e, 1-ebias)
-	}
-	return -ebias
-}
-
-// blockExponent returns the exponent of the largest magnitude in p (NaNs
-// are passed over).
+// blockExponent returns the exponent e of the largest magnitude x in p
+// (NaNs are passed over): x = f·2^e with 0.5 <= f < 1, clamped to the
+// smallest normal exponent; -ebias for 0 and 0 for +Inf (as C's frexp
+// gives them). It reads the values' bit patterns:
+// the largest magnitude has the largest pattern less its sign, and its
+// biased exponent field gives e.
 func blockExponent[F float](p []F) int {
-	var m F
-	for _, v := range p {
-		if v < 0 {
-			v = -v
+	if unsafe.Sizeof(F(0)) == 4 {
+		var m uint32
+		for _, v := range p {
+			a := math.Float32bits(float32(v)) &^ (1 << 31)
+			if a <= 0x7f800000 && a > m { // not NaN
+				m = a
+			}
 		}
-		if m < v {
-			m = v
+		switch {
+		case m == 0:
+			return -127
+		case m == 0x7f800000:
+			return 0 // frexp(+Inf)
+		}
+		return max(int(m>>23), 1) - 126
+	}
+	var m uint64
+	for _, v := range p {
+		a := math.Float64bits(float64(v)) &^ (1 << 63)
+		if a <= 0x7ff0000000000000 && a > m {
+			m = a
 		}
 	}
-	return exponent(m)
+	switch {
+	case m == 0:
+		return -1023
+	case m == 0x7ff0000000000000:
+		return 0
+	}
+	return max(int(m>>52), 1) - 1022
 }
 
 // precision returns how many bit planes to code for a block of exponent
@@ -53,14 +66,20 @@ func precision(maxexp int, maxprec uint32, minexp int, d int) uint32 {
 }
 
 // ldexp returns 2^e in F, overflowing to +Inf and underflowing to 0 (or a
-// subnormal) as the C library's ldexpf/ldexp do.
-func ldexp[F float](e int) F { return F(math.Ldexp(1, e)) }
+// subnormal) as the C library's ldexpf/ldexp do: built from its bit
+// pattern where that is a normal float64 (the conversion to float32
+// rounds a power of two as ldexpf does), else through math.Ldexp.
+func ldexp[F float](e int) F {
+	if e >= -1022 && e <= 1023 {
+		return F(math.Float64frombits(uint64(e+1023) << 52))
+	}
+	return F(math.Ldexp(1, e))
+}
 
 // toInt converts v to I truncating, with x86's result (the most negative
-// I) for NaN and values out of range, as the C library's casts give on
-// the platforms it is built for.
-func toInt[F float, I signed](v F) I {
-	lim := ldexp[F](int(unsafe.Sizeof(I(0)))*8 - 1)
+// I) for NaN and values out of range (|v| >= lim, lim = 2^(bits of I - 1)),
+// as the C library's casts give on the platforms it is built for.
+func toInt[F float, I signed](v, lim F) I {
 	if !(v < lim && v >= -lim) {
 		return I(-1) << (unsafe.Sizeof(I(0))*8 - 1)
 	}
@@ -70,14 +89,17 @@ func toInt[F float, I signed](v F) I {
 // fwdCast maps fblock to integers relative to the exponent emax.
 func fwdCast[F float, I signed](iblock []I, fblock []F, emax int) {
 	s := ldexp[F](int(unsafe.Sizeof(F(0)))*8 - 2 - emax)
+	lim := ldexp[F](int(unsafe.Sizeof(I(0)))*8 - 1)
+	iblock = iblock[:len(fblock)]
 	for i, v := range fblock {
-		iblock[i] = toInt[F, I](s * v)
+		iblock[i] = toInt[F, I](s*v, lim)
 	}
 }
 
 // invCast is the inverse of fwdCast.
 func invCast[F float, I signed](fblock []F, iblock []I, emax int) {
 	s := ldexp[F](emax - (int(unsafe.Sizeof(F(0)))*8 - 2))
+	fblock = fblock[:len(iblock)]
 	for i, v := range iblock {
 		fblock[i] = s * F(v)
 	}
