@@ -323,9 +323,9 @@ func transposeSmall(a *[16]uint64, b int) {
 // coefficients already found significant) verbatim, then group tests
 // ("any one-bit left?") each followed by the run of zeros up to the next
 // one-bit, the runs written at once.
-func encodeInts[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U, pl *[64]uint64) uint32 {
+func encodeInts[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U, pl *[64]uint64, pl4 *[64][4]uint64) uint32 {
 	if len(data) > 64 {
-		return encodeMany(w, maxbits, maxprec, data)
+		return encodeMany(w, maxbits, maxprec, data, pl4)
 	}
 	intprec := intPrec[U]()
 	kmin := uint32(0)
@@ -398,43 +398,81 @@ func encodeInts[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U, pl 
 	return maxbits - b
 }
 
-// encodeMany is encodeInts for blocks of more than 64 values (4-D).
-func encodeMany[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U) uint32 {
+// encodeMany is encodeInts for blocks of more than 64 values (4-D): the
+// same code over planes of four words (from four 64-value transposes).
+func encodeMany[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U, pl4 *[64][4]uint64) uint32 {
 	intprec := intPrec[U]()
 	kmin := uint32(0)
 	if intprec > maxprec {
 		kmin = intprec - maxprec
 	}
-	size := uint32(len(data))
+	var p [64]uint64
+	for g := range 4 {
+		planes(&p, data[64*g:64*g+64], kmin, intprec)
+		for k := kmin; k < intprec; k++ {
+			pl4[k][g] = p[k]
+		}
+	}
+	const size = 256
 	b := maxbits
 	n := uint32(0)
 	s := *w
 	for k := intprec; b != 0 && k > kmin; {
 		k--
+		pk := &pl4[k]
 		m := min(n, b)
 		b -= m
-		for i := uint32(0); i < m; i++ {
-			s.writeBit(uint64(data[i] >> k))
+		for off := uint32(0); off < m; off += 64 {
+			s.writeBits(pk[off>>6], uint(min(64, m-off)))
 		}
-		c := 0
-		for _, v := range data[m:] {
-			c += int((v >> k) & 1)
-		}
-		for ; b != 0 && n < size; n++ {
+		for b != 0 && n < size {
 			b--
-			if s.writeBit(b2u(c != 0)) == 0 {
+			nx := nextOne(pk, n)
+			if nx == size {
+				s.writeBit(0)
 				break
 			}
-			for c--; b != 0 && n < size-1; n++ {
-				b--
-				if s.writeBit(uint64(data[n]>>k)) != 0 {
-					break
+			s.writeBit(1)
+			// Positions n.. up to the one-bit at nx; the last position
+			// (size-1) is implied, never written.
+			t, lim := nx-n, size-1-n
+			if t < lim {
+				if b > t {
+					s.pad(t)
+					s.writeBit(1)
+					b -= t + 1
+					n = nx + 1
+					continue
 				}
+			} else if b >= lim {
+				s.pad(lim)
+				b -= lim
+				n = size
+				continue
 			}
+			// The budget ends inside the run of zeros.
+			s.pad(b)
+			n += b + 1
+			b = 0
 		}
 	}
 	*w = s
 	return maxbits - b
+}
+
+// nextOne returns the position of the first one-bit at or after n (< 256)
+// in the 256-bit plane p, or 256.
+func nextOne(p *[4]uint64, n uint32) uint32 {
+	w := n >> 6
+	if x := p[w&3] >> (n & 63); x != 0 {
+		return n + uint32(bits.TrailingZeros64(x))
+	}
+	for w++; w < 4; w++ {
+		if p[w] != 0 {
+			return w<<6 + uint32(bits.TrailingZeros64(p[w]))
+		}
+	}
+	return 256
 }
 
 // decodeInts reads what encodeInts wrote into data and returns the number
@@ -452,12 +490,8 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 	b := maxbits
 	n := uint32(0)
 	s := *r
-	if size == 64 {
-		clear(pl[:intprec]) // the transpose reads every plane
-	} else {
-		clear(pl[kmin:intprec])
-	}
-	for k := intprec; b != 0 && k > kmin; {
+	k := intprec // planes k.. are read
+	for b != 0 && k > kmin {
 		if n == size && size < 64 {
 			// Every coefficient is significant: the remaining planes are
 			// size bits each, verbatim; read several at once.
@@ -517,10 +551,11 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 	}
 	*r = s
 	if size == 64 {
+		clear(pl[:k]) // the transpose reads every plane
 		// Transposing costs about as much as depositing 300 bits one by
 		// one (32-bit values: 100, the transpose is of half the size).
 		ones := 0
-		for _, x := range pl[kmin:intprec] {
+		for _, x := range pl[k:intprec] {
 			ones += bits.OnesCount64(x)
 		}
 		if intprec == 32 && ones > 100 {
@@ -541,7 +576,7 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 	}
 	if size == 64 {
 		clear(data)
-		for k := kmin; k < intprec; k++ {
+		for ; k < intprec; k++ {
 			for x := pl[k]; x != 0; x &= x - 1 {
 				data[bits.TrailingZeros64(x)] += 1 << k
 			}
@@ -551,7 +586,7 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 	// Blocks of 4 or 16 values: planes into lanes, transposed (see planes).
 	var a [16]uint64
 	lg := sizeLog(int(size))
-	for k := kmin; k < intprec; k++ {
+	for ; k < intprec; k++ {
 		a[k&(size-1)] |= pl[k] << (k >> lg << lg)
 	}
 	transposeSmall(&a, int(size))
@@ -607,9 +642,10 @@ func b2u(b bool) uint64 {
 
 // work is the scratch space of a block coder, allocated once per array.
 type work[I signed, U unsigned] struct {
-	ib [256]I
-	ub [256]U
-	pl [64]uint64
+	ib  [256]I
+	ub  [256]U
+	pl  [64]uint64
+	pl4 [64][4]uint64 // planes of 4-D blocks
 }
 
 // fwork adds the scratch space of the float block coders.
@@ -624,7 +660,7 @@ func encodeIntBlock[I signed, U unsigned](w *bitWriter, minbits, maxbits, maxpre
 	ublock := wk.ub[:len(iblock)]
 	fwdXform(full(iblock), d)
 	fwdOrder(ublock, iblock, d)
-	n := encodeInts(w, maxbits, maxprec, ublock, &wk.pl)
+	n := encodeInts(w, maxbits, maxprec, ublock, &wk.pl, &wk.pl4)
 	if n < minbits {
 		w.pad(minbits - n)
 		n = minbits
@@ -669,7 +705,7 @@ func revEncodeIntBlock[I signed, U unsigned](w *bitWriter, minbits, maxbits, max
 	prec = max(min(prec, maxprec), 1)
 	pb := pbits[U]()
 	w.writeBits(uint64(prec-1), uint(pb))
-	n := pb + encodeInts(w, maxbits-pb, prec, ublock, &wk.pl)
+	n := pb + encodeInts(w, maxbits-pb, prec, ublock, &wk.pl, &wk.pl4)
 	if n < minbits {
 		w.pad(minbits - n)
 		n = minbits
