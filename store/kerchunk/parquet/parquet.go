@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,7 +197,7 @@ func parseArray(doc []byte) (*array, error) {
 			return nil, fmt.Errorf("%w: shape %v, chunks %v", ErrInvalid, m.Shape, m.Chunks)
 		}
 		g := (m.Shape[d] + m.Chunks[d] - 1) / m.Chunks[d]
-		if g > 0 && total > (1<<62)/g {
+		if g > 0 && total > math.MaxInt/2/g {
 			return nil, fmt.Errorf("%w: chunk grid of shape %v is too large", ErrTooLarge, m.Shape)
 		}
 		total *= max(g, 1)
@@ -280,6 +281,9 @@ func readRows(b []byte, maxRows int) (rows []row, err error) {
 			rows, err = nil, fmt.Errorf("%w: unreadable Parquet file: %v", ErrInvalid, r)
 		}
 	}()
+	if err := checkFile(b, maxRows); err != nil {
+		return nil, err
+	}
 	f, err := pq.OpenFile(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
