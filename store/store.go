@@ -283,6 +283,23 @@ func ValidatePrefix(prefix string) error {
 	return ValidateKey(p)
 }
 
+// ListDirArg checks the dir argument of a ListDir, as every store's
+// ListDir does: dir with ValidatePrefix (its error is returned as is),
+// then ctx (a done context is a *KeyError naming dir). It returns dir
+// ending in "/" ("" stays "").
+func ListDirArg(ctx context.Context, dir string) (string, error) {
+	if err := ValidatePrefix(dir); err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", &KeyError{Op: "list", Key: dir, Err: err}
+	}
+	if dir != "" && !strings.HasSuffix(dir, "/") {
+		dir += "/"
+	}
+	return dir, nil
+}
+
 // GetRanges reads several ranges of one key, through the store's
 // RangesReader when it has one (CapabilitiesOf(r).Ranges, so a wrapper
 // that forwards its store's capabilities keeps its batched ranges) and

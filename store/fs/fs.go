@@ -759,11 +759,8 @@ func (s *Store) ListDir(ctx context.Context, dir string) (keys, dirs []string, e
 	if err := checkPrefix(dir); err != nil {
 		return nil, nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, &store.KeyError{Op: "list", Key: dir, Err: err}
-	}
-	if dir != "" && !strings.HasSuffix(dir, "/") {
-		dir += "/"
+	if dir, err = store.ListDirArg(ctx, dir); err != nil {
+		return nil, nil, err
 	}
 	entries, err := s.readDir(dir, "")
 	if err != nil {

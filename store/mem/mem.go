@@ -196,14 +196,8 @@ func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error
 // "/"), both relative to dir and sorted. dir is "" or ends in "/"; a dir
 // without the trailing "/" is read as if it had one.
 func (s *Store) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if err := store.ValidatePrefix(dir); err != nil {
+	if dir, err = store.ListDirArg(ctx, dir); err != nil {
 		return nil, nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, &store.KeyError{Op: "list", Key: dir, Err: err}
-	}
-	if dir != "" && !strings.HasSuffix(dir, "/") {
-		dir += "/"
 	}
 	for _, k := range s.keys(dir) {
 		rest := k[len(dir):]

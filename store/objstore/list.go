@@ -30,11 +30,7 @@ func (s *Store) pages(ctx context.Context, prefix, delim string) iter.Seq2[Page,
 		empty := 0
 		for {
 			var p Page
-			err := s.retry(ctx, "list", nil, func(ctx context.Context) (err error) {
-				if err := s.lim.Acquire(ctx); err != nil {
-					return err
-				}
-				defer s.lim.Release()
+			err := s.do(ctx, "list", nil, func(ctx context.Context) (err error) {
 				p, err = s.d.ListPage(ctx, prefix, delim, token)
 				return err
 			})
@@ -111,16 +107,8 @@ func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error
 // in dir and sub-directory names ending in "/", both relative to dir and
 // sorted. Names that are not valid keys are left out.
 func (s *Store) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if dir != "" {
-		if err := store.ValidatePrefix(dir); err != nil {
-			return nil, nil, err
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, &store.KeyError{Op: "list", Key: dir, Err: err}
-	}
-	if dir != "" && !strings.HasSuffix(dir, "/") {
-		dir += "/"
+	if dir, err = store.ListDirArg(ctx, dir); err != nil {
+		return nil, nil, err
 	}
 	full := s.prefix + dir
 	for p, err := range s.pages(ctx, full, "/") {

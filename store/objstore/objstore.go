@@ -296,11 +296,7 @@ func (s *Store) Size(ctx context.Context, key string) (int64, error) {
 
 // head sends one Head (with retries) under a request slot.
 func (s *Store) head(ctx context.Context, op, key string) (n int64, v string, err error) {
-	err = s.retry(ctx, op, nil, func(ctx context.Context) error {
-		if err := s.lim.Acquire(ctx); err != nil {
-			return err
-		}
-		defer s.lim.Release()
+	err = s.do(ctx, op, nil, func(ctx context.Context) (err error) {
 		n, v, err = s.d.Head(ctx, s.prefix+key)
 		return err
 	})
@@ -345,14 +341,7 @@ func (s *Store) put(ctx context.Context, key string, value []byte, cond Conditio
 			return fmt.Errorf("%w: the object changed (the write was cut off: %w)", store.ErrConflict, last)
 		}
 	}
-	err := s.retry(ctx, "set", recheck, func(ctx context.Context) error {
-		if err := s.lim.Acquire(ctx); err != nil {
-			return err
-		}
-		defer s.lim.Release()
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	err := s.do(ctx, "set", recheck, func(ctx context.Context) error {
 		return s.d.Put(ctx, s.prefix+key, value, cond)
 	})
 	if err != nil {
@@ -400,14 +389,7 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := store.ValidateKey(key); err != nil {
 		return err
 	}
-	err := s.retry(ctx, "delete", nil, func(ctx context.Context) error {
-		if err := s.lim.Acquire(ctx); err != nil {
-			return err
-		}
-		defer s.lim.Release()
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	err := s.do(ctx, "delete", nil, func(ctx context.Context) error {
 		return s.d.Delete(ctx, s.prefix+key)
 	})
 	if err != nil && (ctx.Err() != nil || s.kind(ctx, "delete", err) != KindNotFound) {

@@ -60,7 +60,7 @@ func offLen(r store.ByteRange) (off, n int64) {
 // read reads the range r of key (not empty) with retries, and the
 // object's version.
 func (s *Store) read(ctx context.Context, op, key string, r store.ByteRange) (b []byte, v string, err error) {
-	err = s.retry(ctx, op, nil, func(ctx context.Context) error {
+	err = s.do(ctx, op, nil, func(ctx context.Context) error {
 		b, v, err = s.readOnce(ctx, op, key, r)
 		return err
 	})
@@ -73,15 +73,11 @@ func (s *Store) read(ctx context.Context, op, key string, r store.ByteRange) (b 
 	return b, v, nil
 }
 
-// readOnce sends one read of r under a request slot and reads its body no
+// readOnce sends one read of r and reads its body no
 // further than r needs: of a partial answer at most one byte past r's
 // length (more is store.ErrBadContentRange), of a whole-object answer up
 // to r's end (then sliced). A partial answer's Content-Range must match r.
 func (s *Store) readOnce(ctx context.Context, op, key string, r store.ByteRange) ([]byte, string, error) {
-	if err := s.lim.Acquire(ctx); err != nil {
-		return nil, "", err
-	}
-	defer s.lim.Release()
 	off, n := offLen(r)
 	o, err := s.d.Read(ctx, s.prefix+key, off, n)
 	if err != nil {
@@ -199,7 +195,7 @@ func (s *Store) ReadInto(ctx context.Context, key string, off int64, dst []byte)
 		return 0, err
 	}
 	var n int
-	err := s.retry(ctx, "get", nil, func(ctx context.Context) (err error) {
+	err := s.do(ctx, "get", nil, func(ctx context.Context) (err error) {
 		n, err = s.readIntoOnce(ctx, key, off, dst)
 		return err
 	})
@@ -209,15 +205,11 @@ func (s *Store) ReadInto(ctx context.Context, key string, off int64, dst []byte)
 	return n, nil
 }
 
-// readIntoOnce sends one read for ReadInto under a request slot. A
+// readIntoOnce sends one read for ReadInto. A
 // partial answer longer than dst, or whose Content-Range does not match,
 // is store.ErrBadContentRange; of a whole-object answer the bytes before
 // off are skipped; a body shorter than announced is a body error.
 func (s *Store) readIntoOnce(ctx context.Context, key string, off int64, dst []byte) (int, error) {
-	if err := s.lim.Acquire(ctx); err != nil {
-		return 0, err
-	}
-	defer s.lim.Release()
 	o, err := s.d.Read(ctx, s.prefix+key, off, int64(len(dst)))
 	if err != nil {
 		if s.kind(ctx, "get", err) == KindEmptyRange {

@@ -37,6 +37,21 @@ func (s *Store) retry(ctx context.Context, op string, recheck func(context.Conte
 	}
 }
 
+// do sends one request with f under a request slot, with retries (see
+// retry): a context done before the slot is free sends nothing.
+func (s *Store) do(ctx context.Context, op string, recheck func(context.Context, error) error, f func(context.Context) error) error {
+	return s.retry(ctx, op, recheck, func(ctx context.Context) error {
+		if err := s.lim.Acquire(ctx); err != nil {
+			return err
+		}
+		defer s.lim.Release()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return f(ctx)
+	})
+}
+
 // transient reports whether err may go away when the request is sent
 // again.
 func (s *Store) transient(ctx context.Context, op string, err error) bool {

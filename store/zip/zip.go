@@ -929,14 +929,8 @@ func (r *Reader) List(ctx context.Context, prefix string) iter.Seq2[string, erro
 // ListDir lists one level below dir: the keys directly in it and the names
 // of its sub-directories (ending in "/"), both relative to dir and sorted.
 func (r *Reader) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if err := store.ValidatePrefix(dir); err != nil {
+	if dir, err = store.ListDirArg(ctx, dir); err != nil {
 		return nil, nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, &store.KeyError{Op: "list", Key: dir, Err: err}
-	}
-	if dir != "" && !strings.HasSuffix(dir, "/") {
-		dir += "/"
 	}
 	i, _ := slices.BinarySearch(r.keys, dir)
 	for ; i < len(r.keys) && strings.HasPrefix(r.keys[i], dir); i++ {
