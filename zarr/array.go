@@ -302,7 +302,8 @@ func (a *Array) Metadata() *ArrayMetadata { return a.meta }
 func (a *Array) Shape() []int { return slices.Clone(a.meta.Shape) }
 
 // ChunkShape returns the shape of the chunk grid's chunks (shards, for a
-// sharded array).
+// sharded array); for a rectilinear grid, the largest chunk shape (the
+// edges are in Metadata().Rectilinear).
 func (a *Array) ChunkShape() []int { return slices.Clone(a.meta.ChunkShape) }
 
 // Chain returns the array's resolved codec chain.

@@ -540,3 +540,40 @@ print(a.metadata.chunk_grid)
 		}
 	}
 }
+
+// TestRectilinearStrings writes and reads variable-length strings in a
+// rectilinear grid, plain and sharded: every chunk shape's chain is bound
+// to the operation's arena.
+func TestRectilinearStrings(t *testing.T) {
+	ctx := context.Background()
+	for _, opts := range [][]zarr.MetadataOption{nil, {zarr.Sharded(1, 2)}} {
+		meta, err := zarr.NewArrayMetadata([]int{5, 6}, dtype.TypeVarString, nil, append(opts, zarr.RectilinearChunks([]int{2, 3}, []int{4, 2}))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := zarr.CreateArray(ctx, mem.New(), "s", meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]string, 30)
+		for i := range want {
+			want[i] = strings.Repeat("x", i%7) + fmt.Sprint(i)
+		}
+		if err := zarr.WriteStrings(ctx, a, want); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := zarr.ReadStrings(ctx, a, nd.Range(1, 4), nd.Slice(5, 0, -2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ref []string
+		for i := 1; i < 4; i++ {
+			for j := 5; j > 0; j -= 2 {
+				ref = append(ref, want[i*6+j])
+			}
+		}
+		if !slices.Equal(got, ref) {
+			t.Errorf("%d options: read %q, want %q", len(opts), got, ref)
+		}
+	}
+}

@@ -310,6 +310,15 @@ func (a *Array) vlenGrid() (*pipeline.Grid, *codecs.VLenArena, error) {
 	arena := codecs.NewVLenArena(a.meta.FillValue, a.vlenLimit())
 	g := *a.grid
 	g.Chain, g.Cache = a.grid.Chain.BindVLen(arena), nil
+	if r := a.grid.Rect; r != nil { // every chunk shape's chain, bound too
+		g.Rect = &pipeline.Rectilinear{Edges: r.Edges, Prepare: func(shape []int) (*codecs.Chain, error) {
+			c, err := r.Prepare(shape)
+			if err != nil {
+				return nil, err
+			}
+			return c.BindVLen(arena), nil
+		}}
+	}
 	if g.Shard != nil {
 		var err error
 		if g.Shard, err = sharding.LayoutOf(g.Chain); err != nil {
