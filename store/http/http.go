@@ -226,6 +226,12 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 	return s.os.Get(ctx, key, r)
 }
 
+// GetIf implements store.ConditionalReader (objstore's): the range only
+// while the server's ETag is c's.
+func (s *Store) GetIf(ctx context.Context, key string, r store.ByteRange, c store.ReadCondition) ([]byte, error) {
+	return s.os.GetIf(ctx, key, r, c)
+}
+
 // ReadInto reads the bytes [offset, offset+len(dst)) of key straight into
 // dst and returns how many it read: fewer than len(dst) only when the value
 // ends first. An empty dst costs a HEAD, to report a missing key.

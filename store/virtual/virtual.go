@@ -42,7 +42,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/storeurl"
@@ -57,33 +56,17 @@ var (
 	// URL, a negative offset or length, a range that overflows.
 	ErrInvalidRef = errors.New("virtual: invalid reference")
 	// ErrChanged reports a target that changed since the reference was
-	// made (its checksum no longer matches).
-	ErrChanged = errors.New("virtual: reference target changed since the reference was made")
+	// made (its checksum no longer matches): store.ErrChanged.
+	ErrChanged = store.ErrChanged
 	// ErrUnverifiable reports, under StrictChecksums, a reference with a
 	// checksum whose target store cannot check it.
 	ErrUnverifiable = errors.New("virtual: target store cannot check the reference's checksum")
 )
 
 // Checksum is what a reference records of its target's version when the
-// reference was made. The zero value records nothing.
-type Checksum struct {
-	ETag         string    // the object's ETag, or ""
-	LastModified time.Time // the object's last-modified time, or zero
-}
-
-// IsZero reports whether c records nothing.
-func (c Checksum) IsZero() bool { return c.ETag == "" && c.LastModified.IsZero() }
-
-// String formats c for errors and store IDs.
-func (c Checksum) String() string {
-	switch {
-	case c.IsZero():
-		return "none"
-	case c.ETag != "":
-		return "etag " + c.ETag
-	}
-	return "last-modified " + c.LastModified.UTC().Format(time.RFC3339)
-}
+// reference was made (store.ReadCondition: an ETag or a last-modified
+// time). The zero value records nothing.
+type Checksum = store.ReadCondition
 
 // Ref is one virtual reference: Length bytes at Offset of the object at
 // URL, or the whole object when Whole is set (kerchunk's one-element
@@ -119,13 +102,9 @@ func (r Ref) Validate() error {
 	return nil
 }
 
-// ConditionalReader is implemented by stores that can read part of a
-// value only if the value is still the version c names (an If-Match on
-// the ETag, an If-Unmodified-Since on the time): a changed value is an
-// error wrapping ErrChanged. A missing key is store.ErrNotFound.
-type ConditionalReader interface {
-	GetIf(ctx context.Context, key string, r store.ByteRange, c Checksum) ([]byte, error)
-}
+// ConditionalReader is store.ConditionalReader: stores that read part of a
+// value only while it is the version a checksum names.
+type ConditionalReader = store.ConditionalReader
 
 // Opener opens the store rooted at location (a URL or local path without
 // a trailing slash). The default is storeurl.Open with the options of
@@ -383,7 +362,7 @@ func (r *Resolver) Target(ctx context.Context, url string, c Checksum) (store.Re
 		}
 		return st, t.key, nil
 	}
-	return &conditional{st: st, cr: cr, c: c}, t.key, nil
+	return &conditional{st: st, cr: cr, c: c, strict: r.strict}, t.key, nil
 }
 
 // storeOf returns the store of the allowed prefix p, opened once.
@@ -500,14 +479,24 @@ func (r *Resolver) GetMany(ctx context.Context, refs []Ref, opt store.CoalesceOp
 
 // conditional reads from st only while its value is the version c names.
 type conditional struct {
-	st store.Reader
-	cr ConditionalReader
-	c  Checksum
+	st     store.Reader
+	cr     ConditionalReader
+	c      Checksum
+	strict bool
 }
 
 // Get implements store.Reader through GetIf.
 func (s *conditional) Get(ctx context.Context, key string, br store.ByteRange) ([]byte, error) {
-	return s.cr.GetIf(ctx, key, br, s.c)
+	b, err := s.cr.GetIf(ctx, key, br, s.c)
+	if errors.Is(err, store.ErrConditionUnsupported) {
+		// A condition this store cannot check (a last-modified time where
+		// it reports only ETags): as for a store with no GetIf.
+		if s.strict {
+			return nil, fmt.Errorf("%w: %s (%s): %w", ErrUnverifiable, key, s.c, err)
+		}
+		return s.st.Get(ctx, key, br)
+	}
+	return b, err
 }
 
 // StoreID implements store.Identifier: the target store's, with the
