@@ -15,6 +15,7 @@ package codecs
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,32 @@ var (
 	// permutation, unknown option, ...).
 	ErrInvalidConfig = errors.New("invalid codec configuration")
 )
+
+// LimitError reports decoded data over the limit a decoder was given:
+// the chain's bound for the chunk. It comes wrapped with ErrCorrupt, since
+// for a fixed-size data type the bound is the chunk's own size; for
+// variable-length elements the bound is a configured limit (a chunk's
+// content, DefaultVLenChunkBytes unless raised), so a valid chunk may be
+// over it, and readers of such arrays tell "over a limit" apart with
+// errors.As.
+type LimitError struct {
+	Codec string // the codec whose output is too long ("": the caller names it)
+	What  string // what is too long ("": "decoded data")
+	Limit int    // the bound it was given, in bytes
+}
+
+func (e *LimitError) Error() string {
+	what := cmp.Or(e.What, "decoded data")
+	if e.Codec == "" {
+		return fmt.Sprintf("%s exceeds %d bytes", what, e.Limit)
+	}
+	return fmt.Sprintf("%s: %s exceeds %d bytes", e.Codec, what, e.Limit)
+}
+
+// overLimit is ErrCorrupt with a *LimitError of codec and limit.
+func overLimit(codec string, limit int) error {
+	return fmt.Errorf("%w: %w", ErrCorrupt, &LimitError{Codec: codec, Limit: limit})
+}
 
 // DecodeSlack is how many spare bytes of capacity past a decoded chunk let
 // the zstd decoder run its fast copy loops (which may write scratch bytes

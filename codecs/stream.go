@@ -5,7 +5,6 @@ package codecs
 // and a pool of compressors that append to a slice.
 
 import (
-	"fmt"
 	"io"
 	"sync"
 )
@@ -41,7 +40,7 @@ func ReadLimited(dst []byte, r io.Reader, limit, guess int) ([]byte, error) {
 				var one [1]byte
 				n, err := readFull(r, one[:])
 				if n > 0 {
-					return dst, fmt.Errorf("%w: decoded data exceeds %d bytes", ErrCorrupt, limit)
+					return dst, overLimit("", limit)
 				}
 				if err == io.EOF {
 					return buf, nil

@@ -215,7 +215,7 @@ func (c *VLen) check(src []byte, n int, offs []byte) error {
 		return fmt.Errorf("%w: %s: %d bytes cannot hold %d element lengths", ErrCorrupt, c.name, len(src), n)
 	}
 	if len(src) > c.MaxEncodedSize(ChunkRepr{Shape: []int{n}}) {
-		return fmt.Errorf("%w: %s: chunk of %d bytes, more than the bound %d", ErrCorrupt, c.name, len(src), c.MaxEncodedSize(ChunkRepr{Shape: []int{n}}))
+		return fmt.Errorf("%w: %s: chunk of %d bytes: %w", ErrCorrupt, c.name, len(src), &LimitError{Limit: c.MaxEncodedSize(ChunkRepr{Shape: []int{n}})})
 	}
 	// UTF-8 is checked element by element unless the whole chunk, lengths
 	// included, is ASCII (lengths under 128): then every element is.

@@ -190,8 +190,8 @@ func (z *Zstd) Decode(dst, src []byte, limit int) ([]byte, error) {
 	guess := limit
 	if h.HasFCS && !h.Skippable {
 		if h.FrameContentSize > uint64(limit) {
-			return dst, fmt.Errorf("%w: zstd: frame declares %d bytes, at most %d expected",
-				ErrCorrupt, h.FrameContentSize, limit)
+			return dst, fmt.Errorf("%w: zstd: frame declares %d bytes: %w",
+				ErrCorrupt, h.FrameContentSize, &LimitError{Codec: "zstd", Limit: limit})
 		}
 		guess = int(h.FrameContentSize)
 	}
@@ -213,7 +213,7 @@ func (z *Zstd) Decode(dst, src []byte, limit int) ([]byte, error) {
 		out, err := d.DecodeAll(src, buf)
 		if err == nil {
 			if len(out)-start > limit {
-				return dst, fmt.Errorf("%w: zstd: decoded data exceeds %d bytes", ErrCorrupt, limit)
+				return dst, overLimit("zstd", limit)
 			}
 			return out, nil
 		}
@@ -224,7 +224,7 @@ func (z *Zstd) Decode(dst, src []byte, limit int) ([]byte, error) {
 				size = min(limit, max(2*size, 64<<10))
 				continue
 			}
-			return dst, fmt.Errorf("%w: zstd: decoded data exceeds %d bytes", ErrCorrupt, limit)
+			return dst, overLimit("zstd", limit)
 		}
 		if errors.Is(err, zstd.ErrCRCMismatch) {
 			return dst, fmt.Errorf("%w: zstd: %v", ErrChecksum, err)

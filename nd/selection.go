@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Errors reported by selection parsing and normalisation. Returned errors
@@ -519,7 +520,7 @@ func ParseSelection(text string) ([]Item, error) {
 	}
 	parts, err := splitTop(t)
 	if err != nil {
-		return nil, fmt.Errorf("selection %q: %w", text, err)
+		return nil, fmt.Errorf("selection %s: %w", Clip(text), err)
 	}
 	if strings.TrimSpace(parts[len(parts)-1]) == "" && len(parts) > 1 {
 		parts = parts[:len(parts)-1] // one trailing comma, as in a Python tuple
@@ -528,7 +529,7 @@ func ParseSelection(text string) ([]Item, error) {
 	for i, p := range parts {
 		it, err := parseItem(strings.TrimSpace(p))
 		if err != nil {
-			return nil, fmt.Errorf("selection %q, item %d: %w", text, i, err)
+			return nil, fmt.Errorf("selection %s, item %d: %w", Clip(text), i, err)
 		}
 		items = append(items, it)
 	}
@@ -612,7 +613,7 @@ func parseList(p string) (Item, error) {
 			return Item{}, fmt.Errorf("%w: index %s", ErrOutOfBounds, f)
 		}
 		if err != nil {
-			return Item{}, fmt.Errorf("%w: %q in %q is not an integer or boolean", ErrInvalidSelection, f, p)
+			return Item{}, fmt.Errorf("%w: %s in %s is not an integer or boolean", ErrInvalidSelection, Clip(f), Clip(p))
 		}
 		ints = append(ints, v)
 	}
@@ -643,15 +644,15 @@ func parseItem(p string) (Item, error) {
 		}
 		if err != nil {
 			if strings.ContainsAny(p, " \t") {
-				return Item{}, fmt.Errorf("%w: %q is not an integer, slice or ... (a comma missing between items?)", ErrInvalidSelection, p)
+				return Item{}, fmt.Errorf("%w: %s is not an integer, slice or ... (a comma missing between items?)", ErrInvalidSelection, Clip(p))
 			}
-			return Item{}, fmt.Errorf("%w: %q is not an integer, slice or ...", ErrInvalidSelection, p)
+			return Item{}, fmt.Errorf("%w: %s is not an integer, slice or ...", ErrInvalidSelection, Clip(p))
 		}
 		return Index(v), nil
 	}
 	fields := strings.Split(p, ":")
 	if len(fields) > 3 {
-		return Item{}, fmt.Errorf("%w: %q has more than two colons", ErrInvalidSelection, p)
+		return Item{}, fmt.Errorf("%w: %s has more than two colons", ErrInvalidSelection, Clip(p))
 	}
 	var it Item
 	for k, f := range fields {
@@ -669,9 +670,9 @@ func parseItem(p string) (Item, error) {
 			}
 		} else if err != nil {
 			if strings.ContainsAny(f, " \t") {
-				return Item{}, fmt.Errorf("%w: slice bound %q is not an integer (a comma missing between items?)", ErrInvalidSelection, f)
+				return Item{}, fmt.Errorf("%w: slice bound %s is not an integer (a comma missing between items?)", ErrInvalidSelection, Clip(f))
 			}
-			return Item{}, fmt.Errorf("%w: slice bound %q is not an integer", ErrInvalidSelection, f)
+			return Item{}, fmt.Errorf("%w: slice bound %s is not an integer", ErrInvalidSelection, Clip(f))
 		}
 		switch k {
 		case 0:
@@ -707,4 +708,24 @@ func parseInt(s string) (int, error) {
 		return 0, err
 	}
 	return int(v), nil
+}
+
+// clipAt is how many bytes of a selection's text an error quotes.
+const clipAt = 120
+
+// Clip quotes text for an error message as %q does, cut to its first and
+// last bytes when it is long (a selection of a million indices is not
+// echoed whole), with its length said.
+func Clip(text string) string {
+	if len(text) <= clipAt {
+		return strconv.Quote(text)
+	}
+	head, tail := text[:clipAt*2/3], text[len(text)-clipAt/3:]
+	for !utf8.ValidString(head) && len(head) > 0 {
+		head = head[:len(head)-1]
+	}
+	for !utf8.ValidString(tail) && len(tail) > 0 {
+		tail = tail[1:]
+	}
+	return fmt.Sprintf("%s...%s (%d bytes)", strconv.Quote(head)[:len(strconv.Quote(head))-1], strconv.Quote(tail)[1:], len(text))
 }

@@ -335,7 +335,7 @@ func fetchChunk(ctx context.Context, r store.Reader, caps store.Capabilities, ke
 	if caps.Into == nil {
 		data, err = r.Get(ctx, key, store.Full())
 		if err == nil && len(data) > maxEnc {
-			err = fmt.Errorf("%w: larger than any valid encoding (%d bytes)", codecs.ErrCorrupt, maxEnc)
+			err = oversized(maxEnc)
 		}
 		return data, nil, err
 	}
@@ -353,7 +353,7 @@ func fetchChunk(ctx context.Context, r store.Reader, caps store.Capabilities, ke
 	buf = bufpool.Get(want)
 	n, err := caps.Into.ReadInto(ctx, key, 0, *buf)
 	if err == nil && n > maxEnc {
-		err = fmt.Errorf("%w: larger than any valid encoding (%d bytes)", codecs.ErrCorrupt, maxEnc)
+		err = oversized(maxEnc)
 	}
 	if err != nil {
 		bufpool.Put(buf)
@@ -494,7 +494,7 @@ func readVec(ctx context.Context, vec store.VectorReader, key string, runs [][]b
 	case errors.Is(err, store.ErrNotFound):
 		return true, nil
 	case err == nil:
-		return false, fmt.Errorf("%w: larger than any valid encoding (%d bytes)", codecs.ErrCorrupt, want)
+		return false, oversized(want)
 	case errors.Is(err, io.ErrUnexpectedEOF) && n == want:
 		return false, nil
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -545,4 +545,13 @@ func shardCost(l *sharding.Layout, p nd.ChunkPart, inPlace bool, co store.Coales
 	}
 	perChunk := int64(l.Inner().MaxEncodedSize()) + max(gap, 0)
 	return min(share, index+(touched-whole)*perChunk)
+}
+
+// oversized is the error of a stored chunk longer than maxEnc, the largest
+// encoding the array's codecs produce: ErrCorrupt with a
+// *codecs.LimitError (for variable-length data the bound is a limit a
+// valid chunk may exceed).
+func oversized(maxEnc int) error {
+	return fmt.Errorf("%w: %w, the largest encoding of the array's codecs: the chunk is damaged, or the metadata does not give the codecs it was written with",
+		codecs.ErrCorrupt, &codecs.LimitError{What: "stored chunk", Limit: maxEnc})
 }

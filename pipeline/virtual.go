@@ -180,7 +180,7 @@ func (f *fetcher) readBatch(ctx context.Context, batch []nd.ChunkPart) error {
 func (f *fetcher) sendLocated(ctx context.Context, h *hold, p nd.ChunkPart, key string, data []byte) error {
 	e := f.e
 	if len(data) > e.maxEnc {
-		return fmt.Errorf("chunk %q: %w: larger than any valid encoding (%d bytes)", key, codecs.ErrCorrupt, e.maxEnc)
+		return fmt.Errorf("chunk %q: %w", key, oversized(e.maxEnc))
 	}
 	return e.send(ctx, unit{kind: unitDecode, key: key, chain: e.g.Chain, shape: e.g.ChunkShape, part: p, dst: p.DstView(e.out), data: data, hold: h})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/internal/pyjson"
 )
 
 // Limits on array metadata, so that hostile documents cannot make later
@@ -107,18 +108,49 @@ func metaErr(field string, format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrInvalidMetadata, field, fmt.Sprintf(format, args...))
 }
 
-// decodeTop decodes a metadata document into its top-level fields.
-func decodeTop(doc []byte) (map[string]json.RawMessage, error) {
+// decodeTop decodes a metadata document (name: zarr.json, .zarray,
+// .zgroup) into its top-level fields. Python's bare NaN, Infinity and
+// -Infinity (json.dumps writes a float fill value so) are read as the
+// strings Zarr spells them with when they are a "fill_value", as
+// zarr-python reads them; elsewhere the error names the token.
+func decodeTop(doc []byte, name string) (map[string]json.RawMessage, error) {
 	if !json.Valid(doc) {
-		var v any
-		err := json.Unmarshal(doc, &v)
-		return nil, fmt.Errorf("%w: malformed JSON: %v", ErrInvalidMetadata, err)
+		bare := pyjson.BareTokens(doc)
+		fills := len(bare) > 0
+		for _, b := range bare {
+			fills = fills && b.Key == "fill_value"
+		}
+		q := pyjson.QuoteBare(doc, bare)
+		if !fills || !json.Valid(q) {
+			return nil, malformed(name, doc, bare)
+		}
+		doc = q
 	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(doc, &top); err != nil || top == nil {
 		return nil, fmt.Errorf("%w: the document is not a JSON object", ErrInvalidMetadata)
 	}
 	return top, nil
+}
+
+// malformed is the error of a metadata document that is not JSON: Python's
+// bare tokens (bare, from pyjson.BareTokens) named with their place, or
+// the JSON decoder's complaint.
+func malformed(name string, doc []byte, bare []pyjson.Bare) error {
+	for _, b := range bare {
+		if b.Key == "fill_value" {
+			continue
+		}
+		where := "in an array"
+		if b.Key != "" {
+			where = fmt.Sprintf("as the value of %q", b.Key)
+		}
+		return fmt.Errorf("%w: %s: malformed JSON: Python's bare %s at line %d (byte %d), %s: JSON has no such token, and Zarr metadata writes a non-finite float (as the string %q) only as a fill value",
+			ErrInvalidMetadata, name, b.Token, b.Line, b.Offset, where, b.Token)
+	}
+	var v any
+	err := json.Unmarshal(doc, &v)
+	return fmt.Errorf("%w: %s: malformed JSON: %v", ErrInvalidMetadata, name, err)
 }
 
 // checkFormat checks zarr_format == want.
@@ -157,7 +189,7 @@ func parseNodeType(top map[string]json.RawMessage) (NodeType, error) {
 // document without parsing the rest, so a caller can choose between
 // ParseArrayMetadata and ParseGroupMetadata. Errors wrap ErrInvalidMetadata.
 func ParseNodeType(doc []byte) (NodeType, error) {
-	top, err := decodeTop(doc)
+	top, err := decodeTop(doc, MetadataKey)
 	if err != nil {
 		return "", err
 	}
@@ -344,7 +376,7 @@ func ParseAttributes(doc []byte) (map[string]any, error) {
 		return map[string]any{}, nil
 	}
 	if !json.Valid(doc) {
-		return nil, metaErr("attributes", "malformed JSON")
+		return nil, malformed("attributes", doc, pyjson.BareTokens(doc))
 	}
 	return parseAttributes("attributes", doc)
 }
@@ -711,7 +743,7 @@ func dataTypeJSON(d dtype.DataType) any {
 // not in known: accepted ones are returned as extensions (nil when none),
 // in sorted order of checking so the error names the first offender.
 func decodeNode(doc []byte, want NodeType, known map[string]bool) (top, ext map[string]json.RawMessage, err error) {
-	top, err = decodeTop(doc)
+	top, err = decodeTop(doc, MetadataKey)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -78,7 +78,7 @@ func isNull(raw json.RawMessage) bool {
 // ("" is all zeros), and for "S" an integer as its decimal digits, as
 // zarr-python 2 did (0 for |S1 is b"0").
 func ParseArrayMetadataV2(zarray, zattrs []byte) (*ArrayMetadataV2, error) {
-	top, err := decodeTop(zarray)
+	top, err := decodeTop(zarray, V2ArrayKey)
 	if err != nil {
 		return nil, err
 	}
@@ -590,7 +590,7 @@ func compressorSpec(c Numcodec, typesize int) (codecs.Spec, error) {
 // be 2) and its .zattrs (may be empty) into the v3 group view. Errors wrap
 // ErrInvalidMetadata; it never panics.
 func ParseGroupMetadataV2(zgroup, zattrs []byte) (*GroupMetadata, error) {
-	top, err := decodeTop(zgroup)
+	top, err := decodeTop(zgroup, V2GroupKey)
 	if err != nil {
 		return nil, err
 	}

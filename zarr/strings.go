@@ -261,8 +261,9 @@ func readVar(ctx context.Context, a *Array, sel nd.Selection, headers []byte, st
 		if err == nil {
 			err = resolve(arena, handles, lo, hi)
 		}
-		if errors.Is(err, codecs.ErrCorrupt) {
-			return fmt.Errorf("read %q: %w (a chunk of this array may hold at most %d bytes of values: if it is larger, raise it with zarr.WithMaxVLenChunkBytes)", a.path, err, a.vlenLimit())
+		if le := (*codecs.LimitError)(nil); errors.As(err, &le) {
+			// Over the limit, not corrupt: a valid chunk may hold more.
+			return fmt.Errorf("read %q: %w: a chunk holds more than the %d bytes of values a chunk of this array may hold (raise the limit with zarr.WithMaxVLenChunkBytes)", a.path, ErrTooLarge, a.vlenLimit())
 		}
 		if err != nil {
 			return fmt.Errorf("read %q: %w", a.path, err)

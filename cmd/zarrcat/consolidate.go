@@ -34,7 +34,7 @@ func cmdConsolidate(ctx context.Context, args []string, stdout io.Writer) error 
 		if err != nil {
 			return err
 		}
-		g, err := zarr.OpenGroup(ctx, st, p)
+		g, err := zarr.OpenGroup(ctx, st, p, withLimits(ctx)...)
 		if err != nil {
 			return targetErr(ctx, st, pos[0], p, err)
 		}

@@ -109,7 +109,7 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	n, err := newWalker(src, false, true).open(ctx, srcPath, -1)
+	n, err := newWalker(src, false, true).warnTo(stderr, pos[0], srcPath).open(ctx, srcPath, -1)
 	if err == nil && n == nil {
 		err = zarr.ErrNodeNotFound
 	}
@@ -380,7 +380,7 @@ func checkCopy(ctx context.Context, src store.Reader, n *nodeInfo, root string, 
 		return nil
 	}
 	rel, _ := p.destPath(n.Path, root)
-	a, err := zarr.OpenArray(ctx, src, n.Path, zarr.WithMaxChunkBytes(p.budget))
+	a, err := zarr.OpenArray(ctx, src, n.Path, withLimits(ctx, zarr.WithMaxChunkBytes(p.budget))...)
 	if err != nil {
 		return err
 	}
@@ -510,7 +510,7 @@ func sourceCompressors(a *zarr.Array) ([]codecs.BytesToBytes, error) {
 // and reads back equal to the source is left alone.
 func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, rel string, p copyPlan, r *copyReport, prog *progress) error {
 	_, dstPath := p.destPath(rel, "")
-	a, err := zarr.OpenArray(ctx, src, srcPath, zarr.WithMaxChunkBytes(p.budget))
+	a, err := zarr.OpenArray(ctx, src, srcPath, withLimits(ctx, zarr.WithMaxChunkBytes(p.budget))...)
 	if err != nil {
 		return err
 	}
@@ -528,7 +528,7 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 	if err != nil {
 		return fmt.Errorf("destination array %s: %w", p.dstName(rel), err)
 	}
-	a, err = zarr.OpenArray(ctx, src, srcPath, zarr.WithMaxChunkBytes(p.budget), pipe)
+	a, err = zarr.OpenArray(ctx, src, srcPath, withLimits(ctx, zarr.WithMaxChunkBytes(p.budget), pipe)...)
 	if err != nil {
 		return err
 	}

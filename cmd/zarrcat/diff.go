@@ -286,11 +286,11 @@ func validateCopy(ctx context.Context, src, dst store.Reader, n *nodeInfo, root 
 		return nil
 	}
 	_, rel := p.destPath(n.Path, root)
-	a, err := zarr.OpenArray(ctx, src, n.Path, zarr.WithMaxChunkBytes(p.budget))
+	a, err := zarr.OpenArray(ctx, src, n.Path, withLimits(ctx, zarr.WithMaxChunkBytes(p.budget))...)
 	if err != nil {
 		return err
 	}
-	b, err := zarr.OpenArray(ctx, dst, rel, zarr.WithMaxChunkBytes(p.budget))
+	b, err := zarr.OpenArray(ctx, dst, rel, withLimits(ctx, zarr.WithMaxChunkBytes(p.budget))...)
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,11 @@ func readPointsFile(path string, shape []int) (nd.Points, error) {
 		}
 		for k := range n {
 			for d := range rank {
-				coords[d][k] = get(arr.Data[(k*rank+d)*size:])
+				v, exact := get(arr.Data[(k*rank+d)*size:])
+				if exact != "" { // past int: say the value in the file, not a clamped one
+					return nd.Points{}, fmt.Errorf("%w: index %s of dimension %d (length %d), point %d", nd.ErrOutOfBounds, exact, d, shape[d], k)
+				}
+				coords[d][k] = v
 			}
 		}
 		return nd.NormalizePoints(coords, shape)
@@ -82,6 +86,9 @@ func readPointsFile(path string, shape []int) (nd.Points, error) {
 		}
 		for d, s := range fields {
 			v, err := strconv.Atoi(s)
+			if errors.Is(err, strconv.ErrRange) {
+				return nd.Points{}, fmt.Errorf("--points %s line %d: %w: index %s of dimension %d (length %d)", path, line, nd.ErrOutOfBounds, s, d, shape[d])
+			}
 			if err != nil {
 				return nd.Points{}, fmt.Errorf("%w: --points %s line %d: %q is not an integer", errUsage, path, line, s)
 			}
@@ -132,8 +139,9 @@ func readNpyBounded(path string) (*npy.Array, error) {
 }
 
 // intReader returns a decoder of one integer of the .npy descr (any
-// little-endian integer type; loadScalar reads it).
-func intReader(descr string) (func([]byte) int, error) {
+// little-endian integer type; loadScalar reads it): the value, or its
+// digits when an int cannot hold it.
+func intReader(descr string) (func([]byte) (int, string), error) {
 	dt, big, err := dtype.ParseNumpy(descr)
 	if err != nil {
 		return nil, err
@@ -141,12 +149,17 @@ func intReader(descr string) (func([]byte) int, error) {
 	if big || (dt.Kind() != dtype.Int && dt.Kind() != dtype.Uint) {
 		return nil, fmt.Errorf("dtype %s: want a little-endian integer type", descr)
 	}
-	return func(b []byte) int {
+	return func(b []byte) (int, string) {
 		v := loadScalar(dt, b[:dt.Size()])
-		if v.neg {
-			return int(max(v.i, math.MinInt))
+		switch {
+		case v.neg && v.i < math.MinInt:
+			return 0, strconv.FormatInt(v.i, 10)
+		case v.neg:
+			return int(v.i), ""
+		case v.u > math.MaxInt:
+			return 0, strconv.FormatUint(v.u, 10)
 		}
-		return int(min(v.u, uint64(math.MaxInt))) // out of range anyway: NormalizePoints says so
+		return int(v.u), ""
 	}, nil
 }
 

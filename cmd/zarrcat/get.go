@@ -145,10 +145,7 @@ func openSelectionWith(ctx context.Context, pos []string, flags map[string]strin
 		return nil, nil, false, err
 	}
 	local := store.IsLocal(st)
-	a, err := zarr.OpenArray(ctx, st, nodePath, zarr.WithMaxChunkBytes(maxChunk), zarr.WithPipeline(opt(local)))
-	if errors.Is(err, zarr.ErrChunkTooLarge) {
-		return nil, nil, false, fmt.Errorf("%w; for zarrcat, raise it with --max-chunk-bytes (default 512MiB), e.g. --max-chunk-bytes=4GiB", err)
-	}
+	a, err := zarr.OpenArray(ctx, st, nodePath, withLimits(ctx, zarr.WithMaxChunkBytes(maxChunk), zarr.WithPipeline(opt(local)))...)
 	if err != nil {
 		return nil, nil, false, targetErr(ctx, st, pos[0], nodePath, err)
 	}
@@ -161,7 +158,7 @@ func openSelectionWith(ctx context.Context, pos []string, flags map[string]strin
 		items = nd.Orthogonal(items)
 	}
 	if pts, shape, ok, err := nd.Broadcast(items, a.Shape()); err != nil {
-		return nil, nil, false, fmt.Errorf("selection %q: %w", pos[1], err)
+		return nil, nil, false, fmt.Errorf("selection %s: %w", nd.Clip(pos[1]), err)
 	} else if ok {
 		return nil, nil, false, &pointwiseError{a: a, pts: pts, shape: shape}
 	}

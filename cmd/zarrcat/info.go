@@ -17,7 +17,7 @@ import (
 // cmdInfo prints an array's or a group's metadata, header only (no chunk
 // is read): with --size also what the array holds in its store, with
 // --json as one JSON document.
-func cmdInfo(ctx context.Context, args []string, w io.Writer) error {
+func cmdInfo(ctx context.Context, args []string, w, stderr io.Writer) error {
 	flags, pos, err := splitArgs(args, map[string]bool{"json": false, "size": false})
 	if err != nil {
 		return err
@@ -32,7 +32,7 @@ func cmdInfo(ctx context.Context, args []string, w io.Writer) error {
 		return err
 	}
 	if asJSON {
-		n, err := newWalker(st, size, true).open(ctx, nodePath, 1)
+		n, err := newWalker(st, size, true).warnTo(stderr, pos[0], nodePath).open(ctx, nodePath, 1)
 		if err == nil && n == nil {
 			err = fmt.Errorf("%w", zarr.ErrNodeNotFound)
 		}
@@ -41,20 +41,26 @@ func cmdInfo(ctx context.Context, args []string, w io.Writer) error {
 		}
 		return writeJSON(w, n)
 	}
-	nt, err := zarr.NodeTypeAt(ctx, st, nodePath)
+	nt, err := zarr.NodeTypeAt(ctx, st, nodePath, withLimits(ctx)...)
 	if err != nil {
 		return targetErr(ctx, st, pos[0], nodePath, err)
 	}
 	if nt == zarr.NodeGroup {
-		g, err := zarr.OpenGroup(ctx, st, nodePath)
+		g, err := zarr.OpenGroup(ctx, st, nodePath, withLimits(ctx)...)
 		if err != nil {
 			return targetErr(ctx, st, pos[0], nodePath, err)
 		}
-		return printGroup(ctx, w, pos[0], g)
+		if err := printGroup(ctx, w, pos[0], g); err != nil {
+			return err
+		}
+		if ok, _ := g.Consolidated(); ok {
+			newWalker(st, false, false).warnTo(stderr, pos[0], nodePath).checkStale(ctx, g, nodePath)
+		}
+		return nil
 	}
 	// info decodes no chunk: it describes arrays whatever their chunk size
 	// (and prints it, the figure get's --max-chunk-bytes is compared with).
-	a, err := zarr.OpenArray(ctx, st, nodePath, zarr.WithMaxChunkBytes(math.MaxInt64))
+	a, err := zarr.OpenArray(ctx, st, nodePath, withLimits(ctx, zarr.WithMaxChunkBytes(math.MaxInt64))...)
 	if err != nil {
 		return targetErr(ctx, st, pos[0], nodePath, err)
 	}

@@ -193,6 +193,9 @@ SELECTION uses NumPy syntax, e.g. "0:10,:,5" or "[..., ::2]"; quote it.
 --timeout D (any command) bounds each wait on a remote server: connecting,
 an answer's headers, each next part of its body (default 10s to connect,
 30s otherwise; 0: no limit).
+--max-metadata-bytes N, --max-vlen-chunk-bytes N (any command) raise the
+limits on one metadata document (16MiB) and on the values of one string or
+bytes chunk (4MiB, or 256 bytes an element when more), which errors name.
 Exit status: 0 success, 1 an error, 2 a usage mistake, 3 diff found differences.
 `
 
@@ -214,6 +217,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if ctx, args, err = takeAllow(ctx, args); err != nil {
 		return err
 	}
+	if ctx, args, err = takeLimits(ctx, args); err != nil {
+		return err
+	}
 	if len(args) == 0 {
 		return fmt.Errorf("%w: no command", errUsage)
 	}
@@ -232,7 +238,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	err = dispatch(ctx, args, stdout, stderr)
+	err = cliLimitHint(args[0], dispatch(ctx, args, stdout, stderr))
 	if exitCode(err) == 2 && slices.Contains(commands(), args[0]) {
 		var ce *cmdError
 		if !errors.As(err, &ce) {
@@ -246,7 +252,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "info":
-		return cmdInfo(ctx, args[1:], stdout)
+		return cmdInfo(ctx, args[1:], stdout, stderr)
 	case "get":
 		return cmdGet(ctx, args[1:], stdout, stderr)
 	case "stats":
@@ -256,7 +262,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "diff":
 		return cmdDiff(ctx, args[1:], stdout, stderr)
 	case "ls", "tree":
-		return cmdTree(ctx, args[0], args[1:], stdout)
+		return cmdTree(ctx, args[0], args[1:], stdout, stderr)
 	case "clean":
 		return cmdClean(ctx, args[1:], stdout)
 	case "consolidate":

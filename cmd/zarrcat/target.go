@@ -74,33 +74,51 @@ type timeoutKey struct{}
 // 0 means no limit. Without the flag the stores' defaults apply
 // (store.DefaultTimeouts).
 func takeTimeout(ctx context.Context, args []string) (context.Context, []string, error) {
-	var rest []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			rest = append(rest, args[i:]...)
-			break
-		}
-		v, ok := strings.CutPrefix(a, "--timeout=")
-		if !ok && a != "--timeout" {
-			rest = append(rest, a)
-			continue
-		}
-		if !ok {
-			if i+1 >= len(args) {
-				return ctx, nil, fmt.Errorf("%w: flag --timeout needs a value", errUsage)
-			}
-			i++
-			v = args[i]
-		}
+	rest, err := takeGlobal(args, []string{"timeout"}, func(_, v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			return ctx, nil, fmt.Errorf("%w: --timeout wants a duration such as 30s or 2m, not %q", errUsage, v)
+			return fmt.Errorf("%w: --timeout wants a duration such as 30s or 2m, not %q", errUsage, v)
 		}
 		if d == 0 {
 			d = -1 // store.Timeouts: no limit
 		}
 		ctx = context.WithValue(ctx, timeoutKey{}, store.Timeouts{Connect: d, Header: d, Idle: d})
+		return nil
+	})
+	return ctx, rest, err
+}
+
+// takeGlobal removes the flags of names that take a value ("--name V" or
+// "--name=V"), which may appear before a "--" with any command, handing
+// each to set, and returns the other arguments.
+func takeGlobal(args, names []string, set func(name, value string) error) ([]string, error) {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(rest, args[i:]...), nil
+		}
+		name, v, found, inline := "", "", false, false
+		for _, n := range names {
+			if v, inline = strings.CutPrefix(a, "--"+n+"="); inline || a == "--"+n {
+				name, found = n, true
+				break
+			}
+		}
+		if !found {
+			rest = append(rest, a)
+			continue
+		}
+		if !inline {
+			if i+1 >= len(args) {
+				return nil, fmt.Errorf("%w: flag --%s needs a value", errUsage, name)
+			}
+			i++
+			v = args[i]
+		}
+		if err := set(name, v); err != nil {
+			return nil, err
+		}
 	}
-	return ctx, rest, nil
+	return rest, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -71,6 +72,38 @@ type walker struct {
 	sem   chan struct{}
 	size  bool
 	attrs bool
+	// warn, when set, gets warnings about consolidated metadata (stale,
+	// or with a bad entry), naming nodes below target, the TARGET typed
+	// for the node at root.
+	warn         io.Writer
+	target, root string
+	warnMu       sync.Mutex
+}
+
+// warnTo makes w write its warnings to warn, naming the node at root as
+// target.
+func (w *walker) warnTo(warn io.Writer, target, root string) *walker {
+	w.warn, w.target, w.root = warn, target, root
+	return w
+}
+
+// display names the node at p as the user would: from the TARGET typed.
+func (w *walker) display(p string) string {
+	if p == w.root {
+		return w.target
+	}
+	rel := strings.TrimPrefix(p, w.root)
+	return strings.TrimSuffix(w.target, "/") + "/" + strings.TrimPrefix(rel, "/")
+}
+
+// warnf writes one warning line, if w has somewhere to write it.
+func (w *walker) warnf(format string, args ...any) {
+	if w.warn == nil {
+		return
+	}
+	w.warnMu.Lock()
+	defer w.warnMu.Unlock()
+	fmt.Fprintf(w.warn, "zarrcat: warning: "+format+"\n", args...)
 }
 
 func newWalker(st store.Reader, size, attrs bool) *walker {
@@ -96,10 +129,10 @@ func (w *walker) open(ctx context.Context, p string, depth int) (*nodeInfo, erro
 	if err := w.acquire(ctx); err != nil {
 		return nil, err
 	}
-	a, err := zarr.OpenArray(ctx, w.st, p, zarr.WithMaxChunkBytes(math.MaxInt64))
+	a, err := zarr.OpenArray(ctx, w.st, p, withLimits(ctx, zarr.WithMaxChunkBytes(math.MaxInt64))...)
 	var g *zarr.Group
 	if errors.Is(err, zarr.ErrNodeType) {
-		g, err = zarr.OpenGroup(ctx, w.st, p)
+		g, err = zarr.OpenGroup(ctx, w.st, p, withLimits(ctx)...)
 	}
 	w.release()
 	switch {
@@ -139,7 +172,9 @@ func (w *walker) group(ctx context.Context, g *zarr.Group, p string, depth int) 
 	}
 	var err error
 	if ok, _ := g.Consolidated(); ok {
-		n.Children, err = w.consolidatedChildren(ctx, g, depth-1)
+		if n.Children, err = w.consolidatedChildren(ctx, g, depth-1); err == nil {
+			w.checkStale(ctx, g, p)
+		}
 	} else {
 		n.Children, err = w.children(ctx, p, depth-1)
 	}
@@ -163,22 +198,87 @@ func (w *walker) consolidatedChildren(ctx context.Context, g *zarr.Group, depth 
 			var err error
 			if c.Type == zarr.NodeArray {
 				var a *zarr.Array
-				if a, err = g.OpenArray(gctx, c.Name, zarr.WithMaxChunkBytes(math.MaxInt64)); err == nil {
+				if a, err = g.OpenArray(gctx, c.Name, withLimits(ctx, zarr.WithMaxChunkBytes(math.MaxInt64))...); err == nil {
 					out[i], err = w.describe(gctx, a, c.Path)
+					return err
 				}
+			} else {
+				var sub *zarr.Group
+				if sub, err = g.OpenGroup(gctx, c.Name, withLimits(ctx)...); err == nil {
+					out[i], err = w.group(gctx, sub, c.Path, depth)
+					return err
+				}
+			}
+			if gctx.Err() != nil {
 				return err
 			}
-			var sub *zarr.Group
-			if sub, err = g.OpenGroup(gctx, c.Name); err == nil {
-				out[i], err = w.group(gctx, sub, c.Path, depth)
+			// The consolidated copy of the node's metadata is bad: the
+			// node's own metadata, with a warning, so one bad entry does
+			// not hide the rest of the hierarchy.
+			n, oerr := w.open(gctx, c.Path, depth)
+			if oerr != nil || n == nil {
+				return fmt.Errorf("%s: the consolidated metadata's entry for it: %w (and its own metadata: %v)", w.display(c.Path), err, cmp.Or[error](oerr, zarr.ErrNodeNotFound))
 			}
-			return err
+			w.warnf("%s: the consolidated metadata's entry for it is bad (%v); shown from its own metadata ('zarrcat consolidate %s' rewrites the consolidated copy)", w.display(c.Path), err, w.target)
+			out[i] = n
+			return nil
 		})
 	}
 	if err := eg.Wait(); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// checkStale warns when a local store holds nodes directly in the
+// consolidated group g at p that its consolidated metadata does not list
+// (written after it was consolidated): they are not shown. Remote stores
+// are not listed for this; reading consolidated metadata is how they
+// avoid listing.
+func (w *walker) checkStale(ctx context.Context, g *zarr.Group, p string) {
+	if w.warn == nil || !store.IsLocal(w.st) {
+		return
+	}
+	if missing := unlisted(ctx, w.st, g, p); len(missing) > 0 {
+		w.warnf("%s: its consolidated metadata does not list %s, written since: not shown ('zarrcat consolidate %s' updates it)", w.display(p), strings.Join(missing, ", "), w.target)
+	}
+}
+
+// unlisted returns the names of the Zarr nodes directly inside the
+// consolidated group g at p that its consolidated metadata does not list
+// (nil when st cannot list).
+func unlisted(ctx context.Context, st store.Reader, g *zarr.Group, p string) []string {
+	l, ok := st.(store.Lister)
+	if !ok {
+		return nil
+	}
+	cs, err := g.Children(ctx)
+	if err != nil {
+		return nil
+	}
+	listed := map[string]bool{}
+	for _, c := range cs {
+		listed[c.Name] = true
+	}
+	dir := ""
+	if p != "" {
+		dir = p + "/"
+	}
+	_, dirs, err := l.ListDir(ctx, dir)
+	if err != nil {
+		return nil
+	}
+	var missing []string
+	for _, d := range dirs {
+		name := strings.TrimSuffix(d, "/")
+		if listed[name] {
+			continue
+		}
+		if _, err := zarr.NodeTypeAt(ctx, st, dir+name); err == nil {
+			missing = append(missing, strconv.Quote(name))
+		}
+	}
+	return missing
 }
 
 // children describes the nodes directly inside the group at p, all at
@@ -340,7 +440,7 @@ func orEmptyInts(s []int) []int {
 
 // cmdTree prints a hierarchy: ls one node per line with its path, tree
 // indented.
-func cmdTree(ctx context.Context, cmd string, args []string, w io.Writer) error {
+func cmdTree(ctx context.Context, cmd string, args []string, w, stderr io.Writer) error {
 	flags, pos, err := splitArgs(args, map[string]bool{"depth": true, "size": false, "json": false})
 	if err != nil {
 		return err
@@ -359,7 +459,7 @@ func cmdTree(ctx context.Context, cmd string, args []string, w io.Writer) error 
 	if err != nil {
 		return err
 	}
-	n, err := newWalker(st, size, false).open(ctx, nodePath, depth)
+	n, err := newWalker(st, size, false).warnTo(stderr, pos[0], nodePath).open(ctx, nodePath, depth)
 	if err == nil && n == nil {
 		err = zarr.ErrNodeNotFound
 	}

@@ -2,14 +2,20 @@ package main
 
 import (
 	"archive/zip"
+	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -189,5 +195,99 @@ func TestWordingItems(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if last := lines[len(lines)-1]; !strings.Contains(last, "3.40282e+38] ") || !strings.Contains(lines[len(lines)-2], ") ") {
 		t.Errorf("histogram bins:\n%s", out)
+	}
+}
+
+// runWarn runs a command line that must succeed, returning its stdout and
+// stderr.
+func runWarn(t *testing.T, args ...string) (string, string) {
+	t.Helper()
+	var out, errw strings.Builder
+	if err := run(context.Background(), args, &out, &errw); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return out.String(), errw.String()
+}
+
+// TestConsolidatedStaleAndBadEntry (trial F13, issue 27): tree, ls and
+// info warn when a node was written into a consolidated group after it
+// was consolidated (by another tool: cp updates the consolidated
+// metadata itself), naming it and 'zarrcat consolidate'; a bad entry of
+// the consolidated metadata is said to be the consolidated copy, and the
+// node is shown from its own metadata rather than failing the tree.
+func TestConsolidatedStaleAndBadEntry(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "c.zarr")
+	runOK(t, "cp", filepath.Join(refDir, "v3_group.zarr"), g)
+	runOK(t, "consolidate", g)
+	if err := os.CopyFS(filepath.Join(g, "new"), os.DirFS(filepath.Join(refDir, "v3_dtype_int16.zarr"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"tree", g}, {"ls", "--depth", "1", g}, {"info", g}, {"info", "--json", g}} {
+		_, warn := runWarn(t, args...)
+		if !strings.Contains(warn, `does not list "new"`) || !strings.Contains(warn, "'zarrcat consolidate "+g+"'") {
+			t.Errorf("%v: warning %q", args, warn)
+		}
+	}
+	runOK(t, "consolidate", g)
+	if _, warn := runWarn(t, "tree", g); warn != "" {
+		t.Errorf("tree after consolidate warns %q", warn)
+	}
+	// A bad entry: mask's data type in the consolidated copy only.
+	b, err := os.ReadFile(filepath.Join(g, "zarr.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["consolidated_metadata"].(map[string]any)["metadata"].(map[string]any)["mask"].(map[string]any)["data_type"] = "bogus"
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(g, "zarr.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, warn := runWarn(t, "tree", g)
+	if !strings.Contains(out, "mask (array, v3) bool") || !strings.Contains(out, "temperature") {
+		t.Errorf("tree with a bad consolidated entry:\n%s", out)
+	}
+	if !strings.Contains(warn, g+"/mask: the consolidated metadata's entry for it is bad") || !strings.Contains(warn, "bogus") {
+		t.Errorf("tree with a bad consolidated entry warns %q", warn)
+	}
+}
+
+// TestHugeValuesNotEchoed (issue 27): a huge selection is quoted cut short
+// in an error, and a coordinate past int in a --points file is printed as
+// written, not clamped.
+func TestHugeValuesNotEchoed(t *testing.T) {
+	a := filepath.Join(refDir, "v3_dtype_int16.zarr")
+	sel := "[[" + strings.Repeat("1, ", 20000) + "x]]"
+	err := runFail(t, "get", a, sel)
+	if len(err.Error()) > 600 || !strings.Contains(err.Error(), "(60005 bytes)") || !strings.Contains(err.Error(), `"x"`) {
+		t.Errorf("a 60 kB selection's error is %d bytes: %.300s", len(err.Error()), err)
+	}
+	dir := t.TempDir()
+	txt := filepath.Join(dir, "p.txt")
+	if err := os.WriteFile(txt, []byte("1 2\n99999999999999999999 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = runFail(t, "get", "--points", txt, a)
+	if !errors.Is(err, nd.ErrOutOfBounds) || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "index 99999999999999999999 of dimension 0") {
+		t.Errorf("huge text coordinate: %v", err)
+	}
+	// A uint64 .npy (as NumPy writes one: descr <u8) holding 2^64-1.
+	npyFile := filepath.Join(dir, "p.npy")
+	var buf bytes.Buffer
+	if err := npy.Write(&buf, "<u8", []int{1, 2}, binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, math.MaxUint64), 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(npyFile, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = runFail(t, "get", "--points", npyFile, a)
+	if !errors.Is(err, nd.ErrOutOfBounds) || !strings.Contains(err.Error(), "index 18446744073709551615 of dimension 0") {
+		t.Errorf("uint64 coordinate past int: %v", err)
 	}
 }

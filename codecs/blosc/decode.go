@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/gozarr/gozarr/codecs"
 )
 
 // Decompress decodes the Blosc1 frame src and appends the decoded bytes to
@@ -32,7 +34,7 @@ func Decompress(dst, src []byte, limit int) ([]byte, error) {
 		limit = MaxBufferSize
 	}
 	if h.NBytes > limit {
-		return dst, fmt.Errorf("%w: frame holds %d bytes, limit %d", ErrTooLarge, h.NBytes, limit)
+		return dst, fmt.Errorf("%w: frame holds %d bytes: %w", ErrTooLarge, h.NBytes, &codecs.LimitError{Limit: limit})
 	}
 	n0 := len(dst)
 	dst = slices.Grow(dst, h.NBytes)[:n0+h.NBytes]

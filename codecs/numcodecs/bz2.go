@@ -100,8 +100,11 @@ func (b *BZ2) Decode(dst, src []byte, limit int) ([]byte, error) {
 		return dst, fmt.Errorf("numcodecs.bz2: %w", err)
 	case errors.As(err, &se) && bytes.Contains([]byte(se), []byte("checksum")):
 		return dst, fmt.Errorf("%w: numcodecs.bz2: %v", codecs.ErrChecksum, err)
-	case err == io.EOF:
-		err = io.ErrUnexpectedEOF
+	case err == io.EOF, errors.Is(err, io.ErrUnexpectedEOF):
+		// The decoder ran out of input before the end-of-stream marker:
+		// the stream is cut short, or damaged so that its bits no longer
+		// decode to that marker (a flipped bit).
+		return dst, fmt.Errorf("%w: numcodecs.bz2: the stream is truncated or damaged: %d bytes end before its end-of-stream marker", codecs.ErrCorrupt, len(src))
 	}
-	return dst, fmt.Errorf("%w: numcodecs.bz2: %v", codecs.ErrCorrupt, err)
+	return dst, fmt.Errorf("%w: numcodecs.bz2: damaged stream: %v", codecs.ErrCorrupt, err)
 }

@@ -222,3 +222,39 @@ func TestLZMADictionaryCut(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedAndDamagedStreams (issue 27): a truncated .xz stream is
+// said to be truncated, not "not an .xz stream"; a bzip2 stream with a
+// flipped bit or cut short is said to be damaged or truncated, not a bare
+// "unexpected EOF". Both streams are Python's (lzma.compress, bz2.compress).
+func TestTruncatedAndDamagedStreams(t *testing.T) {
+	xzHex := "fd377a585a0000016922de36020021011c00000010cf58cce000ff00265d00339bcbba91a1d0d5e522603fa8bd1755bdd9d4fd5fd5ce5299617094438370cbdf21497c0000000000372d4a8b00013e800200000019cacae63e300d8b020000000001595a"
+	bz2Hex := "425a6839314159265359130e7f7e00003b9980400010003e839a10200050a600002aa4d36a0793528742868584091f06c76323c102c70286c48a1c8d0b16247e2ee48a70a120261cfefc"
+	xzSrc, _ := hex.DecodeString(xzHex)
+	bzSrc, _ := hex.DecodeString(bz2Hex)
+	want := bytes.Repeat([]byte("gozarr numcodecs bz2 seed "), 8)
+	bz := b2b(t, "numcodecs.bz2", `{"level": 9}`)
+	if got, err := bz.Decode(nil, bzSrc, len(want)); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("bz2 of Python: %q, %v", got, err)
+	}
+	flipped := bytes.Clone(bzSrc)
+	flipped[34] ^= 1 // the decoder then runs out of input: was a bare "unexpected EOF"
+	xz := b2b(t, "numcodecs.lzma", `{"format": 1}`)
+	for _, c := range []struct {
+		name string
+		dec  codecs.BytesToBytes
+		src  []byte
+		want string
+	}{
+		{"xz cut short", xz, xzSrc[:len(xzSrc)-9], "truncated stream"},
+		{"xz headers only", xz, xzSrc[:14], "truncated stream"},
+		{"not xz", xz, bzSrc, "not an .xz stream"},
+		{"bz2 cut short", bz, bzSrc[:len(bzSrc)-12], "truncated or damaged"},
+		{"bz2 bit flipped", bz, flipped, "truncated or damaged"},
+	} {
+		_, err := c.dec.Decode(nil, c.src, 1<<10)
+		if !errors.Is(err, codecs.ErrCorrupt) && !errors.Is(err, codecs.ErrChecksum) || !strings.Contains(err.Error(), c.want) || strings.HasSuffix(err.Error(), ": unexpected EOF") {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}

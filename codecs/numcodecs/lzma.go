@@ -289,8 +289,14 @@ func uvarint(b []byte) (uint64, int, error) {
 // more.
 func capXZDict(src []byte, dictCap int) ([]byte, error) {
 	bad := func(why string) ([]byte, error) { return nil, errors.New("xz: " + why) }
-	if len(src) < 24 || !bytes.Equal(src[:6], []byte{0xfd, '7', 'z', 'X', 'Z', 0}) || !bytes.Equal(src[len(src)-2:], []byte("YZ")) {
-		return bad("not an .xz stream")
+	magic := []byte{0xfd, '7', 'z', 'X', 'Z', 0}
+	switch {
+	case len(src) < 6 && bytes.HasPrefix(magic, src) || len(src) >= 6 && bytes.Equal(src[:6], magic) && len(src) < 24:
+		return bad(fmt.Sprintf("truncated stream: %d bytes, shorter than an .xz stream's headers", len(src)))
+	case len(src) < 6 || !bytes.Equal(src[:6], magic):
+		return bad("not an .xz stream (no .xz magic)")
+	case !bytes.Equal(src[len(src)-2:], []byte("YZ")):
+		return bad("truncated stream: no stream footer at the end (an .xz stream ends in \"YZ\")")
 	}
 	back := (int64(binary.LittleEndian.Uint32(src[len(src)-8:])) + 1) * 4
 	idx := int64(len(src)) - 12 - back

@@ -223,7 +223,18 @@ func (e *Elementwise) Encode(dst, src []byte) ([]byte, error) {
 // is not a whole number of elements, or decoding to more than limit bytes
 // (checked before allocating), is ErrCorrupt.
 func (e *Elementwise) Decode(dst, src []byte, limit int) ([]byte, error) {
-	return mapElems(dst, src, e.as, e.dt, limit, e.Name(), codecs.ErrCorrupt, e.decodeOne)
+	out, err := mapElems(dst, src, e.as, e.dt, limit, e.Name(), codecs.ErrCorrupt, e.decodeOne)
+	if err != nil {
+		// The chunk's size does not fit the filter's types: most likely
+		// the metadata names other types than the chunk was written with.
+		dField, aField := "dtype", "astype"
+		if e.id == "astype" {
+			dField, aField = "decode_dtype", "encode_dtype"
+		}
+		return out, fmt.Errorf("%w (%w: does the array's metadata give the types the chunk was written with? %s %q, %s %q)",
+			err, codecs.ErrInvalidConfig, dField, e.dt.descr, aField, e.as.descr)
+	}
+	return out, nil
 }
 
 // mapElems appends f of each in element of src, as an out element, to dst.
@@ -234,7 +245,7 @@ func mapElems(dst, src []byte, in, out elemType, limit int, name string, sentine
 	}
 	n := len(src) / in.size
 	if limit >= 0 && n > limit/out.size {
-		return dst, fmt.Errorf("%w: %s: %d elements decode to %d bytes, at most %d expected", codecs.ErrCorrupt, name, n, n*out.size, limit)
+		return dst, fmt.Errorf("%w: %s: %d elements of %q decode as %q to %d bytes, more than the %d of the chunk", codecs.ErrCorrupt, name, n, in.descr, out.descr, n*out.size, limit)
 	}
 	start := len(dst)
 	res := ensure(dst, n*out.size)
