@@ -15,7 +15,7 @@ import (
 )
 
 // formats are get's output formats.
-var formats = []string{"npy", "text", "csv", "json", "raw"}
+var formats = []string{"npy", "text", "csv", "json", "raw", "png"}
 
 // formatOf picks get's format: --format when given, else from -o's
 // extension (.npy, .txt, .csv, .json, .raw or .bin), else npy for a file
@@ -38,6 +38,8 @@ func formatOf(flag, out string) (string, error) {
 		return "json", nil
 	case ".raw", ".bin":
 		return "raw", nil
+	case ".png":
+		return "png", nil
 	}
 	if out != "" && out != "-" && !isTerminalPath(out) {
 		return "npy", nil

@@ -31,7 +31,8 @@ const defaultMaxChunkBytes = 512 << 20
 // --budget, the next read while the current block is written.
 func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags, pos, err := splitArgs(args, map[string]bool{"format": true, "o": true, "max-chunk-bytes": true, "budget": true, "q": false,
-		"points": true, "mask": true, "blocks": false, "oindex": false, "threshold": true, "edgeitems": true})
+		"points": true, "mask": true, "blocks": false, "oindex": false, "threshold": true, "edgeitems": true,
+		"vmin": true, "vmax": true, "width": true})
 	if err != nil {
 		return err
 	}
@@ -51,6 +52,11 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	a, sel, err := openSelection(ctx, pos, flags, budget)
 	var pw *pointwiseError
+	_, hasPts := flags["points"]
+	_, hasMask := flags["mask"]
+	if format == "png" && (errors.As(err, &pw) || hasPts || hasMask) {
+		return fmt.Errorf("%w: --format png draws a 2-D selection of slices and indices, not points", errUsage)
+	}
 	if errors.As(err, &pw) { // index arrays NumPy broadcasts
 		return getPoints(ctx, pw.a, pw.pts, pw.shape, format, flags, stdout, stderr, budget)
 	}
@@ -62,6 +68,18 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 		return getPoints(ctx, a, pts, []int{pts.Len()}, format, flags, stdout, stderr, budget)
+	}
+	if format == "png" { // png.go
+		text := ""
+		if len(pos) == 2 {
+			text = pos[1]
+		}
+		return getPNG(ctx, a, sel, pos[0], text, flags, stdout, budget)
+	}
+	for _, f := range []string{"vmin", "vmax", "width"} {
+		if _, ok := flags[f]; ok {
+			return fmt.Errorf("%w: --%s is for --format png", errUsage, f)
+		}
 	}
 	if a.Metadata().DataType.VarLen() { // strings.go
 		return getVarLen(ctx, a, sel, format, flags, stdout, stderr, budget)

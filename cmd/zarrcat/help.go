@@ -38,13 +38,14 @@ Examples:
 `,
 	"get": `zarrcat get [--format F] [-o FILE] [--budget N] [--max-chunk-bytes N] [-q]
             [--points FILE | --mask FILE.npy | --blocks | --oindex]
-            [--threshold N] [--edgeitems N] TARGET [SELECTION]
+            [--threshold N] [--edgeitems N] [--vmin X --vmax Y] [--width N]
+            TARGET [SELECTION]
 Writes the selected values in C order, streaming: memory stays within
 --budget (default 256MiB) whatever the selection's size, the next block
 read while one is written.
-  --format   npy, text (default on stdout), csv, json or raw (little-endian
-             bytes); from -o's extension when not given (.npy, .txt, .csv,
-             .json, .raw, .bin; anything else: npy; -o /dev/stdout
+  --format   npy, text (default on stdout), csv, json, raw (little-endian
+             bytes) or png; from -o's extension when not given (.npy, .txt,
+             .csv, .json, .raw, .bin, .png; anything else: npy; -o /dev/stdout
              and a terminal: text, as -o -)
   -o FILE    a regular file is replaced atomically when get succeeds;
              /dev/null, FIFOs, terminals and links are written in place
@@ -62,6 +63,11 @@ read while one is written.
              gets): a header, aligned columns, and past N elements
              (default 1000; 0: never) only the first and last edgeitems
              (default 3) along each dimension
+  png        a picture of a 2-D selection (or of one plane): viridis over
+             the range of the values shown, or --vmin X --vmax Y; NaN and
+             fill values transparent; past --width N pixels (default 1024)
+             along a side, every s-th row and column (read only those);
+             the range and statistics in the PNG's Description
 SELECTION uses NumPy syntax: "0:10, :, 5", "[..., ::2]", "-1"; index
 arrays and boolean masks in brackets mean what they mean in NumPy:
 "[[3, 1, 4], :, 5]" (any order, repeats, negatives), "[[True, False,
@@ -77,6 +83,7 @@ Examples:
   zarrcat get --blocks testdata/refdata/v3_shard_end_edges.zarr "-1, 0"
   zarrcat get --format csv testdata/refdata/v3_dtype_int16.zarr "0:4"
   zarrcat get -o /tmp/a.npy testdata/refdata/v3_shard_start.zarr
+  zarrcat get -o /tmp/field.png testdata/png/v3_field.zarr
   zarrcat get --format npy -o /dev/null testdata/refdata/v3_gzip_l1.zarr
   zarrcat get testdata/refdata/v3_dtype_int16.zarr | head -3
 `,

@@ -3,7 +3,7 @@
 // JSON or raw bytes (zarrcat help COMMAND tells each command):
 //
 //	zarrcat info [--size] [--json] TARGET
-//	zarrcat get [--format npy|text|csv|json|raw] [-o FILE] TARGET [SELECTION]
+//	zarrcat get [--format npy|text|csv|json|raw|png] [-o FILE] TARGET [SELECTION]
 //	zarrcat ls|tree [--depth N] [--size] [--json] TARGET
 //	zarrcat stats [--hist N] [--json] TARGET [SELECTION]
 //	zarrcat cp [--chunks S] [--shards S] [--codec C] [--dtype T] [--resume] [--validate] SRC DST
@@ -171,7 +171,7 @@ func version() string {
 
 const usage = `usage:
   zarrcat info [--size] [--json] TARGET
-  zarrcat get [--format npy|text|csv|json|raw] [-o FILE] [--budget N] [--max-chunk-bytes N] [-q]
+  zarrcat get [--format npy|text|csv|json|raw|png] [-o FILE] [--budget N] [--max-chunk-bytes N] [-q]
               [--points FILE | --mask FILE.npy | --blocks | --oindex] TARGET [SELECTION]
   zarrcat ls|tree [--depth N] [--size] [--json] TARGET
   zarrcat stats [--hist N] [--json] [--budget N] [-q] TARGET [SELECTION]
