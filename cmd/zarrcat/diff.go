@@ -49,10 +49,13 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if len(pos) != 2 {
-		return fmt.Errorf("%w: diff takes two arrays, A and B", errUsage)
+		return fmt.Errorf("%w: diff takes two arrays or groups, A and B", errUsage)
 	}
 	budget, err := budgetFlag(flags)
 	if err != nil {
+		return err
+	}
+	if done, err := diffGroups(ctx, pos, flags, budget, stdout, stderr); done { // diffgroup.go
 		return err
 	}
 	a, sel, err := openSelection(ctx, pos[:1], flags, budget)
@@ -63,17 +66,10 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	r := compareMetadata(a, b)
-	if (len(r.Metadata) == 0 || onlySoft(r.Metadata)) && (a.Metadata().DataType == b.Metadata().DataType || castable(a.Metadata().DataType, b.Metadata().DataType)) {
-		prog := newProgress(stderr, flags, "diff")
-		prog.setTotal(int64(sel.NumElements()) * int64(a.Metadata().DataType.Size()) * 2)
-		err := compareValues(ctx, a, b, sel, budget, r, prog)
-		prog.finish(err)
-		if err != nil {
-			return err
-		}
+	r, err := diffArrays(ctx, a, b, sel, flags, budget, stderr)
+	if err != nil {
+		return err
 	}
-	r.Same = len(r.Metadata) == 0 && r.Differing == 0 // a dtype difference is a difference, even with equal values
 	if _, ok := flags["json"]; ok {
 		err = writeJSON(stdout, r)
 	} else {
@@ -83,6 +79,23 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return errDiffer
 	}
 	return err
+}
+
+// diffArrays compares two arrays over sel (all of a): metadata, then the
+// values when they are comparable.
+func diffArrays(ctx context.Context, a, b *zarr.Array, sel nd.Selection, flags map[string]string, budget int64, stderr io.Writer) (*diffReport, error) {
+	r := compareMetadata(a, b)
+	if (len(r.Metadata) == 0 || onlySoft(r.Metadata)) && (a.Metadata().DataType == b.Metadata().DataType || castable(a.Metadata().DataType, b.Metadata().DataType)) {
+		prog := newProgress(stderr, flags, "diff")
+		prog.setTotal(int64(sel.NumElements()) * int64(a.Metadata().DataType.Size()) * 2)
+		err := compareValues(ctx, a, b, sel, budget, r, prog)
+		prog.finish(err)
+		if err != nil {
+			return nil, err
+		}
+	}
+	r.Same = len(r.Metadata) == 0 && r.Differing == 0 // a dtype difference is a difference, even with equal values
+	return r, nil
 }
 
 // onlySoft reports whether metadata differences leave values comparable

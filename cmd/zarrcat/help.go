@@ -156,10 +156,13 @@ Examples:
 Compares two arrays: metadata (shape, data type, fill value, attributes),
 layout (format, chunks, codecs: reported, not a difference), then values,
 NaN equal to NaN: how many elements differ, the first one's coordinates
-and values, the largest |a-b|.
+and values, the largest |a-b|. Two groups (or a group and an array) are
+compared node by node, by path from each: nodes only in A or only in B,
+nodes of another type, group attributes, and every array both hold.
 Exit status: 0 the same, 3 different, 1 an error, 2 a usage mistake.
-Example:
+Examples:
   zarrcat diff testdata/refdata/v3_shard_start.zarr /tmp/s.zarr
+  zarrcat diff testdata/refdata/v3_group.zarr /tmp/g.zarr
 `,
 }
 

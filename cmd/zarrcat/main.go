@@ -177,7 +177,7 @@ const usage = `usage:
   zarrcat stats [--hist N] [--json] [--budget N] [-q] TARGET [SELECTION]
   zarrcat cp [--chunks S] [--shards S] [--codec C] [--dtype T] [--resume | --overwrite]
              [--validate] [--budget N] [--json] [-q] SRC DST
-  zarrcat diff [--json] [--budget N] [-q] A B   (exit status 3: they differ)
+  zarrcat diff [--json] [--budget N] [-q] A B   arrays or groups (exit status 3: they differ)
   zarrcat consolidate [--check] TARGET   writes (or checks) consolidated metadata
   zarrcat clean [--older-than D] DIR     removes temporary files killed writes left
   zarrcat virtualize [-o refs.json] FILE.h5|FILE.nc   kerchunk references to an HDF5 file

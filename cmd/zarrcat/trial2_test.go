@@ -291,3 +291,47 @@ func TestHugeValuesNotEchoed(t *testing.T) {
 		t.Errorf("uint64 coordinate past int: %v", err)
 	}
 }
+
+// TestDiffGroups (trial F18): diff takes groups as cp copies them: the
+// same hierarchy is the same (exit 0, each array compared); nodes only on
+// one side, and arrays that differ, are listed by path (exit 3).
+func TestDiffGroups(t *testing.T) {
+	g := filepath.Join(refDir, "v3_group.zarr")
+	if out := runOK(t, "diff", g, g); !strings.Contains(out, "hold the same nodes and values (3 arrays compared)") {
+		t.Errorf("diff of a group with itself: %q", out)
+	}
+	dir := t.TempDir()
+	c := filepath.Join(dir, "c.zarr")
+	runOK(t, "cp", g, c)
+	runOK(t, "cp", "--overwrite", "--chunks", "3,3", filepath.Join(g, "mask"), filepath.Join(c, "mask"))
+	if out := runOK(t, "diff", g, c); !strings.Contains(out, "/mask: layout   chunk_shape: [6 6] vs [3 3]") || !strings.Contains(out, "same nodes and values") {
+		t.Errorf("diff after a re-chunked copy: %q", out)
+	}
+	if err := os.RemoveAll(filepath.Join(c, "empty_group")); err != nil {
+		t.Fatal(err)
+	}
+	runOK(t, "cp", filepath.Join(refDir, "v3_dtype_int16.zarr"), filepath.Join(c, "new"))
+	runOK(t, "cp", "--overwrite", "--dtype", "float64", filepath.Join(g, "measurements", "temperature"), filepath.Join(c, "measurements", "temperature"))
+	var out, errw strings.Builder
+	err := run(context.Background(), []string{"diff", g, c}, &out, &errw)
+	if exitCode(err) != exitDiffer {
+		t.Fatalf("diff of different groups: %v (exit %d)", err, exitCode(err))
+	}
+	for _, want := range []string{"only in A  /empty_group (group)\n", "only in B  /new (array)\n", "/measurements/temperature: metadata data_type: float32 vs float64\n", "/measurements/temperature: values   0 of 136 elements differ"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("diff of different groups: %q lacks %q", out.String(), want)
+		}
+	}
+	var js groupDiff
+	runJSON := func() {
+		var o, e strings.Builder
+		run(context.Background(), []string{"diff", "--json", g, c}, &o, &e)
+		if err := json.Unmarshal([]byte(o.String()), &js); err != nil {
+			t.Fatalf("diff --json: %q: %v", o.String(), err)
+		}
+	}
+	runJSON()
+	if js.Same || len(js.OnlyA) != 1 || len(js.OnlyB) != 1 || js.Compared != 3 || js.Arrays["/measurements/temperature"] == nil {
+		t.Errorf("diff --json: %+v", js)
+	}
+}
