@@ -464,6 +464,32 @@ func NormalizePoints(index [][]int, shape []int) (Points, error) {
 	return pts, nil
 }
 
+// CheckPoints resolves the coordinates of pts (point after point, Rank
+// each) against an array shape in place: negative coordinates count from
+// the end, and one outside its dimension is an error wrapping
+// ErrOutOfBounds (ErrInvalidSelection for a rank that is not the
+// shape's). It allocates nothing, for coordinate lists too long to copy.
+func CheckPoints(pts Points, shape []int) (Points, error) {
+	rank := len(shape)
+	if rank == 0 {
+		return Points{}, fmt.Errorf("%w: a 0-d array has no coordinates to select", ErrInvalidSelection)
+	}
+	if pts.Rank != rank || len(pts.Coords)%rank != 0 {
+		return Points{}, fmt.Errorf("%w: points of %d coordinates for an array of %d dimensions", ErrInvalidSelection, pts.Rank, rank)
+	}
+	for j, i := range pts.Coords {
+		d := j % rank
+		if i < 0 {
+			i += shape[d]
+		}
+		if i < 0 || i >= shape[d] {
+			return Points{}, fmt.Errorf("%w: index %d of dimension %d (length %d), point %d", ErrOutOfBounds, pts.Coords[j], d, shape[d], j/rank)
+		}
+		pts.Coords[j] = i
+	}
+	return pts, nil
+}
+
 // MaskPoints returns the points where mask, a boolean array of shape in C
 // order, is true, in C order. Errors wrap ErrInvalidSelection.
 func MaskPoints(mask []bool, shape []int) (Points, error) {

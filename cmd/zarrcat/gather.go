@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -27,16 +28,18 @@ const maxPointsFileBytes = 1 << 30
 // readPointsFile reads the points of --points: a .npy integer array of
 // shape (n, rank) (or (n,) for a 1-d array), or text with one point a line,
 // coordinates separated by spaces or commas ('#' starts a comment).
-func readPointsFile(path string, shape []int) (nd.Points, error) {
+func readPointsFile(path string, shape []int) (pointSet, error) {
 	rank := len(shape)
-	coords := make([][]int, rank)
+	if rank == 0 {
+		return pointSet{}, fmt.Errorf("%w: a 0-d array has no coordinates to select", nd.ErrInvalidSelection)
+	}
 	if strings.HasSuffix(path, ".npy") {
 		arr, err := readNpyBounded(path)
 		if err != nil {
-			return nd.Points{}, err
+			return pointSet{}, err
 		}
 		if arr.FortranOrder {
-			return nd.Points{}, fmt.Errorf("%w: --points %s: Fortran-ordered .npy (write it in C order)", errUsage, path)
+			return pointSet{}, fmt.Errorf("%w: --points %s: Fortran-ordered .npy (write it in C order)", errUsage, path)
 		}
 		n, ok := 0, false
 		switch {
@@ -46,64 +49,186 @@ func readPointsFile(path string, shape []int) (nd.Points, error) {
 			n, ok = arr.Shape[0], true
 		}
 		if !ok {
-			return nd.Points{}, fmt.Errorf("%w: --points %s: shape %v, want (n, %d)", errUsage, path, arr.Shape, rank)
+			return pointSet{}, fmt.Errorf("%w: --points %s: shape %v, want (n, %d)", errUsage, path, arr.Shape, rank)
 		}
 		get, err := intReader(arr.Descr)
 		if err != nil {
-			return nd.Points{}, fmt.Errorf("%w: --points %s: %v", errUsage, path, err)
+			return pointSet{}, fmt.Errorf("%w: --points %s: %v", errUsage, path, err)
 		}
 		size := len(arr.Data) / max(1, n*rank)
-		for d := range coords {
-			coords[d] = make([]int, n)
-		}
-		for k := range n {
-			for d := range rank {
-				v, exact := get(arr.Data[(k*rank+d)*size:])
-				if exact != "" { // past int: say the value in the file, not a clamped one
-					return nd.Points{}, fmt.Errorf("%w: index %s of dimension %d (length %d), point %d", nd.ErrOutOfBounds, exact, d, shape[d], k)
-				}
-				coords[d][k] = v
+		flat := make([]int, n*rank)
+		for j := range flat {
+			v, exact := get(arr.Data[j*size:])
+			if exact != "" { // past int: say the value in the file, not a clamped one
+				return pointSet{}, fmt.Errorf("%w: index %s of dimension %d (length %d), point %d", nd.ErrOutOfBounds, exact, j%rank, shape[j%rank], j/rank)
 			}
+			flat[j] = v
 		}
-		return nd.NormalizePoints(coords, shape)
+		arr.Data = nil
+		pts, err := nd.CheckPoints(nd.Points{Rank: rank, Coords: flat}, shape)
+		return pointSet{mem: pts}, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nd.Points{}, err
+		return pointSet{}, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	line := 0
-	for sc.Scan() {
+	// A regular file is checked whole first (its points counted, each in
+	// bounds) and read again batch by batch as the values are read: its
+	// points are never all in memory. A pipe is read once, into memory.
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		one := make([]int, rank)
+		n, err := scanPoints(f, path, rank, shape, func(c []int) error {
+			copy(one, c)
+			_, err := nd.CheckPoints(nd.Points{Rank: rank, Coords: one}, shape)
+			return err
+		})
+		if err != nil {
+			return pointSet{}, err
+		}
+		return pointSet{file: path, n: n, rank: rank, shape: shape}, nil
+	}
+	flat := []int{}
+	if _, err := scanPoints(f, path, rank, shape, func(c []int) error {
+		flat = append(flat, c...)
+		return nil
+	}); err != nil {
+		return pointSet{}, err
+	}
+	pts, err := nd.CheckPoints(nd.Points{Rank: rank, Coords: flat}, shape)
+	return pointSet{mem: pts}, err
+}
+
+// pointSet is the points of a coordinate selection: in memory, or in a
+// --points text file (checked, n points), read again batch by batch.
+type pointSet struct {
+	mem     nd.Points
+	file    string
+	n, rank int
+	shape   []int
+}
+
+// Len returns the number of points.
+func (p pointSet) Len() int {
+	if p.file != "" {
+		return p.n
+	}
+	return p.mem.Len()
+}
+
+// batches hands the points to use in order, at most per at a time (the
+// batch is valid until use returns).
+func (p pointSet) batches(per int, use func(nd.Points) error) error {
+	if p.file == "" {
+		for k := 0; k < p.mem.Len(); k += per {
+			m := min(per, p.mem.Len()-k)
+			if err := use(nd.Points{Rank: p.mem.Rank, Coords: p.mem.Coords[k*p.mem.Rank : (k+m)*p.mem.Rank]}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	f, err := os.Open(p.file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	batch := make([]int, 0, min(per, p.n)*p.rank)
+	flush := func() error {
+		pts, err := nd.CheckPoints(nd.Points{Rank: p.rank, Coords: batch}, p.shape)
+		if err == nil {
+			err = use(pts)
+		}
+		batch = batch[:0]
+		return err
+	}
+	n, err := scanPoints(f, p.file, p.rank, p.shape, func(c []int) error {
+		batch = append(batch, c...)
+		if len(batch) == cap(batch) {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil && len(batch) > 0 {
+		err = flush()
+	}
+	if err == nil && n != p.n {
+		err = fmt.Errorf("--points %s: %d points, %d when it was checked: the file changed while it was read", p.file, n, p.n)
+	}
+	return err
+}
+
+// maxPointsLine is the longest line of a --points text file.
+const maxPointsLine = 64 << 10
+
+// scanPoints reads the points of a --points text file from r: one a line,
+// rank integers separated by spaces, tabs or commas; blank lines and "#"
+// comments skipped. It hands each point's coordinates to visit (a slice
+// valid until visit returns) and returns how many there are.
+func scanPoints(r io.Reader, path string, rank int, shape []int, visit func([]int) error) (int, error) {
+	br := bufio.NewReaderSize(r, maxPointsLine)
+	coords := make([]int, rank)
+	n, line := 0, 0
+	for {
+		text, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return 0, fmt.Errorf("%w: --points %s line %d: longer than %d bytes", errUsage, path, line+1, maxPointsLine)
+		}
+		if len(text) == 0 && err != nil {
+			if err == io.EOF {
+				break
+			}
+			return 0, err
+		}
 		line++
-		text, _, _ := strings.Cut(sc.Text(), "#")
-		fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' })
-		if len(fields) == 0 {
-			continue
+		if i := bytes.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
 		}
-		if len(fields) != rank {
-			return nd.Points{}, fmt.Errorf("%w: --points %s line %d: %s for an array of %s", errUsage, path, line, plural(len(fields), "coordinate"), plural(rank, "dimension"))
-		}
-		for d, s := range fields {
-			v, err := strconv.Atoi(s)
-			if errors.Is(err, strconv.ErrRange) {
-				return nd.Points{}, fmt.Errorf("--points %s line %d: %w: index %s of dimension %d (length %d)", path, line, nd.ErrOutOfBounds, s, d, shape[d])
+		fields := 0
+		for len(text) > 0 {
+			i := 0
+			for i < len(text) && isPointSep(text[i]) {
+				i++
 			}
-			if err != nil {
-				return nd.Points{}, fmt.Errorf("%w: --points %s line %d: %q is not an integer", errUsage, path, line, s)
+			j := i
+			for j < len(text) && !isPointSep(text[j]) {
+				j++
 			}
-			coords[d] = append(coords[d], v)
+			if i == j {
+				break
+			}
+			if fields < rank {
+				v, err := strconv.Atoi(string(text[i:j]))
+				if errors.Is(err, strconv.ErrRange) {
+					return 0, fmt.Errorf("--points %s line %d: %w: index %s of dimension %d (length %d)", path, line, nd.ErrOutOfBounds, text[i:j], fields, shape[fields])
+				}
+				if err != nil {
+					return 0, fmt.Errorf("%w: --points %s line %d: %q is not an integer", errUsage, path, line, text[i:j])
+				}
+				coords[fields] = v
+			}
+			fields++
+			text = text[j:]
+		}
+		if fields != 0 && fields != rank {
+			return 0, fmt.Errorf("%w: --points %s line %d: %s for an array of %s", errUsage, path, line, plural(fields, "coordinate"), plural(rank, "dimension"))
+		}
+		if fields != 0 {
+			if err := visit(coords); err != nil {
+				return 0, fmt.Errorf("--points %s line %d: %w", path, line, err)
+			}
+			n++
+		}
+		if err == io.EOF {
+			break
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nd.Points{}, err
-	}
-	for d := range coords {
-		if coords[d] == nil {
-			coords[d] = []int{}
-		}
-	}
-	return nd.NormalizePoints(coords, shape)
+	return n, nil
+}
+
+// isPointSep reports whether c separates the coordinates of a point.
+func isPointSep(c byte) bool {
+	return c == ' ' || c == '\t' || c == ',' || c == '\r' || c == '\n'
 }
 
 // readMaskFile reads --mask: a .npy boolean array of the array's shape.
@@ -166,24 +291,24 @@ func intReader(descr string) (func([]byte) (int, string), error) {
 // pointsSelection returns the coordinate selection --points or --mask asks
 // for, and whether there is one; both, or one with a SELECTION, is a
 // usage error.
-func pointsSelection(a *zarr.Array, flags map[string]string, pos []string) (nd.Points, bool, error) {
+func pointsSelection(a *zarr.Array, flags map[string]string, pos []string) (pointSet, bool, error) {
 	pf, hasP := flags["points"]
 	mf, hasM := flags["mask"]
 	if !hasP && !hasM {
-		return nd.Points{}, false, nil
+		return pointSet{}, false, nil
 	}
 	if hasP && hasM || len(pos) > 1 {
-		return nd.Points{}, false, fmt.Errorf("%w: --points, --mask and a SELECTION exclude each other", errUsage)
+		return pointSet{}, false, fmt.Errorf("%w: --points, --mask and a SELECTION exclude each other", errUsage)
 	}
 	if _, ok := flags["blocks"]; ok {
-		return nd.Points{}, false, fmt.Errorf("%w: --blocks selects with a SELECTION, not --points or --mask", errUsage)
+		return pointSet{}, false, fmt.Errorf("%w: --blocks selects with a SELECTION, not --points or --mask", errUsage)
 	}
-	var pts nd.Points
+	var pts pointSet
 	var err error
 	if hasP {
 		pts, err = readPointsFile(pf, a.Shape())
 	} else {
-		pts, err = readMaskFile(mf, a.Shape())
+		pts.mem, err = readMaskFile(mf, a.Shape())
 	}
 	if err != nil && !errors.Is(err, errUsage) {
 		flag := "--points " + pf
@@ -201,29 +326,28 @@ func pointsSelection(a *zarr.Array, flags map[string]string, pos []string) (nd.P
 	return pts, true, err
 }
 
+// pointOverhead bounds what reading one point of a batch holds besides its
+// value (the engine's ordering of the batch by chunk): batches are cut so
+// that it stays within blockBytes too.
+const pointOverhead = 128
+
 // streamPoints reads pts in order, in batches of at most blockBytes of
-// values, and hands each batch to use (valid until it returns).
-func streamPoints(ctx context.Context, a *zarr.Array, pts nd.Points, blockBytes int64, use func([]byte) error) error {
+// values and of pointOverhead a point, and hands each batch's values to
+// use (valid until it returns).
+func streamPoints(ctx context.Context, a *zarr.Array, pts pointSet, blockBytes int64, use func([]byte) error) error {
 	item := a.Metadata().DataType.Size()
-	per := max(1, int(blockBytes/int64(item)))
+	per := max(1, int(blockBytes/int64(item+pointOverhead)))
 	buf := make([]byte, min(per, pts.Len())*item)
-	for k := 0; k < pts.Len(); k += per {
-		m := min(per, pts.Len()-k)
-		batch := nd.Points{Rank: pts.Rank, Coords: pts.Coords[k*pts.Rank : (k+m)*pts.Rank]}
-		out := buf[:m*item]
+	return pts.batches(per, func(batch nd.Points) error {
+		out := buf[:batch.Len()*item]
 		if err := a.ReadPointsInto(ctx, out, batch); err != nil {
 			return err
 		}
-		if err := use(out); err != nil {
-			return err
-		}
-	}
-	return nil
+		return use(out)
+	})
 }
 
-// getPoints is get of a coordinate selection: the values of pts, in
-// order, as an output of shape (1-d for --points and --mask).
-func getPoints(ctx context.Context, a *zarr.Array, pts nd.Points, shape []int, format string, flags map[string]string, stdout, stderr io.Writer, budget int64) error {
+func getPoints(ctx context.Context, a *zarr.Array, pts pointSet, shape []int, format string, flags map[string]string, stdout, stderr io.Writer, budget int64) error {
 	dt := a.Metadata().DataType
 	if dt.VarLen() {
 		return fmt.Errorf("%w: --points and --mask read fixed-size data types, not %s", errUsage, dt)

@@ -58,7 +58,7 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("%w: --format png draws a 2-D selection of slices and indices, not points", errUsage)
 	}
 	if errors.As(err, &pw) { // index arrays NumPy broadcasts
-		return getPoints(ctx, pw.a, pw.pts, pw.shape, format, flags, stdout, stderr, budget)
+		return getPoints(ctx, pw.a, pointSet{mem: pw.pts}, pw.shape, format, flags, stdout, stderr, budget)
 	}
 	if err != nil {
 		return err
