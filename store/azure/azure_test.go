@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -52,31 +51,17 @@ func (e emu) open(t *testing.T, containerName, prefix string, opts ...azure.Opti
 	return st
 }
 
-var seq atomic.Int64
-
 // newStore opens a store on a fresh prefix of the emulator's container
 // (creating the container if need be) and deletes what it holds when t
 // ends.
 func newStore(t *testing.T) *azure.Store {
 	t.Helper()
 	e := emulator(t)
-	st := e.open(t, e.container, fmt.Sprintf("gozarr-test/%x-%d", rand.Uint32(), seq.Add(1)))
+	st := e.open(t, e.container, storetest.UniquePrefix("gozarr-test"))
 	if _, err := st.Client().Create(context.Background(), nil); err != nil && !bloberror.HasCode(err, bloberror.ContainerAlreadyExists) {
 		t.Fatalf("creating container: %v", err)
 	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		var keys []string
-		for k, err := range st.List(ctx, "") {
-			if err != nil {
-				return
-			}
-			keys = append(keys, k)
-		}
-		for _, k := range keys {
-			_ = st.Delete(ctx, k)
-		}
-	})
+	storetest.Cleanup(t, st)
 	return st
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -35,31 +34,17 @@ func emulator(t *testing.T) (endpoint, bucket string) {
 	return endpoint, bucket
 }
 
-var seq atomic.Int64
-
 // newStore opens a store on a fresh prefix of the emulator's bucket and
 // deletes what it holds when t ends.
 func newStore(t *testing.T, opts ...gcs.Option) *gcs.Store {
 	t.Helper()
 	endpoint, bucket := emulator(t)
-	prefix := fmt.Sprintf("gozarr-test/%x-%d", rand.Uint32(), seq.Add(1))
+	prefix := storetest.UniquePrefix("gozarr-test")
 	st, err := gcs.Open(context.Background(), bucket, prefix, append([]gcs.Option{gcs.WithEndpoint(endpoint), gcs.WithRetry(2, 0)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ctx := context.Background()
-		var keys []string
-		for k, err := range st.List(ctx, "") {
-			if err != nil {
-				return
-			}
-			keys = append(keys, k)
-		}
-		for _, k := range keys {
-			_ = st.Delete(ctx, k)
-		}
-	})
+	storetest.Cleanup(t, st)
 	return st
 }
 

@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
-	"sync/atomic"
 	"testing"
 
 	"github.com/gozarr/gozarr/store"
@@ -16,33 +14,11 @@ import (
 	"github.com/gozarr/gozarr/store/storetest"
 )
 
-var prefixSeq atomic.Int64
-
-// uniquePrefix returns a fresh key prefix, so subtests sharing a bucket do
-// not see each other's keys.
-func uniquePrefix(base string) string {
-	return fmt.Sprintf("%s/%x-%d", base, rand.Uint32(), prefixSeq.Add(1))
-}
+// uniquePrefix returns a fresh key prefix (storetest.UniquePrefix).
+func uniquePrefix(base string) string { return storetest.UniquePrefix(base) }
 
 // cleanup deletes every key below st's prefix when t ends.
-func cleanup(t *testing.T, st *s3.Store) {
-	t.Cleanup(func() {
-		ctx := context.Background()
-		var keys []string
-		for k, err := range st.List(ctx, "") {
-			if err != nil {
-				t.Logf("cleanup: listing %v: %v", st, err)
-				return
-			}
-			keys = append(keys, k)
-		}
-		for _, k := range keys {
-			if err := st.Delete(ctx, k); err != nil {
-				t.Logf("cleanup: %v", err)
-			}
-		}
-	})
-}
+func cleanup(t *testing.T, st *s3.Store) { storetest.Cleanup(t, st) }
 
 func TestConformanceFake(t *testing.T) {
 	srv := s3test.NewFake(t, "conformance")
