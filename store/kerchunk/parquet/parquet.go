@@ -208,7 +208,13 @@ func parseArray(doc []byte) (*array, error) {
 
 // chunk returns the array and C-order index of a chunk key, or ok false.
 func (s *Store) chunk(key string) (*array, string, int, bool) {
-	for p, a := range s.arrays {
+	return findChunk(s.arrays, key)
+}
+
+// findChunk returns the array of a chunk key, the array's path and the
+// chunk's index in C order of the grid.
+func findChunk(arrays map[string]*array, key string) (*array, string, int, bool) {
+	for p, a := range arrays {
 		rest, ok := strings.CutPrefix(key, p+"/")
 		if p == "" {
 			rest, ok = key, true
@@ -216,27 +222,7 @@ func (s *Store) chunk(key string) (*array, string, int, bool) {
 		if !ok {
 			continue
 		}
-		parts := strings.Split(rest, a.sep)
-		if len(a.grid) == 0 {
-			if rest == "0" {
-				return a, p, 0, true
-			}
-			continue
-		}
-		if len(parts) != len(a.grid) {
-			continue
-		}
-		idx := 0
-		good := true
-		for d, part := range parts {
-			c, err := strconv.Atoi(part)
-			if err != nil || c < 0 || c >= a.grid[d] || strconv.Itoa(c) != part {
-				good = false
-				break
-			}
-			idx = idx*a.grid[d] + c
-		}
-		if good {
+		if idx, ok := a.index(rest); ok {
 			return a, p, idx, true
 		}
 	}
