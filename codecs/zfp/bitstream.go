@@ -180,3 +180,56 @@ func (r *bitReader) skip(n uint32) {
 	r.acc >>= k
 	r.n -= k
 }
+
+// The block decoders keep a reader's state in local variables (data, off,
+// acc and the count of bits in acc); load64, readRefill and scanRefill are
+// bitReader's fill, readBitsRefill and scanZerosRefill on those.
+
+// load64 returns the 8 bytes of data at off, little-endian, zeros past
+// the end.
+func load64(data []byte, off int) uint64 {
+	if off >= 0 && off+8 <= len(data) {
+		return binary.LittleEndian.Uint64(data[off:])
+	}
+	return load64Tail(data, off)
+}
+
+func load64Tail(data []byte, off int) uint64 {
+	var w [8]byte
+	if off >= 0 && off < len(data) {
+		copy(w[:], data[off:])
+	}
+	return binary.LittleEndian.Uint64(w[:])
+}
+
+// readRefill reads n (avail < n <= 64) bits.
+func readRefill(data []byte, off int, acc uint64, avail, n uint32) (v uint64, off2 int, acc2 uint64, avail2 uint32) {
+	v = acc
+	acc = load64(data, off)
+	need := n - avail
+	v |= acc << avail
+	v &= 1<<n - 1 // all ones for n = 64
+	return v, off + 8, acc >> need, 64 - need
+}
+
+// scanRefill reads up to max zero bits and, if a one-bit comes before max
+// zeros were read, that one-bit too, across refills: it returns the number
+// of zeros read and whether the one-bit was.
+func scanRefill(data []byte, off int, acc uint64, avail, max uint32) (z uint32, one bool, off2 int, acc2 uint64, avail2 uint32) {
+	for z < max {
+		if avail == 0 {
+			acc = load64(data, off)
+			off += 8
+			avail = 64
+		}
+		t := uint32(bits.TrailingZeros64(acc)) // >= avail: no one-bit buffered
+		if t < avail && z+t < max {
+			return z + t, true, off, acc >> (t + 1), avail - t - 1
+		}
+		k := min(avail, max-z)
+		acc >>= k
+		avail -= k
+		z += k
+	}
+	return z, false, off, acc, avail
+}

@@ -265,26 +265,19 @@ func planes[U unsigned](p *[64]uint64, data []U, kmin, intprec uint32) {
 		return
 	}
 	// Blocks of 4 or 16 values (b of them): a b×b bit transpose in each
-	// b-bit lane of b words takes value i (a[i]) to planes: lane q of
-	// a[t] becomes plane b·q+t.
-	var a [16]uint64
-	b, lg := len(data), sizeLog(len(data))
+	// b-bit lane of b words takes value i (p[i]) to planes: lane q of
+	// p[t] becomes plane b·q+t (see plane).
 	for i, v := range data {
-		a[i] = uint64(v)
+		p[i&15] = uint64(v)
 	}
-	transposeSmall(&a, b)
-	mask := uint64(1)<<b - 1
-	for k := kmin; k < intprec; k++ {
-		p[k] = a[k&uint32(b-1)] >> (k >> lg << lg) & mask
-	}
+	transposeSmall((*[16]uint64)(p[:16]), len(data))
 }
 
-// sizeLog is log2 of a small block's size (4 or 16).
-func sizeLog(b int) uint32 {
-	if b == 4 {
-		return 2
-	}
-	return 4
+// plane returns bit plane k of a block of size values (lg = log2 size)
+// from what planes left in p: p[k] itself for 64 values; for 4 or 16,
+// lane k/size of p[k%size].
+func plane(p *[64]uint64, k, size, lg uint32) uint64 {
+	return p[k&(size-1)&63] >> (k >> lg << lg) & (1<<size - 1)
 }
 
 // transposeSmall transposes the b×b bit matrices (b = 4 or 16) held in
@@ -334,10 +327,25 @@ func encodeInts[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U, pl 
 	}
 	planes(pl, data, kmin, intprec)
 	size := uint32(len(data))
+	lg := uint32(bits.TrailingZeros32(size))
+	var or U
+	for _, v := range data {
+		or |= v
+	}
+	top := max(uint32(bits.Len64(uint64(or))), kmin) // planes top.. are empty
 	b := maxbits
 	n := uint32(0)
 	s := *w
 	for k := intprec; b != 0 && k > kmin; {
+		if n == 0 && k > top {
+			// No coefficient is significant yet: each empty plane is one
+			// zero bit (its group test); write a run of them at once.
+			z := min(k-top, b)
+			s.pad(z)
+			k -= z
+			b -= z
+			continue
+		}
 		if n == size && size < 64 {
 			// Every coefficient is significant: the remaining planes are
 			// size bits each, verbatim; write several at once.
@@ -347,7 +355,7 @@ func encodeInts[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U, pl 
 				nb := min(total, c*size)
 				var v uint64
 				for j := uint32(0); j < c; j++ {
-					v |= pl[k-1-j] << (j * size)
+					v |= plane(pl, k-1-j, size, lg) << (j * size)
 				}
 				s.writeBits(v, uint(nb))
 				k -= c
@@ -357,7 +365,7 @@ func encodeInts[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U, pl 
 			break
 		}
 		k--
-		x := pl[k]
+		x := plane(pl, k, size, lg)
 		m := min(n, b)
 		b -= m
 		x = s.writeBits(x, uint(m))
@@ -367,20 +375,21 @@ func encodeInts[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U, pl 
 				s.writeBit(0)
 				break
 			}
-			s.writeBit(1)
-			// Positions n.. up to the one-bit at n+t; the last position
-			// (size-1) is implied, never written.
+			// The group test's one-bit, then positions n.. up to the
+			// one-bit at n+t; the last position (size-1) is implied, never
+			// written.
 			t := uint32(bits.TrailingZeros64(x))
 			lim := size - 1 - n
 			if t < lim {
 				if b > t {
-					s.writeBits(1<<t, uint(t+1))
+					s.writeBits(1|1<<(t+1), uint(t+2)) // t+2 <= 64
 					b -= t + 1
 					x >>= t
 					n += t
 					continue
 				}
 			} else if b >= lim {
+				s.writeBit(1)
 				s.pad(lim)
 				b -= lim
 				x >>= lim
@@ -388,6 +397,7 @@ func encodeInts[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U, pl 
 				continue
 			}
 			// The budget ends inside the run of zeros.
+			s.writeBit(1)
 			s.pad(b)
 			x >>= b
 			n += b
@@ -413,11 +423,23 @@ func encodeMany[U unsigned](w *bitWriter, maxbits, maxprec uint32, data []U, pl4
 			pl4[k][g] = p[k]
 		}
 	}
+	var or U
+	for _, v := range data {
+		or |= v
+	}
+	top := max(uint32(bits.Len64(uint64(or))), kmin) // planes top.. are empty
 	const size = 256
 	b := maxbits
 	n := uint32(0)
 	s := *w
 	for k := intprec; b != 0 && k > kmin; {
+		if n == 0 && k > top {
+			z := min(k-top, b) // a run of empty planes (see encodeInts)
+			s.pad(z)
+			k -= z
+			b -= z
+			continue
+		}
 		k--
 		pk := &pl4[k]
 		m := min(n, b)
@@ -487,9 +509,15 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 		kmin = intprec - maxprec
 	}
 	size := uint32(len(data))
+	lg := uint32(bits.TrailingZeros32(size))
+	if size < 64 {
+		clear(pl[:16]) // planes go into lanes (see plane)
+	}
 	b := maxbits
 	n := uint32(0)
-	s := *r
+	// The reader's state in locals, so that it lives in registers (a
+	// struct holding a slice stays in memory).
+	src, off, acc, avail := r.data, r.off, r.acc, uint32(r.n)
 	k := intprec // planes k.. are read
 	for b != 0 && k > kmin {
 		if n == size && size < 64 {
@@ -500,9 +528,17 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 			for total := min(b, (k-kmin)*size); total > 0; {
 				c := min(per, k-kmin)
 				nb := min(total, c*size)
-				v := s.readBits(uint(nb))
+				var v uint64
+				if nb <= avail {
+					v = acc & (1<<nb - 1)
+					acc >>= nb
+					avail -= nb
+				} else {
+					v, off, acc, avail = readRefill(src, off, acc, avail, nb)
+				}
 				for j := uint32(0); j < c; j++ {
-					pl[k-1-j] = v >> (j * size) & mask
+					q := k - 1 - j
+					pl[q&(size-1)] |= v >> (j * size) & mask << (q >> lg << lg)
 				}
 				k -= c
 				total -= nb
@@ -510,22 +546,47 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 			}
 			break
 		}
+		if n == 0 {
+			// No coefficient is significant yet: each empty plane is one
+			// zero bit (its group test); skip a run of them at once.
+			if avail == 0 {
+				acc = load64(src, off)
+				off += 8
+				avail = 64
+			}
+			if z := min(uint32(bits.TrailingZeros64(acc)), avail, k-kmin, b); z > 0 {
+				if size == 64 {
+					clear(pl[k-z : k])
+				}
+				k -= z
+				b -= z
+				acc >>= z
+				avail -= z
+				continue
+			}
+		}
 		k--
 		m := min(n, b)
 		b -= m
-		// s.readBits(m) and s.scanZeros(lim) written out where they
-		// need no refill (the compiler does not inline them).
 		var x uint64
-		if uint(m) <= s.n {
-			x = s.acc & (1<<m - 1)
-			s.acc >>= m
-			s.n -= uint(m)
+		if m <= avail {
+			x = acc & (1<<m - 1)
+			acc >>= m
+			avail -= m
 		} else {
-			x = s.readBitsRefill(uint(m))
+			x, off, acc, avail = readRefill(src, off, acc, avail, m)
 		}
 		for ; b != 0 && n < size; n++ {
 			b--
-			if s.readBit() == 0 {
+			if avail == 0 {
+				acc = load64(src, off)
+				off += 8
+				avail = 64
+			}
+			bit := acc & 1
+			acc >>= 1
+			avail--
+			if bit == 0 {
 				break
 			}
 			// Skip the run of zeros up to the next one-bit (consumed), or
@@ -533,12 +594,12 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 			lim := min(size-1-n, b)
 			var z uint32
 			var one bool
-			if t := uint32(bits.TrailingZeros64(s.acc)); t < lim && t < uint32(s.n) {
-				s.acc >>= t + 1
-				s.n -= uint(t) + 1
+			if t := uint32(bits.TrailingZeros64(acc)); t < lim && t < avail {
+				acc >>= t + 1
+				avail -= t + 1
 				z, one = t, true
 			} else {
-				z, one = s.scanZerosRefill(lim)
+				z, one, off, acc, avail = scanRefill(src, off, acc, avail, lim)
 			}
 			n += z
 			b -= z
@@ -547,9 +608,13 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 			}
 			x += 1 << n
 		}
-		pl[k] = x
+		if size == 64 {
+			pl[k] = x
+		} else {
+			pl[k&(size-1)] |= x << (k >> lg << lg)
+		}
 	}
-	*r = s
+	r.off, r.acc, r.n = off, acc, uint(avail)
 	if size == 64 {
 		clear(pl[:k]) // the transpose reads every plane
 		// Transposing costs about as much as depositing 300 bits one by
@@ -583,13 +648,9 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 		}
 		return maxbits - b
 	}
-	// Blocks of 4 or 16 values: planes into lanes, transposed (see planes).
-	var a [16]uint64
-	lg := sizeLog(int(size))
-	for ; k < intprec; k++ {
-		a[k&(size-1)] |= pl[k] << (k >> lg << lg)
-	}
-	transposeSmall(&a, int(size))
+	// Blocks of 4 or 16 values: the lanes transposed (see planes).
+	a := (*[16]uint64)(pl[:16])
+	transposeSmall(a, int(size))
 	for i := range data {
 		data[i] = U(a[i&15])
 	}
@@ -609,24 +670,42 @@ func decodeMany[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U) uin
 	n := uint32(0)
 	s := *r
 	for k := intprec; b != 0 && k > kmin; {
+		if n == 0 {
+			// A run of empty planes (see decodeInts).
+			if s.n == 0 {
+				s.fill()
+			}
+			if z := min(uint32(bits.TrailingZeros64(s.acc)), uint32(s.n), k-kmin, b); z > 0 {
+				k -= z
+				b -= z
+				s.acc >>= z
+				s.n -= uint(z)
+				continue
+			}
+		}
 		k--
 		m := min(n, b)
 		b -= m
-		for i := uint32(0); i < m; i++ {
-			data[i] += U(s.readBit()) << k
+		// The first m bits verbatim, 64 at a time, deposited by one-bit.
+		for o := uint32(0); o < m; o += 64 {
+			for x := s.readBits(uint(min(64, m-o))); x != 0; x &= x - 1 {
+				data[(o+uint32(bits.TrailingZeros64(x)))&255] += 1 << k
+			}
 		}
 		for ; b != 0 && n < size; n++ {
 			b--
 			if s.readBit() == 0 {
 				break
 			}
-			for ; b != 0 && n < size-1; n++ {
+			// Zeros up to the next one-bit (consumed), or to the implied
+			// last position, or to the end of the budget.
+			z, one := s.scanZeros(min(size-1-n, b))
+			n += z
+			b -= z
+			if one {
 				b--
-				if s.readBit() != 0 {
-					break
-				}
 			}
-			data[n] += 1 << k
+			data[n&255] += 1 << k
 		}
 	}
 	*r = s
