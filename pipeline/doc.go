@@ -26,8 +26,10 @@
 // Selections that are not boxes go the same path. An orthogonal
 // selection (index arrays, masks) lists its indices per dimension,
 // sorted and deduplicated (nd.Dim.Index), and the chunk grid splits the
-// lists like ranges; a coordinate selection (ReadPoints, WritePoints) is
-// sorted by one hierarchical key (grid chunk, inner chunk at every level,
+// lists like ranges; a coordinate selection is grouped by read unit in
+// the hierarchy's order (ReadPoints: a counting or radix sort of each
+// point's unit index, repeats kept) or sorted by one hierarchical key and
+// deduplicated (WritePoints: grid chunk, inner chunk at every level,
 // position), so every chunk, shard and inner chunk holds one run of its
 // points (nd.ChunkPart.Points). Either way each touched unit is fetched
 // and decoded once and its elements gathered into place (or scattered,

@@ -92,8 +92,8 @@ func pointsShape(rank, n int) []int {
 // ReadPoints reads the elements at the points pts (a coordinate selection,
 // zarr-python's vindex: normalised against g's shape by nd.NormalizePoints
 // or nd.MaskPoints) into out, in the order of pts; out holds pts.Len()
-// elements. Points are sorted by chunk, shard and inner chunk and
-// deduplicated, so each touched inner chunk is fetched and decoded once
+// elements. Points are grouped by chunk, shard and inner chunk
+// (groupPoints), so each touched inner chunk is fetched and decoded once
 // however many points it serves; the values then go back in the order
 // asked.
 func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out []byte, opt Options) error {
