@@ -11,7 +11,8 @@
 // is read from that S3 bucket under -prefix; otherwise from the directory
 // -dir. Without -array, a demo array (float32 rows of 16 KiB in shards of
 // 1024 rows, zstd inner chunks of 256 rows) is written first and removed
-// after. -resume continues from the checkpoint file -state names.
+// after: "demo" in a temporary directory, loader-demo-PID in a -dir given
+// (refused if anything is there). -resume continues from the checkpoint file -state names.
 package main
 
 import (
@@ -56,6 +57,7 @@ func run(ctx context.Context) error {
 	flag.Parse()
 
 	var st store.Store
+	ownDir := false // a temporary directory of this run
 	if srv, ok := s3test.LookupEnv(); ok {
 		s, err := s3.Open(ctx, srv.Bucket, *prefix, srv.Options()...)
 		if err != nil {
@@ -64,6 +66,7 @@ func run(ctx context.Context) error {
 		st = s
 		fmt.Printf("store: s3 %s/%s/%s\n", srv.Endpoint, srv.Bucket, *prefix)
 	} else {
+		ownDir = *dir == ""
 		if *dir == "" {
 			d, err := os.MkdirTemp("", "loader-demo-")
 			if err != nil {
@@ -80,7 +83,10 @@ func run(ctx context.Context) error {
 		fmt.Printf("store: directory %s\n", *dir)
 	}
 	if *name == "" {
-		*name = "demo"
+		var err error
+		if *name, err = demoName(ctx, st, ownDir); err != nil {
+			return err
+		}
 		if err := writeDemo(ctx, st, *name); err != nil {
 			return err
 		}
@@ -141,7 +147,7 @@ func run(ctx context.Context) error {
 			}
 			epoch, n = b.Epoch, 0
 		}
-		loss += step(b.Data[0]) // the "training step"
+		loss += step(b.Data[0], a.Metadata().DataType) // the "training step"
 		n += b.Len()
 		b.Release()
 		if *statePath != "" {
@@ -187,7 +193,16 @@ func writeCheckpoint(path string, blob []byte) error {
 }
 
 // step stands for a training step: it reads every element.
-func step(data []byte) float64 {
+func step(data []byte, dt dtype.DataType) float64 {
+	if dt != dtype.TypeFloat32 {
+		// Any other data type: a sum of the bytes, a checksum that is
+		// never NaN (the values are not read as float32).
+		var sum uint64
+		for _, b := range data {
+			sum += uint64(b)
+		}
+		return float64(sum)
+	}
 	var sum float32
 	for i := 0; i+4 <= len(data); i += 4 {
 		sum += math.Float32frombits(uint32(data[i]) | uint32(data[i+1])<<8 | uint32(data[i+2])<<16 | uint32(data[i+3])<<24)
@@ -221,10 +236,28 @@ func writeDemo(ctx context.Context, st store.Store, name string) error {
 	return nil
 }
 
-// removeAll deletes the demo array's keys.
+// demoName is where the demo array goes: "demo" in a temporary directory
+// of this run, else a name of this process (loader-demo-PID) that must
+// hold nothing yet, so a directory of the user's is never written into or
+// deleted from.
+func demoName(ctx context.Context, st store.Store, ownDir bool) (string, error) {
+	if ownDir {
+		return "demo", nil
+	}
+	name := fmt.Sprintf("loader-demo-%d", os.Getpid())
+	for k, err := range st.List(ctx, name+"/") {
+		if err != nil {
+			return "", err
+		}
+		return "", fmt.Errorf("the store already holds %s (%s): give -array to train on an array, or another -dir", name, k)
+	}
+	return name, nil
+}
+
+// removeAll deletes the demo array's keys (those under name/).
 func removeAll(ctx context.Context, d store.Store, name string) {
 	var keys []string
-	for k, err := range d.List(ctx, name) {
+	for k, err := range d.List(ctx, name+"/") {
 		if err != nil {
 			return
 		}

@@ -2,13 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/fs"
 )
 
 // TestCheckpointSurvivesKill (trial F2): the example killed with SIGKILL
@@ -85,4 +91,41 @@ func localEnv() []string {
 		}
 	}
 	return env
+}
+
+// TestDemoNeverTouchesUserFiles (trial, tier 4): in a -dir of the user's,
+// the demo array gets a name of its own and is refused where anything is
+// already; removing it deletes only its keys, not those of a sibling that
+// shares its name's prefix.
+func TestDemoNeverTouchesUserFiles(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := fs.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, err := demoName(ctx, st, true); err != nil || name != "demo" {
+		t.Errorf("in its own directory: %q, %v", name, err)
+	}
+	name, err := demoName(ctx, st, false)
+	if err != nil || name == "demo" {
+		t.Fatalf("in a user's directory: %q, %v", name, err)
+	}
+	if err := st.Set(ctx, name+"/notes.txt", []byte("mine")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := demoName(ctx, st, false); err == nil {
+		t.Errorf("demoName picked %s, which holds a file", name)
+	}
+	if err := st.Set(ctx, name+"x/keep", []byte("mine too")); err != nil {
+		t.Fatal(err)
+	}
+	removeAll(ctx, st, name)
+	if _, err := st.Get(ctx, name+"x/keep", store.Full()); err != nil {
+		t.Errorf("removeAll(%s) deleted %sx/keep: %v", name, name, err)
+	}
+	// The checksum of a non-float32 batch is a number.
+	if c := step([]byte{0xff, 0xff, 0xff, 0x7f}, dtype.TypeInt32); math.IsNaN(c) || c != 3*255+127 {
+		t.Errorf("step of int32 bytes: %v", c)
+	}
 }
