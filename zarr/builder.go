@@ -1,8 +1,11 @@
 package zarr
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
@@ -14,7 +17,8 @@ type MetadataOption func(*metaBuild) error
 
 type metaBuild struct {
 	fill       []byte
-	filters    []codecs.Codec // array -> array, before bytes
+	fillJSON   json.RawMessage // FillValue, parsed once the data type is known
+	filters    []codecs.Codec  // array -> array, before bytes
 	endian     codecs.Endian
 	compressor []codecs.Codec // bytes -> bytes, after bytes
 	inner      []int          // inner chunk shape when sharded
@@ -79,9 +83,70 @@ func IndexAtStart() MetadataOption {
 // Fill sets the fill value: one element in memory representation
 // (little-endian, the data type's size); for a variable-length type, its
 // content (the string's UTF-8 or the bytes). Default: all zero bytes (""
-// for variable-length types).
+// for variable-length types). FillValue takes a Go value instead.
 func Fill(elem []byte) MetadataOption {
-	return func(b *metaBuild) error { b.fill = slices.Clone(elem); return nil }
+	return func(b *metaBuild) error { b.fill, b.fillJSON = slices.Clone(elem), nil; return nil }
+}
+
+// FillValue sets the fill value from a Go value of the array's kind: a
+// bool, an integer (int, int8 ... uint64), a float (NaN and the
+// infinities included), a complex number, or a string (a string data type,
+// or a fill value as Zarr metadata spells it: "NaN", "0x7fc00000"). It is
+// read as zarr-python reads the fill_value of metadata (dtype.ParseFill),
+// so FillValue(math.NaN()) suits any float type; one that the data type
+// cannot hold is an error of NewArrayMetadata. It replaces Fill.
+func FillValue(v any) MetadataOption {
+	return func(b *metaBuild) error {
+		raw, err := fillJSON(v)
+		if err != nil {
+			return metaErr("fill_value", "%v", err)
+		}
+		b.fill, b.fillJSON = nil, raw
+		return nil
+	}
+}
+
+// fillJSON spells a Go fill value as Zarr metadata does.
+func fillJSON(v any) (json.RawMessage, error) {
+	float := func(f float64, bits int) string {
+		switch {
+		case math.IsNaN(f):
+			return `"NaN"`
+		case math.IsInf(f, 1):
+			return `"Infinity"`
+		case math.IsInf(f, -1):
+			return `"-Infinity"`
+		}
+		return strconv.FormatFloat(f, 'g', -1, bits)
+	}
+	switch x := v.(type) {
+	case float64:
+		return json.RawMessage(float(x, 64)), nil
+	case float32:
+		return json.RawMessage(float(float64(x), 32)), nil
+	case complex128:
+		return json.RawMessage("[" + float(real(x), 64) + ", " + float(imag(x), 64) + "]"), nil
+	case complex64:
+		return json.RawMessage("[" + float(float64(real(x)), 32) + ", " + float(float64(imag(x)), 32) + "]"), nil
+	case bool, string, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return json.Marshal(x)
+	}
+	return nil, fmt.Errorf("a Go %T is not a fill value (want a bool, integer, float, complex or string)", v)
+}
+
+// DimensionNames names the array's dimensions, one name each (Zarr v3
+// "dimension_names", the dimensions xarray reads); "" leaves a dimension
+// unnamed (null).
+func DimensionNames(names ...string) MetadataOption {
+	return func(b *metaBuild) error {
+		b.names = make([]*string, len(names))
+		for i, n := range names {
+			if n != "" {
+				b.names[i] = &n
+			}
+		}
+		return nil
+	}
 }
 
 // Attributes sets the user attributes.
@@ -106,6 +171,13 @@ func NewArrayMetadata(shape []int, dt dtype.DataType, chunkShape []int, opts ...
 		if err := o(&b); err != nil {
 			return nil, err
 		}
+	}
+	if b.fillJSON != nil {
+		f, err := dtype.ParseFill(dt, b.fillJSON)
+		if err != nil {
+			return nil, metaErr("fill_value", "%s for %s: %v", b.fillJSON, dt, err)
+		}
+		b.fill = f
 	}
 	if b.fill == nil {
 		b.fill = make([]byte, dt.Size())
