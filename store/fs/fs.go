@@ -416,8 +416,8 @@ func readRange(f vfile, size int64, r store.ByteRange) ([]byte, error) {
 // clamping). A missing key, or one naming a directory, is
 // store.ErrNotFound.
 func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
-	if err := r.Validate(); err != nil {
-		return nil, &store.KeyError{Op: "get", Key: key, Err: err}
+	if err := checkRanges(key, r); err != nil {
+		return nil, err
 	}
 	f, size, err := s.open(ctx, "get", key)
 	if err != nil {
@@ -431,13 +431,22 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 	return b, nil
 }
 
+// checkRanges validates the ranges of a read of key (before the key, as
+// store/mem does), the first bad one's error in a *store.KeyError.
+func checkRanges(key string, ranges ...store.ByteRange) error {
+	for _, r := range ranges {
+		if err := r.Validate(); err != nil {
+			return &store.KeyError{Op: "get", Key: key, Err: err}
+		}
+	}
+	return nil
+}
+
 // GetRanges reads several ranges of key's value through one open file, in
 // the order of ranges, all from the same version of the value.
 func (s *Store) GetRanges(ctx context.Context, key string, ranges []store.ByteRange) ([][]byte, error) {
-	for _, r := range ranges {
-		if err := r.Validate(); err != nil {
-			return nil, &store.KeyError{Op: "get", Key: key, Err: err}
-		}
+	if err := checkRanges(key, ranges...); err != nil {
+		return nil, err
 	}
 	f, size, err := s.open(ctx, "get", key)
 	if err != nil {
