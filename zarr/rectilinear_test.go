@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/npy"
@@ -107,7 +108,7 @@ func randomItems(rng *rand.Rand, shape []int) []nd.Item {
 }
 
 // TestRectilinearFixtures reads zarr-python's rectilinear arrays whole and
-// through random selections (slices of any step, indices, index arrays,
+// (with and without a chunk cache) through random selections (slices of any step, indices, index arrays,
 // coordinate selections, single elements) and compares every value with
 // zarr-python's reading.
 func TestRectilinearFixtures(t *testing.T) {
@@ -117,79 +118,85 @@ func TestRectilinearFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range rectFixtures {
-		t.Run(c.name, func(t *testing.T) {
-			a, err := zarr.OpenArray(ctx, st, c.name+".zarr")
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := a.Metadata()
-			if m.Rectilinear == nil || m.DataType.Name() != c.dtype || !slices.Equal(m.GridShape(), c.grid[0]) {
-				t.Fatalf("grid %v, data type %s, grid shape %v", m.Rectilinear, m.DataType, m.GridShape())
-			}
-			if (a.Sharding() != nil) != (c.inner != nil) || c.inner != nil && !slices.Equal(a.Sharding().ChunkShape(), c.inner) {
-				t.Fatalf("sharding %v, want inner chunks %v", a.Sharding(), c.inner)
-			}
-			want, err := npy.ReadFile(filepath.Join(rectDir, c.name+".npy"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, shape, err := a.ReadBytes(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(shape, want.Shape) || !bytes.Equal(got, want.Data) {
-				t.Fatalf("read %v %x\nwant %v %x", shape, got, want.Shape, want.Data)
-			}
-			item := m.DataType.Size()
-			rng := rand.New(rand.NewPCG(26, uint64(len(c.name))))
-			for range 300 {
-				items := randomItems(rng, m.Shape)
-				sel, err := a.Selection(items...)
+		for _, cached := range []bool{false, true} {
+			t.Run(fmt.Sprint(c.name, "/cached=", cached), func(t *testing.T) {
+				var opts []zarr.Option
+				if cached {
+					opts = append(opts, zarr.WithCache(cache.NewLRU(1<<20)))
+				}
+				a, err := zarr.OpenArray(ctx, st, c.name+".zarr", opts...)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, _, err := a.ReadBytes(ctx, items...)
+				m := a.Metadata()
+				if m.Rectilinear == nil || m.DataType.Name() != c.dtype || !slices.Equal(m.GridShape(), c.grid[0]) {
+					t.Fatalf("grid %v, data type %s, grid shape %v", m.Rectilinear, m.DataType, m.GridShape())
+				}
+				if (a.Sharding() != nil) != (c.inner != nil) || c.inner != nil && !slices.Equal(a.Sharding().ChunkShape(), c.inner) {
+					t.Fatalf("sharding %v, want inner chunks %v", a.Sharding(), c.inner)
+				}
+				want, err := npy.ReadFile(filepath.Join(rectDir, c.name+".npy"))
 				if err != nil {
-					t.Fatalf("%v: %v", items, err)
+					t.Fatal(err)
 				}
-				if ref := refSelect(want.Data, want.Shape, item, sel); !bytes.Equal(got, ref) {
-					t.Fatalf("%v: read %x, want %x", items, got, ref)
+				got, shape, err := a.ReadBytes(ctx)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			// Coordinate selections and single elements.
-			for range 50 {
-				n := 1 + rng.IntN(20)
-				coords := make([][]int, len(m.Shape))
-				for d := range coords {
-					for range n {
-						coords[d] = append(coords[d], rng.IntN(m.Shape[d]))
+				if !slices.Equal(shape, want.Shape) || !bytes.Equal(got, want.Data) {
+					t.Fatalf("read %v %x\nwant %v %x", shape, got, want.Shape, want.Data)
+				}
+				item := m.DataType.Size()
+				rng := rand.New(rand.NewPCG(26, uint64(len(c.name))))
+				for range 300 {
+					items := randomItems(rng, m.Shape)
+					sel, err := a.Selection(items...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, _, err := a.ReadBytes(ctx, items...)
+					if err != nil {
+						t.Fatalf("%v: %v", items, err)
+					}
+					if ref := refSelect(want.Data, want.Shape, item, sel); !bytes.Equal(got, ref) {
+						t.Fatalf("%v: read %x, want %x", items, got, ref)
 					}
 				}
-				pts, err := a.Points(coords)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := make([]byte, n*item)
-				if err := a.ReadPointsInto(ctx, got, pts); err != nil {
-					t.Fatal(err)
-				}
-				for k := range n {
-					one := make([]nd.Item, len(m.Shape))
-					off := 0
+				// Coordinate selections and single elements.
+				for range 50 {
+					n := 1 + rng.IntN(20)
+					coords := make([][]int, len(m.Shape))
 					for d := range coords {
-						one[d] = nd.Index(coords[d][k])
-						off = off*m.Shape[d] + coords[d][k]
+						for range n {
+							coords[d] = append(coords[d], rng.IntN(m.Shape[d]))
+						}
 					}
-					if !bytes.Equal(got[k*item:(k+1)*item], want.Data[off*item:(off+1)*item]) {
-						t.Fatalf("point %d: %x, want %x", k, got[k*item:(k+1)*item], want.Data[off*item:(off+1)*item])
+					pts, err := a.Points(coords)
+					if err != nil {
+						t.Fatal(err)
 					}
-					e := make([]byte, item)
-					if err := a.ReadBytesInto(ctx, e, one...); err != nil || !bytes.Equal(e, want.Data[off*item:(off+1)*item]) {
-						t.Fatalf("element %v: %x %v", one, e, err)
+					got := make([]byte, n*item)
+					if err := a.ReadPointsInto(ctx, got, pts); err != nil {
+						t.Fatal(err)
+					}
+					for k := range n {
+						one := make([]nd.Item, len(m.Shape))
+						off := 0
+						for d := range coords {
+							one[d] = nd.Index(coords[d][k])
+							off = off*m.Shape[d] + coords[d][k]
+						}
+						if !bytes.Equal(got[k*item:(k+1)*item], want.Data[off*item:(off+1)*item]) {
+							t.Fatalf("point %d: %x, want %x", k, got[k*item:(k+1)*item], want.Data[off*item:(off+1)*item])
+						}
+						e := make([]byte, item)
+						if err := a.ReadBytesInto(ctx, e, one...); err != nil || !bytes.Equal(e, want.Data[off*item:(off+1)*item]) {
+							t.Fatalf("element %v: %x %v", one, e, err)
+						}
 					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
