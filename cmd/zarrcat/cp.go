@@ -471,10 +471,22 @@ func destMetadata(a *zarr.Array, p copyPlan) (*zarr.ArrayMetadata, error) {
 	if len(comp) > 0 {
 		opts = append(opts, zarr.Compress(comp...))
 	}
-	if len(unit) != len(m.Shape) {
-		return nil, fmt.Errorf("%w: %d chunk dimensions for an array of %d", errUsage, len(unit), len(m.Shape))
+	flag := "--chunks"
+	if p.shards != nil {
+		flag = "--shards"
 	}
-	return zarr.NewArrayMetadata(m.Shape, dt, unit, opts...)
+	if len(unit) != len(m.Shape) || len(inner) != len(m.Shape) {
+		if len(inner) != len(m.Shape) {
+			flag = "--chunks"
+		}
+		return nil, fmt.Errorf("%w: %s gives %s for an array of %s", errUsage, flag, plural(len(unit), "dimension"), plural(len(m.Shape), "dimension"))
+	}
+	meta, err := zarr.NewArrayMetadata(m.Shape, dt, unit, opts...)
+	if err != nil && p.shards != nil && p.chunks == nil {
+		// The inner chunks came from the source: say where, and the flag.
+		err = fmt.Errorf("%w (the inner chunks %v are the source's: give --chunks for others)", err, inner)
+	}
+	return meta, err
 }
 
 // sourceCompressors returns the bytes-to-bytes codecs of a's chunks (its

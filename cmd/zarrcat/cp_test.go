@@ -100,7 +100,7 @@ func TestCpErrors(t *testing.T) {
 		{[]string{"cp", "--resume", "--codec", "gzip:1", int16s, dst}, "other metadata", false},
 		{[]string{"cp", "--codec", "lzma", int16s, filepath.Join(dir, "d.zarr")}, "unknown codec spelling", true},
 		{[]string{"cp", "--chunks", "0,3", int16s, filepath.Join(dir, "d.zarr")}, "positive integers", true},
-		{[]string{"cp", "--chunks", "3", int16s, filepath.Join(dir, "d.zarr")}, "1 chunk dimensions for an array of 2", true},
+		{[]string{"cp", "--chunks", "3", int16s, filepath.Join(dir, "d.zarr")}, "--chunks gives 1 dimension for an array of 2 dimensions", true},
 		{[]string{"cp", int16s}, "SOURCE and DESTINATION", true},
 	} {
 		var out bytes.Buffer

@@ -82,7 +82,7 @@ func TestCpFailedLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(d8); !os.IsNotExist(err) {
 		t.Fatalf("failed --dtype int8 left %s: %v", d8, err)
 	}
-	if e := runErr(t, "cp", "--chunks", "8", a, d8); !strings.Contains(e, "chunk dimensions") {
+	if e := runErr(t, "cp", "--chunks", "8", a, d8); !strings.Contains(e, "--chunks gives 1 dimension") {
 		t.Errorf("--chunks 8: %s", e)
 	}
 	if _, err := os.Stat(d8); !os.IsNotExist(err) {

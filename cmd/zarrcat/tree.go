@@ -64,6 +64,7 @@ type storageInfo struct {
 	StoredUnits  int64   `json:"stored_chunks"`               // chunks (shards) present
 	Units        int64   `json:"chunks"`                      // chunks (shards) of the grid
 	Initialized  float64 `json:"initialized"`                 // StoredUnits / Units
+	unit         string  // what a unit is, as the text says it: "chunks", or "shards"
 }
 
 // walker lists a hierarchy concurrently: every request goes through sem.
@@ -329,6 +330,9 @@ const probeUnits = 64
 func (w *walker) storage(ctx context.Context, a *zarr.Array) (*storageInfo, error) {
 	m := a.Metadata()
 	s := &storageInfo{Units: int64(count(m.GridShape())), DecodedBytes: int64(count(m.Shape)) * int64(m.DataType.Size())}
+	if a.Sharding() != nil {
+		s.unit = "shards"
+	}
 	var keys []string
 	probe := s.Units <= probeUnits
 	if probe {
@@ -522,7 +526,7 @@ func storageLine(s *storageInfo) string {
 	if s.Ratio > 0 {
 		ratio = fmt.Sprintf("%.2f×", s.Ratio)
 	}
-	return fmt.Sprintf("stored %s, ratio %s, %d/%d chunks (%.1f%%)", humanBytes(s.StoredBytes), ratio, s.StoredUnits, s.Units, 100*s.Initialized)
+	return fmt.Sprintf("stored %s, ratio %s, %d/%d %s (%.1f%%)", humanBytes(s.StoredBytes), ratio, s.StoredUnits, s.Units, cmp.Or(s.unit, "chunks"), 100*s.Initialized)
 }
 
 // humanBytes formats a byte count with a binary unit.

@@ -331,3 +331,20 @@ func TestDiffGroups(t *testing.T) {
 		t.Errorf("diff --json: %+v", js)
 	}
 }
+
+// TestCpAndInfoWording (trial 2g, 2i): cp names the flag whose shape does
+// not fit, and where the inner chunks of --shards alone came from; info
+// --size counts a sharded array's shards as shards.
+func TestCpAndInfoWording(t *testing.T) {
+	a := filepath.Join(refDir, "v3_dtype_int16.zarr")
+	dir := t.TempDir()
+	if err := runFail(t, "cp", "--chunks", "8", a, filepath.Join(dir, "x.zarr")); !strings.Contains(err.Error(), "--chunks gives 1 dimension for an array of 2 dimensions") {
+		t.Errorf("cp --chunks 8: %v", err)
+	}
+	if err := runFail(t, "cp", "--shards", "16,16", a, filepath.Join(dir, "y.zarr")); !strings.Contains(err.Error(), "the inner chunks [6 7] are the source's: give --chunks") {
+		t.Errorf("cp --shards alone: %v", err)
+	}
+	if out := runOK(t, "info", "--size", filepath.Join(refDir, "v3_shard_start.zarr")); !strings.Contains(out, "12/12 shards") {
+		t.Errorf("info --size of a sharded array: %q", out)
+	}
+}
