@@ -9,7 +9,10 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/mem"
+	"github.com/gozarr/gozarr/zarr"
 )
 
 // The fuzz targets run each parser on arbitrary bytes and then read all
@@ -166,4 +169,61 @@ func TestWriteCorpus(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzImportChanges: a document of changes to import (as a worker's
+// ExportChanges makes it) is parsed, checked and merged or refused, never
+// a panic; a refused import changes nothing in the session.
+func FuzzImportChanges(f *testing.F) {
+	ctx := context.Background()
+	r, err := Create(ctx, mem.New())
+	if err != nil {
+		f.Fatal(err)
+	}
+	s, err := r.Session(ctx, "main")
+	if err != nil {
+		f.Fatal(err)
+	}
+	meta, err := zarr.NewArrayMetadata([]int{4, 4}, dtype.TypeUint8, []int{2, 2})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := zarr.CreateArray(ctx, s, "a", meta); err != nil {
+		f.Fatal(err)
+	}
+	base, err := s.Commit(ctx, "a", nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	w, err := r.SessionAt(ctx, "main", base, WithInlineThreshold(2))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for i, v := range [][]byte{{1, 2, 3, 4}, {5}} {
+		if err := w.Set(ctx, fmt.Sprintf("a/c/%d/0", i), v); err != nil {
+			f.Fatal(err)
+		}
+	}
+	w.Delete(ctx, "a/c/1/1")
+	doc, err := w.ExportChanges()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(doc)
+	f.Add([]byte(`{"base":"` + base.String() + `","refs":[{"path":"/a","coords":[0,1],"kind":"virtual","location":"vcc://x/../y"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := r.SessionAt(ctx, "main", base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.ImportChanges(data); err != nil {
+			if len(m.changes) != 0 {
+				t.Fatalf("a refused import changed the session: %v", err)
+			}
+			return
+		}
+		if _, err := m.ExportChanges(); err != nil {
+			t.Fatalf("an imported document cannot be exported again: %v", err)
+		}
+	})
 }
