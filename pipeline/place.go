@@ -19,7 +19,6 @@ import (
 const (
 	unitDecode uint8 = iota // decode data with chain into the part's place
 	unitRuns                // assemble byte runs of an uncompressed chunk, then copy
-	unitNested              // data is a whole inner shard: read it from memory
 	unitKeep                // decode data whole into a new buffer, reply with it and place it (cache loads)
 	unitFill                // fill the place with the fill value data (a missing chunk)
 	unitCopy                // data is the decoded chunk (a cache hit): copy the part out
@@ -31,16 +30,15 @@ const (
 // chunk, or an inner chunk of a shard, with its encoded bytes and its
 // place in the output.
 type unit struct {
-	kind   uint8
-	key    string  // the chunk's (or shard's) store key
-	inner  []int   // inner chunk coordinates within its shard; nil for a chunk
-	path   [][]int // the inner shards (coordinates) leading to that shard, for nested shards
-	chain  *codecs.Chain
-	shape  []int        // the unit's decoded (chunk) shape
-	part   nd.ChunkPart // the unit's share: its box in the chunk ...
-	dst    nd.View      // ... and its place in the output
-	data   []byte       // encoded bytes
-	layout *sharding.Layout
+	kind  uint8
+	key   string  // the chunk's (or shard's) store key
+	inner []int   // inner chunk coordinates within its shard; nil for a chunk
+	path  [][]int // the inner shards (coordinates) leading to that shard, for nested shards
+	chain *codecs.Chain
+	shape []int        // the unit's decoded (chunk) shape
+	part  nd.ChunkPart // the unit's share: its box in the chunk ...
+	dst   nd.View      // ... and its place in the output
+	data  []byte       // encoded bytes
 
 	// unitRuns: the fetched runs, their spans and the chunk's offset in
 	// the shard, and the first run's offset within the chunk.
@@ -111,6 +109,9 @@ func (w *worker) scratchFor(n int) []byte {
 // decoded, filled, copied from the chunk cache or read straight into
 // place. Errors name the unit's key once, and its inner chunk.
 func (w *worker) place(ctx context.Context, u *unit) error {
+	if w.e != nil && w.e.placed != nil {
+		w.e.placed(u)
+	}
 	var err error
 	switch u.kind {
 	case unitKeep:
@@ -135,8 +136,6 @@ func (w *worker) place(ctx context.Context, u *unit) error {
 		err = w.placeVec(ctx, u)
 	case unitRuns:
 		w.placeRuns(u)
-	case unitNested:
-		err = w.placeNested(u.layout, u.data, u.part, u.dst)
 	default:
 		if u.cacheKey != "" {
 			err = w.placeKept(u)
@@ -150,11 +149,7 @@ func (w *worker) place(ctx context.Context, u *unit) error {
 	if u.inner == nil {
 		return fmt.Errorf("chunk %q: %w", u.key, err)
 	}
-	what := "inner chunk"
-	if u.kind == unitNested {
-		what = "inner shard"
-	}
-	return fmt.Errorf("shard %q: %s%s %v: %w", u.key, pathPrefix(u.path), what, u.inner, err)
+	return fmt.Errorf("shard %q: %sinner chunk %v: %w", u.key, pathPrefix(u.path), u.inner, err)
 }
 
 // decodeInto is the place function: it decodes the encoded chunk enc (of
@@ -213,35 +208,6 @@ func (w *worker) placeRuns(u *unit) {
 	item := u.dst.ItemSize
 	v := nd.View{Data: buf, Offset: -int(u.lo), Shape: u.shape, Strides: nd.CStrides(u.shape, item), ItemSize: item}
 	nd.Copy(u.dst, u.part.SrcView(v))
-}
-
-// placeNested reads the part p of the in-memory inner shard b (of layout
-// l) into dst, placing each of its inner chunks with decodeInto.
-func (w *worker) placeNested(l *sharding.Layout, b []byte, p nd.ChunkPart, dst nd.View) error {
-	ix, err := l.IndexOf(b)
-	if err != nil {
-		return err
-	}
-	for q := range p.Parts(l.ChunkShape()) {
-		out := q.DstView(dst)
-		off, n, ok := ix.Entry(l.Linear(q.Coords))
-		if !ok {
-			nd.Fill(out, l.Fill())
-			continue
-		}
-		enc := b[off : off+n : off+n]
-		what := "inner chunk"
-		if l.Nested() != nil {
-			what = "inner shard"
-			err = w.placeNested(l.Nested(), enc, q, out)
-		} else {
-			err = w.decodeInto(l.Inner(), l.ChunkShape(), enc, q, out)
-		}
-		if err != nil {
-			return fmt.Errorf("%s %v: %w", what, q.Coords, err)
-		}
-	}
-	return nil
 }
 
 // placeInto reads the identity-encoded chunk u.key, wanted whole, straight

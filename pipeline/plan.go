@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"slices"
 
@@ -94,23 +95,33 @@ type ReadUnit struct {
 }
 
 // ReadUnits returns the read units of the plan, in C order of write units
-// and, within a shard, of inner chunks. For a sharded array it resolves
-// shard indexes from r (through the grid's index cache: one range request
-// per cold shard, none for a warm one); a missing shard yields one Missing
-// unit per inner chunk the selection touches in it. Iteration stops at the
-// first error, which it yields.
+// and, within a shard, of inner chunks: exactly the units a Read of the
+// plan's selection fetches and decodes (both walk shards with walkShard).
+// For a sharded array it resolves shard indexes from r (through the
+// grid's index cache: one range request per cold shard, none for a warm
+// one); a missing shard yields one Missing unit per inner chunk the
+// selection touches in it. Iteration stops at the first error, which it
+// yields.
 func (p *Plan) ReadUnits(ctx context.Context, r store.Reader) iter.Seq2[ReadUnit, error] {
 	if p.g.Rect != nil {
 		return p.rectReadUnits(ctx, r)
 	}
 	return func(yield func(ReadUnit, error) bool) {
-		var f *fetcher
-		if p.g.Shard != nil {
-			f = newFetcher(newEngine(r, p.g, nd.View{}, Options{}))
-			defer f.close()
+		caps := store.CapabilitiesOf(r)
+		index := func(ref shardRef) (*sharding.Index, error) {
+			if g := p.g; g.IndexCache != nil {
+				if ix, ok := g.IndexCache.Get(g.StoreID, ref.key, ref.base, ref.size); ok {
+					return ix, nil
+				}
+			}
+			return loadIndex(ctx, r, caps, p.g, ref)
+		}
+		nested := func(sub shardRef) (*sharding.Index, bool, error) {
+			ix, err := index(sub)
+			return ix, true, err
 		}
 		for w := range p.WriteUnits() {
-			if f == nil {
+			if p.g.Shard == nil {
 				u := ReadUnit{Key: w.Key, Chunk: w.Coords, Range: store.Full(), Part: w.Part, Whole: w.Part.IsWhole(p.g.ChunkShape)}
 				if !yield(u, nil) {
 					return
@@ -118,50 +129,98 @@ func (p *Plan) ReadUnits(ctx context.Context, r store.Reader) iter.Seq2[ReadUnit
 				continue
 			}
 			ref := shardRef{l: p.g.Shard, key: w.Key}
-			if !f.planShard(ctx, ref, w.Coords, nil, w.Part, w.Part.DstStart, yield) {
+			ix, err := index(ref)
+			if err != nil {
+				yield(ReadUnit{}, err)
+				return
+			}
+			ok := walkShard(ref, ix, nil, w.Coords, w.Part, w.Part.DstStart, nested, func(wu walked) bool {
+				if wu.err != nil {
+					yield(ReadUnit{}, wu.err)
+					return false
+				}
+				return yield(wu.u, nil)
+			})
+			if !ok {
 				return
 			}
 		}
 	}
 }
 
-// planShard yields the read units of sel within the shard ref, whose
-// output box starts at dst0; path is the inner chunk path down to ref. It
-// reports whether iteration goes on.
-func (f *fetcher) planShard(ctx context.Context, ref shardRef, chunk []int, path [][]int, sel nd.ChunkPart, dst0 []int, yield func(ReadUnit, error) bool) bool {
+// walked is one step of walkShard: a read unit, an inner shard whose index
+// is not known yet, or an error that ends the walk.
+type walked struct {
+	u   ReadUnit // Part.DstStart is in the read's output; Range within Key
+	ref shardRef // the (inner) shard holding it
+	lin int      // its C-order index within that shard
+	// off, n: its bytes within Key's value (when stored).
+	off, n int64
+	enc    []byte // its bytes, when its shard is in memory
+	// pending: u is an inner shard (u.Range its bytes, u.Part its part)
+	// whose index the walk's nested function did not know.
+	pending bool
+	err     error
+}
+
+// walkShard yields the read units of sel, a part of the shard ref whose
+// index is ix (a nil ix: the shard is not stored), in C order of inner
+// chunks and through nested shards; dst0 is where sel's box starts in
+// the read's output and chunk the shard's grid coordinates. mem, when not
+// nil, is the shard's bytes in memory: units then come with their bytes
+// and inner shards are read from it. Otherwise an inner shard's index
+// comes from nested; when it is not known (false), the walk yields the
+// inner shard as pending instead of its units. An error is yielded and
+// ends the walk. walkShard reports whether the consumer wants more.
+//
+// It is the one planner of read units: Plan.ReadUnits and the engine's
+// shard reads both walk with it, so the units a plan lists are the units
+// a read fetches and decodes.
+func walkShard(ref shardRef, ix *sharding.Index, mem []byte, chunk []int, sel nd.ChunkPart, dst0 []int,
+	nested func(sub shardRef) (*sharding.Index, bool, error), yield func(walked) bool) bool {
 	l := ref.l
-	var ix *sharding.Index
-	if g := f.e.g; g.IndexCache != nil {
-		ix, _ = g.IndexCache.Get(g.StoreID, ref.key, ref.base, ref.size)
-	}
-	if ix == nil {
-		var err error
-		if ix, err = f.loadIndex(ctx, ref); err != nil {
-			yield(ReadUnit{}, err)
-			return false
-		}
-	}
 	for q := range sel.Parts(l.ChunkShape()) {
 		abs := q
 		abs.DstStart = make([]int, len(q.DstStart))
 		for d := range abs.DstStart {
 			abs.DstStart[d] = dst0[d] + q.DstStart[d]
 		}
-		inner := append(slices.Clone(path), q.Coords)
-		u := ReadUnit{Key: ref.key, Chunk: chunk, Inner: inner, Part: abs, Whole: q.IsWhole(l.ChunkShape()), Missing: true}
+		lin := l.Linear(q.Coords)
+		inner := append(slices.Clone(ref.path), q.Coords)
+		w := walked{ref: ref, lin: lin, u: ReadUnit{Key: ref.key, Chunk: chunk, Inner: inner, Part: abs, Whole: q.IsWhole(l.ChunkShape()), Missing: true}}
+		off, n, ok := int64(0), int64(0), false
 		if ix != nil {
-			if off, n, ok := ix.Entry(l.Linear(q.Coords)); ok {
-				if l.Nested() != nil {
-					sub := shardRef{l: l.Nested(), key: ref.key, base: ref.base + off, size: n}
-					if !f.planShard(ctx, sub, chunk, inner, q, abs.DstStart, yield) {
-						return false
-					}
-					continue
-				}
-				u.Missing, u.Range = false, store.OffsetLen(ref.base+off, n)
+			off, n, ok = ix.Entry(lin)
+		}
+		if ok {
+			w.u.Missing, w.u.Range, w.off, w.n = false, store.OffsetLen(ref.base+off, n), ref.base+off, n
+			if mem != nil {
+				w.enc = mem[off : off+n : off+n]
 			}
 		}
-		if !yield(u, nil) {
+		if ok && l.Nested() != nil {
+			sub := shardRef{l: l.Nested(), key: ref.key, base: ref.base + off, size: n, path: inner}
+			var six *sharding.Index
+			known := true
+			var err error
+			if mem != nil {
+				six, err = sub.l.IndexOf(w.enc)
+			} else {
+				six, known, err = nested(sub)
+			}
+			if err != nil {
+				yield(walked{err: fmt.Errorf("%sinner shard %v: %w", pathPrefix(ref.path), q.Coords, err)})
+				return false
+			}
+			if known {
+				if !walkShard(sub, six, w.enc, chunk, q, abs.DstStart, nested, yield) {
+					return false
+				}
+				continue
+			}
+			w.pending = true
+		}
+		if !yield(w) {
 			return false
 		}
 	}

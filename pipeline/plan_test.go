@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/pipeline"
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/zarr"
@@ -256,4 +258,97 @@ func TestPlanReadUnitsStopsAtError(t *testing.T) {
 			}
 		})
 	}
+}
+
+// getOnly hides every optional interface of a store but Get: a store read
+// like a remote one (index first, ranges batched; no whole local reads).
+type getOnly struct{ store.Reader }
+
+func (g getOnly) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	return g.Reader.Get(ctx, key, r)
+}
+
+// TestReadRunsThePlan: the units a read's decode workers place are the
+// read units its plan lists, through nested shards (each innermost chunk
+// one unit, whether its shard was read whole or by ranges), from a local
+// store and a remote-like one, cold and with the index cache warm;
+// missing chunks and shards are fill units.
+func TestReadRunsThePlan(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		specs []codecs.Spec
+	}{
+		{"chunks", zstdSpecs(t)},
+		{"shards", shardSpecs(t, []int{4, 8})},
+		{"nested shards", nestedSpecs(t)},
+	} {
+		st, _ := makeArray(t, []int{40, 48}, []int{16, 16}, tc.specs)
+		a, err := zarr.OpenArray(ctx, st, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := zarr.Write(ctx, a, make([]float32, 16*16), nd.Range(16, 32), nd.Range(16, 32)); err != nil {
+			t.Fatal(err)
+		}
+		for _, sel := range [][]nd.Item{
+			{nd.Slice(0, 40, 1), nd.Slice(0, 48, 1)},
+			{nd.Slice(3, 37, 2), nd.Slice(-1, 5, -3)},
+			{nd.Slice(1, 30, 1), nd.Indices(2, 17, 18, 40)},
+		} {
+			for _, r := range []store.Reader{st, getOnly{st}} {
+				for round := range 2 { // the second with the index cache warm
+					name := fmt.Sprintf("%s/%v/%T/%d", tc.name, sel, r, round)
+					plan, err := a.Plan(sel...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					planned := map[string]bool{}
+					for u, err := range plan.ReadUnits(ctx, r) {
+						if err != nil {
+							t.Fatal(err)
+						}
+						planned[fmt.Sprintf("%s %v", u.Key, u.Inner)] = u.Missing || u.Inner == nil
+					}
+					out := make([]byte, 4*nd.NumElements(plan.Selection().FullShape()))
+					placed, err := pipeline.ReadPlanUnits(ctx, r, plan, out, pipeline.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					seen := map[string]bool{}
+					for _, p := range placed {
+						kind, unit, _ := strings.Cut(p, " ")
+						if seen[unit] {
+							t.Errorf("%s: unit %s placed twice", name, unit)
+						}
+						seen[unit] = true
+						if _, ok := planned[unit]; ok {
+							continue
+						}
+						key, _, _ := strings.Cut(unit, " ")
+						if kind == "fill" && strings.HasSuffix(unit, " []") && hasKey(planned, key) {
+							continue // a missing shard (or chunk), filled at once
+						}
+						t.Errorf("%s: placed %s, which the plan does not list", name, p)
+					}
+					for u, mayFill := range planned {
+						key, _, _ := strings.Cut(u, " ")
+						if !seen[u] && !(mayFill && seen[key+" []"]) {
+							t.Errorf("%s: planned unit %s not placed", name, u)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// hasKey reports whether a unit of units ("key path") has key key.
+func hasKey(units map[string]bool, key string) bool {
+	for u := range units {
+		if strings.HasPrefix(u, key+" ") {
+			return true
+		}
+	}
+	return false
 }

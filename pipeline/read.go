@@ -121,6 +121,8 @@ type engine struct {
 	f        fetcher
 	w        worker
 	h        hold // the hold of the shard being read
+
+	placed func(*unit) // tests: sees every unit a worker places
 }
 
 func newEngine(r store.Reader, g *Grid, out nd.View, opt Options) *engine {
@@ -390,7 +392,7 @@ func (f *fetcher) readChunk(ctx context.Context, p nd.ChunkPart) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		e.done(&u)
-		return e.sendFill(ctx, dst, e.g.fill())
+		return e.sendFill(ctx, key, dst, e.g.fill())
 	case err != nil:
 		e.done(&u)
 		return fmt.Errorf("chunk %q: %w", key, err)
@@ -400,9 +402,9 @@ func (f *fetcher) readChunk(ctx context.Context, p nd.ChunkPart) error {
 }
 
 // sendFill hands the decode workers a unit that fills dst with the fill
-// value fill: a chunk (or shard, or inner chunk) that is not stored.
-func (e *engine) sendFill(ctx context.Context, dst nd.View, fill []byte) error {
-	return e.send(ctx, unit{kind: unitFill, dst: dst, data: fill})
+// value fill: the chunk (or shard) at key, which is not stored.
+func (e *engine) sendFill(ctx context.Context, key string, dst nd.View, fill []byte) error {
+	return e.send(ctx, unit{kind: unitFill, key: key, dst: dst, data: fill})
 }
 
 // readCached reads one chunk of an unsharded array through g.Cache: a hit
@@ -444,7 +446,7 @@ func (f *fetcher) readCached(ctx context.Context, key string, p nd.ChunkPart) er
 	})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return e.sendFill(ctx, dst, e.g.fill())
+		return e.sendFill(ctx, key, dst, e.g.fill())
 	case err != nil:
 		return fmt.Errorf("chunk %q: %w", key, err)
 	case placed:

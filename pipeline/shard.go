@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/gozarr/gozarr/cache"
@@ -54,7 +53,7 @@ func (f *fetcher) readShard(ctx context.Context, p nd.ChunkPart) error {
 	}
 	h.refs.Store(1) // the fetcher's own, dropped when it has sent every unit
 	defer e.unref(h)
-	if err := f.shard(ctx, h, shardRef{l: l, key: key}, p, p.DstView(e.out), true); err != nil {
+	if err := f.shard(ctx, h, shardRef{l: l, key: key}, p); err != nil {
 		return fmt.Errorf("shard %q: %w", key, err)
 	}
 	return nil
@@ -74,18 +73,18 @@ func (f *fetcher) innerVec(l *sharding.Layout) bool {
 	return vecread.Worth(run, l.InnerBytes())
 }
 
-// shard reads sel, a part of the shard ref (its box, listed indices or
-// points within the shard; its destination is dst), into dst. top is set
-// for a shard that is a whole stored value (its inner chunks may live in
-// the chunk cache).
-func (f *fetcher) shard(ctx context.Context, h *hold, ref shardRef, sel nd.ChunkPart, dst nd.View, top bool) error {
+// shard reads p, the part of the stored shard ref that a read wants (its
+// box, listed indices or points within the shard; p.DstStart is where it
+// starts in the output).
+func (f *fetcher) shard(ctx context.Context, h *hold, ref shardRef, p nd.ChunkPart) error {
 	e := f.e
 	l := ref.l
+	dst := p.DstView(e.out)
 	var hits []bool
-	if top && e.g.Cache != nil && l.Nested() == nil {
+	if e.g.Cache != nil && l.Nested() == nil {
 		var all bool
 		var err error
-		if hits, all, err = f.cachedInner(ctx, ref.key, l, sel, dst); all || err != nil {
+		if hits, all, err = f.cachedInner(ctx, ref.key, l, p, dst); all || err != nil {
 			return err
 		}
 	}
@@ -97,21 +96,21 @@ func (f *fetcher) shard(ctx context.Context, h *hold, ref shardRef, sel nd.Chunk
 	// one request: when the index is not cached, and always from a local
 	// store (one read, into one pooled buffer). A store with vectored
 	// reads instead reads the index, then the uncompressed inner chunks
-	// sel covers whole straight into dst.
-	if (ix == nil || e.caps.Local) && !(f.innerVec(l) && !sel.Gathers() && sel.Selection().Forward()) &&
-		sel.NumParts(l.ChunkShape()) == l.NumChunks() && hits == nil {
-		return f.readWhole(ctx, h, ref, sel, dst)
+	// p covers whole straight into the output.
+	if (ix == nil || e.caps.Local) && !(f.innerVec(l) && !p.Gathers() && p.Selection().Forward()) &&
+		p.NumParts(l.ChunkShape()) == l.NumChunks() && hits == nil {
+		return f.readWhole(ctx, h, ref, p)
 	}
 	if ix == nil {
 		var err error
-		if ix, err = f.loadIndex(ctx, ref); err != nil {
+		if ix, err = loadIndex(ctx, e.r, e.caps, e.g, ref); err != nil {
 			return err
 		}
 		if ix == nil { // no such shard
-			return e.sendFill(ctx, dst, l.Fill())
+			return e.sendFill(ctx, ref.key, dst, l.Fill())
 		}
 	}
-	return f.readInner(ctx, h, ref, ix, sel, dst, hits)
+	return f.readInner(ctx, h, ref, ix, nil, p.Coords, p, hits)
 }
 
 // cachedInner hands the decode workers the inner chunks of sel the chunk
@@ -140,19 +139,19 @@ func (f *fetcher) cachedInner(ctx context.Context, key string, l *sharding.Layou
 	return hit, all, nil
 }
 
-// loadIndex fetches and decodes ref's index with one request, through the
-// index cache (and its single-flight) when there is one. It returns nil,
-// nil for a missing shard.
-func (f *fetcher) loadIndex(ctx context.Context, ref shardRef) (*sharding.Index, error) {
-	e := f.e
+// loadIndex fetches and decodes the index of ref (a shard of g in r, whose
+// capabilities are caps) with one request, through g's index cache (and
+// its single-flight) when there is one. It returns nil, nil for a missing
+// shard.
+func loadIndex(ctx context.Context, r store.Reader, caps store.Capabilities, g *Grid, ref shardRef) (*sharding.Index, error) {
 	l := ref.l
 	fetch := func(ctx context.Context) (*sharding.Index, error) {
 		size := ref.size
-		if size == 0 && e.caps.Local && e.caps.Sizer != nil {
+		if size == 0 && caps.Local && caps.Sizer != nil {
 			// A local store tells a shard's size for the price of a stat:
 			// then every entry of the index is checked against it, not only
 			// those a read needs.
-			n, err := e.caps.Sizer.Size(ctx, ref.key)
+			n, err := caps.Sizer.Size(ctx, ref.key)
 			if errors.Is(err, store.ErrNotFound) {
 				return nil, nil
 			}
@@ -168,7 +167,7 @@ func (f *fetcher) loadIndex(ctx context.Context, ref shardRef) (*sharding.Index,
 		if err != nil {
 			return nil, err
 		}
-		b, err := e.r.Get(ctx, ref.key, br)
+		b, err := r.Get(ctx, ref.key, br)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, nil
 		}
@@ -183,27 +182,20 @@ func (f *fetcher) loadIndex(ctx context.Context, ref shardRef) (*sharding.Index,
 		}
 		return l.DecodeIndex(b, -1)
 	}
-	if e.g.IndexCache == nil {
+	if g.IndexCache == nil {
 		return fetch(ctx)
 	}
-	return e.g.IndexCache.Load(ctx, e.g.StoreID, ref.key, ref.base, ref.size, fetch)
+	return g.IndexCache.Load(ctx, g.StoreID, ref.key, ref.base, ref.size, fetch)
 }
 
-// readWhole reads all of ref with one request and hands sel's inner
-// chunks to the decode workers from memory.
-func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, sel nd.ChunkPart, dst nd.View) error {
+// readWhole reads all of ref with one request and hands p's inner chunks
+// to the decode workers from memory.
+func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, p nd.ChunkPart) error {
 	e := f.e
 	l := ref.l
-	br := store.Full()
-	switch {
-	case ref.size > 0:
-		br = store.OffsetLen(ref.base, ref.size)
-	case ref.base > 0:
-		br = store.From(ref.base)
-	}
 	var b []byte
 	var err error
-	if e.caps.Local && ref.base == 0 && ref.size <= 0 {
+	if e.caps.Local {
 		if !h.slot && e.wholeSlots != nil {
 			select {
 			case e.wholeSlots <- struct{}{}:
@@ -223,16 +215,13 @@ func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, sel nd.C
 			h.bufs = append(h.bufs, bp)
 		}
 	} else {
-		b, err = e.r.Get(ctx, ref.key, br)
+		b, err = e.r.Get(ctx, ref.key, store.Full())
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return e.sendFill(ctx, dst, l.Fill())
+		return e.sendFill(ctx, ref.key, p.DstView(e.out), l.Fill())
 	}
 	if err != nil {
 		return err
-	}
-	if ref.size > 0 && int64(len(b)) != ref.size {
-		return fmt.Errorf("%w: read %d bytes of a %d-byte shard", sharding.ErrCorruptIndex, len(b), ref.size)
 	}
 	ix, err := l.IndexOf(b)
 	if err != nil {
@@ -241,7 +230,7 @@ func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, sel nd.C
 	if e.g.IndexCache != nil {
 		e.g.IndexCache.Add(e.g.StoreID, ref.key, ref.base, ref.size, ix)
 	}
-	return f.sendMem(ctx, h, ref, ix, b, sel, dst)
+	return f.readInner(ctx, h, ref, ix, b, p.Coords, p, nil)
 }
 
 // cachesInner reports whether the inner chunks of ref go through the chunk
@@ -278,44 +267,6 @@ func readLocal(ctx context.Context, caps store.Capabilities, key string, maxSize
 	return (*bp)[:k], bp, nil
 }
 
-// sendMem hands the inner chunks sel needs of the in-memory shard b
-// (index ix) to the decode workers.
-func (f *fetcher) sendMem(ctx context.Context, h *hold, ref shardRef, ix *sharding.Index, b []byte, sel nd.ChunkPart, dst nd.View) error {
-	l := ref.l
-	kept := f.cachesInner(ref)
-	for p := range sel.Parts(l.ChunkShape()) {
-		lin := l.Linear(p.Coords)
-		off, n, ok := ix.Entry(lin)
-		out := p.DstView(dst)
-		if !ok {
-			if err := f.e.sendFill(ctx, out, l.Fill()); err != nil {
-				return err
-			}
-			continue
-		}
-		u := innerUnit(ref, p, out, b[off:off+n:off+n], h)
-		if kept {
-			u.cacheKey, u.kept = cache.Key(f.e.g.StoreID, ref.key, 0, lin), f.e.g.Cache
-		}
-		if err := f.e.send(ctx, u); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// innerUnit is the read unit of inner chunk p of a shard of layout l, with
-// its encoded bytes: decoded with the inner chain, or read as an inner
-// shard from memory when l nests shards.
-func innerUnit(ref shardRef, p nd.ChunkPart, out nd.View, enc []byte, h *hold) unit {
-	l := ref.l
-	u := unit{kind: unitDecode, key: ref.key, inner: p.Coords, path: ref.path, chain: l.Inner(), shape: l.ChunkShape(), part: p, dst: out, data: enc, hold: h}
-	if l.Nested() != nil {
-		u.kind, u.layout = unitNested, l.Nested()
-	}
-	return u
-}
-
 // pathPrefix names the inner shards leading to a nested shard in errors.
 func pathPrefix(path [][]int) string {
 	var b strings.Builder
@@ -325,96 +276,107 @@ func pathPrefix(path [][]int) string {
 	return b.String()
 }
 
-// Kinds of work on one inner chunk once its index entry is known.
+// Kinds of work on one read unit (or inner shard) of a shard read.
 const (
-	jobWhole  uint8 = iota // fetch the whole encoded chunk (or inner shard), then decode
+	jobFetch  uint8 = iota // fetch the whole encoded chunk, then decode
+	jobMem                 // its bytes are in memory: decode
+	jobFill                // not stored: fill
 	jobRuns                // fetch the byte runs a part needs of an uncompressed chunk
-	jobNested              // fetch an inner shard's index, then read it as a shard
 	jobVec                 // read an uncompressed chunk straight into the output
+	jobIndex               // an inner shard: fetch its index, then read it as a shard
+	jobNested              // an inner shard read whole: fetch it, then read it from memory
 )
 
-// job is the work on one stored inner chunk.
+// job is the work on one read unit, or on one inner shard whose index is
+// not known yet, of a shard read.
 type job struct {
-	kind     uint8
-	part     nd.ChunkPart
-	lin      int   // C-order index of the inner chunk within the shard
-	off, n   int64 // the chunk's bytes within the shard
-	s0, s1   int   // its spans: spans[s0:s1]
-	lo       int64 // jobRuns: first byte of the runs, relative to the chunk
-	nestedIx *sharding.Index
+	walked
+	kind   uint8
+	s0, s1 int   // its spans: spans[s0:s1]
+	lo     int64 // jobRuns: first byte of the runs, relative to the chunk
 }
 
 // maxRuns bounds the byte runs one partially read uncompressed inner chunk
 // is split into; beyond it the reader fetches the runs' bounding range.
 const maxRuns = 1024
 
-// readInner reads sel from the stored shard ref whose index is ix: it
-// lists the inner chunks sel touches, fetches their bytes with one batched
-// call and hands them to the decode workers. hits marks inner chunks
-// already placed from the chunk cache.
-func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *sharding.Index, sel nd.ChunkPart, dst nd.View, hits []bool) error {
+// readInner reads sel from the stored shard ref whose index is ix (its
+// bytes mem, when in memory; chunk its grid coordinates): it walks the
+// read units sel needs (walkShard, through nested shards whose indexes
+// are cached or in memory), fetches the bytes of those not in memory, and
+// of the indexes of inner shards not known yet, with one batched call, and
+// hands the units to the decode workers; then it reads those inner shards
+// the same way. hits marks inner chunks already sent from the chunk cache.
+func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *sharding.Index, mem []byte, chunk []int, sel nd.ChunkPart, hits []bool) error {
 	e := f.e
-	l := ref.l
 	var jobs []job
 	var spans []store.Span
-	vec := f.innerVec(l)
-	cacheInner := f.cachesInner(ref)
-	for p := range sel.Parts(l.ChunkShape()) {
-		lin := l.Linear(p.Coords)
-		if hits != nil && hits[lin] {
-			continue // placed from the chunk cache
-		}
-		off, n, ok := ix.Entry(lin)
-		if !ok {
-			if err := e.sendFill(ctx, p.DstView(dst), l.Fill()); err != nil {
-				return err
+	span := func(off, n int64) { spans = append(spans, store.Span{Offset: off - ref.base, Length: n}) }
+	nested := func(sub shardRef) (*sharding.Index, bool, error) {
+		if e.g.IndexCache != nil {
+			if ix, ok := e.g.IndexCache.Get(e.g.StoreID, sub.key, sub.base, sub.size); ok {
+				return ix, true, nil
 			}
-			continue
 		}
-		j := job{kind: jobWhole, part: p, lin: lin, off: off, n: n, s0: len(spans)}
-		whole := p.IsWhole(l.ChunkShape())
+		return nil, false, nil
+	}
+	var err error
+	walkShard(ref, ix, mem, chunk, sel, sel.DstStart, nested, func(w walked) bool {
+		if w.err != nil {
+			err = w.err
+			return false
+		}
+		if hits != nil && hits[w.lin] {
+			return true // sent from the chunk cache (hits: a shard of plain inner chunks)
+		}
+		j := job{walked: w, kind: jobFetch, s0: len(spans)}
+		l := w.ref.l
+		part := w.u.Part
 		switch {
-		case vec && whole:
-			if n != int64(l.InnerBytes()) {
-				return fmt.Errorf("%w: inner chunk %v has %d bytes, uncompressed chunks have %d",
-					sharding.ErrCorruptIndex, p.Coords, n, l.InnerBytes())
-			}
-			j.kind = jobVec
-		case whole:
-			spans = append(spans, store.Span{Offset: off, Length: n})
-		case l.Nested() != nil:
-			if p.NumParts(l.Nested().ChunkShape()) == l.Nested().NumChunks() {
-				spans = append(spans, store.Span{Offset: off, Length: n})
+		case w.u.Missing:
+			j.kind = jobFill
+		case w.pending:
+			if part.NumParts(l.Nested().ChunkShape()) == l.Nested().NumChunks() {
+				j.kind = jobNested
+				span(w.off, w.n)
 				break
 			}
-			j.kind = jobNested
-			sub := shardRef{l: l.Nested(), key: ref.key, base: ref.base + off, size: n}
-			if e.g.IndexCache != nil {
-				j.nestedIx, _ = e.g.IndexCache.Get(e.g.StoreID, sub.key, sub.base, sub.size)
+			j.kind = jobIndex
+			br, berr := l.Nested().IndexRangeIn(w.off, w.n)
+			if berr != nil {
+				err = fmt.Errorf("%sinner shard %v: %w", pathPrefix(w.ref.path), part.Coords, berr)
+				return false
 			}
-			if j.nestedIx == nil {
-				br, err := sub.l.IndexRangeIn(sub.base, sub.size)
-				if err != nil {
-					return fmt.Errorf("%sinner shard %v: %w", pathPrefix(ref.path), p.Coords, err)
-				}
-				o, k, _ := br.Bounded()
-				spans = append(spans, store.Span{Offset: o - ref.base, Length: k})
+			o, k, _ := br.Bounded()
+			span(o, k)
+		case w.enc != nil:
+			j.kind = jobMem
+		case w.u.Whole && f.innerVec(l):
+			if w.n != int64(l.InnerBytes()) {
+				err = fmt.Errorf("%w: inner chunk %v has %d bytes, uncompressed chunks have %d",
+					sharding.ErrCorruptIndex, part.Coords, w.n, l.InnerBytes())
+				return false
 			}
-		case l.Identity() && !cacheInner && !p.Gathers(): // with a chunk cache, read whole chunks to cache them
-			if n != int64(l.InnerBytes()) {
-				return fmt.Errorf("%w: inner chunk %v has %d bytes, uncompressed chunks have %d",
-					sharding.ErrCorruptIndex, p.Coords, n, l.InnerBytes())
+			j.kind = jobVec
+		case w.u.Whole:
+			span(w.off, w.n)
+		case l.Identity() && !f.cachesInner(w.ref) && !part.Gathers(): // with a chunk cache, read whole chunks to cache them
+			if w.n != int64(l.InnerBytes()) {
+				err = fmt.Errorf("%w: inner chunk %v has %d bytes, uncompressed chunks have %d",
+					sharding.ErrCorruptIndex, part.Coords, w.n, l.InnerBytes())
+				return false
 			}
 			j.kind = jobRuns
-			spans, j.lo = appendRuns(spans, l, p, off)
+			spans, j.lo = appendRuns(spans, l, part, w.off-ref.base)
 		default:
-			spans = append(spans, store.Span{Offset: off, Length: n})
+			span(w.off, w.n)
 		}
 		j.s1 = len(spans)
 		jobs = append(jobs, j)
-	}
-	if len(jobs) == 0 {
-		return nil
+		return true
+	})
+	if err != nil || len(jobs) == 0 {
+		return err
 	}
 	data, err := f.fetchSpans(ctx, h, ref, spans)
 	if err != nil {
@@ -427,38 +389,45 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 	}
 	for i := range jobs {
 		j := &jobs[i]
-		out := j.part.DstView(dst)
+		l := j.ref.l
+		part := j.u.Part
+		out := part.DstView(e.out)
 		switch j.kind {
+		case jobFill:
+			err = e.send(ctx, unit{kind: unitFill, key: ref.key, inner: part.Coords, path: j.ref.path, dst: out, data: l.Fill()})
 		case jobVec:
-			u := unit{kind: unitVec, key: ref.key, inner: j.part.Coords, path: ref.path, part: j.part, dst: out, off: ref.base + j.off, size: int(j.n)}
-			if err := e.send(ctx, u); err != nil {
-				return err
+			err = e.send(ctx, unit{kind: unitVec, key: ref.key, inner: part.Coords, path: j.ref.path, part: part, dst: out, off: j.off, size: int(j.n)})
+		case jobIndex, jobNested:
+			sub := shardRef{l: l.Nested(), key: ref.key, base: j.off, size: j.n, path: j.u.Inner}
+			var nix *sharding.Index
+			var b []byte
+			if j.kind == jobNested {
+				b = data[j.s0]
+				nix, err = sub.l.IndexOf(b)
+			} else if nix, err = sub.l.DecodeIndex(data[j.s0], j.n); err == nil && e.g.IndexCache != nil {
+				e.g.IndexCache.Add(e.g.StoreID, sub.key, sub.base, sub.size, nix)
 			}
-			continue
-		case jobNested:
-			sub := shardRef{l: l.Nested(), key: ref.key, base: ref.base + j.off, size: j.n, path: append(slices.Clone(ref.path), j.part.Coords)}
-			nix := j.nestedIx
-			if nix == nil {
-				if nix, err = sub.l.DecodeIndex(data[j.s0], j.n); err != nil {
-					return fmt.Errorf("%sinner shard %v: %w", pathPrefix(ref.path), j.part.Coords, err)
-				}
-				if e.g.IndexCache != nil {
-					e.g.IndexCache.Add(e.g.StoreID, sub.key, sub.base, sub.size, nix)
-				}
+			if err != nil {
+				return fmt.Errorf("%sinner shard %v: %w", pathPrefix(j.ref.path), part.Coords, err)
 			}
-			if err := f.readInner(ctx, h, sub, nix, j.part, out, nil); err != nil {
-				return err
+			err = f.readInner(ctx, h, sub, nix, b, chunk, part, nil)
+		default:
+			u := unit{kind: unitDecode, key: ref.key, inner: part.Coords, path: j.ref.path, chain: l.Inner(), shape: l.ChunkShape(), part: part, dst: out, hold: h}
+			switch j.kind {
+			case jobMem:
+				u.data = j.enc
+			case jobRuns:
+				u.kind = unitRuns
+				u.pieces, u.spans, u.off, u.lo = data[j.s0:j.s1], spans[j.s0:j.s1], j.off-ref.base, j.lo
+			default:
+				u.data = data[j.s0]
 			}
-			continue
+			if u.kind == unitDecode && f.cachesInner(j.ref) {
+				u.cacheKey, u.kept = cache.Key(e.g.StoreID, ref.key, 0, j.lin), e.g.Cache
+			}
+			err = e.send(ctx, u)
 		}
-		u := innerUnit(ref, j.part, out, data[j.s0], h)
-		if j.kind == jobRuns {
-			u.kind = unitRuns
-			u.pieces, u.spans, u.off, u.lo = data[j.s0:j.s1], spans[j.s0:j.s1], j.off, j.lo
-		} else if cacheInner {
-			u.cacheKey, u.kept = cache.Key(e.g.StoreID, ref.key, 0, j.lin), e.g.Cache
-		}
-		if err := e.send(ctx, u); err != nil {
+		if err != nil {
 			return err
 		}
 	}
