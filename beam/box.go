@@ -166,15 +166,8 @@ func consolidate(base, limit []int, item int, maxBytes int64) ([]int, error) {
 }
 
 // units returns the array's write unit shape (the chunk, or the shard) and
-// its smallest read unit shape (the chunk, or the inner chunk).
-func units(a *zarr.Array) (write, read []int) {
-	write = a.ChunkShape()
-	read = write
-	if l := a.Sharding(); l != nil {
-		read = l.ChunkShape()
-	}
-	return write, read
-}
+// its decode unit shape (the chunk, or the innermost chunk of its shards).
+func units(a *zarr.Array) (write, read []int) { return a.Units() }
 
 // readShape picks the block shape for reading the box of shape region of
 // a within maxBytes: whole write units (shards) where one fits, else whole

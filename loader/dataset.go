@@ -172,10 +172,7 @@ func resolve(ds Dataset, blockRows int) (*geometry, error) {
 		item := f.Array.Metadata().DataType.Size()
 		fg.rowBytes = nd.NumElements(fg.rowShape) * item
 		fg.sampleBytes = fg.rowBytes * len(fg.offsets)
-		fg.unitShape = f.Array.ChunkShape()
-		if l := f.Array.Sharding(); l != nil {
-			fg.unitShape = l.ChunkShape()
-		}
+		_, fg.unitShape = f.Array.Units()
 		fg.unitBytes = int64(nd.NumElements(fg.unitShape)) * int64(item)
 		lo = max(lo, -fg.minOff)
 		if h := shape[0] - fg.maxOff; hi < 0 || h < hi {

@@ -20,7 +20,7 @@ func ReadPlanUnits(ctx context.Context, r store.Reader, p *Plan, out []byte, opt
 	var mu sync.Mutex
 	var seen []string
 	e := newEngine(r, p.g, nd.Contiguous(out, p.sel.FullShape(), p.g.itemSize()), opt)
-	e.placed = func(u *unit) {
+	e.placed = func(u unit) {
 		kind := "unit"
 		switch u.kind {
 		case unitFill:

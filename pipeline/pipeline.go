@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"runtime"
+	"slices"
 
 	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/codecs"
@@ -97,7 +98,8 @@ type Grid struct {
 	// Shard is set when the chain is sharding_indexed alone (no other
 	// codec around it), enabling partial shard reads.
 	Shard *sharding.Layout
-	// IndexCache, if set, keeps decoded shard indexes between reads.
+	// IndexCache, if set, keeps decoded shard indexes between reads;
+	// writes through the pipeline drop those of the shards they replace.
 	IndexCache *sharding.IndexCache
 	// StoreID tells stores apart in shared caches.
 	StoreID string
@@ -123,9 +125,15 @@ func (g *Grid) appendKey(dst []byte, coords []int) []byte {
 // cacheKey is the Cache key of the whole chunk at store key key.
 func (g *Grid) cacheKey(key string) string { return cache.Key(g.StoreID, key, 0, -1) }
 
-// forget removes from g.Cache the chunk stored at key (every inner chunk
-// of it, for a sharded array), after a write replaced or deleted it.
+// forget drops what g's caches hold of the chunk (shard) stored at key,
+// after a write replaced or deleted it: its decoded chunks (every inner
+// chunk, for a sharded array) in g.Cache, and its shard indexes (through
+// nested shards) in g.IndexCache. The pipeline is the one owner of this
+// invalidation: every write goes through it.
 func (g *Grid) forget(key string) {
+	if g.IndexCache != nil && g.Shard != nil {
+		g.IndexCache.Invalidate(g.StoreID, key)
+	}
 	if g.Cache == nil {
 		return
 	}
@@ -136,6 +144,22 @@ func (g *Grid) forget(key string) {
 		return
 	}
 	g.Cache.Remove(g.cacheKey(key))
+}
+
+// DecodeUnit returns the shape of g's read units, what a read decodes
+// whole: its chunks, or the innermost chunks of its shards through every
+// level of nesting.
+func (g *Grid) DecodeUnit() []int { return slices.Clone(g.unitShape()) }
+
+// UnitLevels returns the chunk shapes of g from the outermost down: its
+// chunk (shard) shape, then the inner chunk shape of each level of
+// sharding; the last is DecodeUnit.
+func (g *Grid) UnitLevels() [][]int {
+	levels := [][]int{slices.Clone(g.ChunkShape)}
+	for l := g.Shard; l != nil; l = l.Nested() {
+		levels = append(levels, slices.Clone(l.ChunkShape()))
+	}
+	return levels
 }
 
 // itemSize returns the element size of the array.

@@ -110,7 +110,7 @@ func (w *worker) scratchFor(n int) []byte {
 // place. Errors name the unit's key once, and its inner chunk.
 func (w *worker) place(ctx context.Context, u *unit) error {
 	if w.e != nil && w.e.placed != nil {
-		w.e.placed(u)
+		w.e.placed(*u)
 	}
 	var err error
 	switch u.kind {

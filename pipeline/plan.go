@@ -134,12 +134,12 @@ func (p *Plan) ReadUnits(ctx context.Context, r store.Reader) iter.Seq2[ReadUnit
 				yield(ReadUnit{}, err)
 				return
 			}
-			ok := walkShard(ref, ix, nil, w.Coords, w.Part, w.Part.DstStart, nested, func(wu walked) bool {
+			ok := walkShard(ref, ix, nil, w.Part, w.Part.DstStart, nested, func(wu walked) bool {
 				if wu.err != nil {
 					yield(ReadUnit{}, wu.err)
 					return false
 				}
-				return yield(wu.u, nil)
+				return yield(wu.unit(w.Coords), nil)
 			})
 			if !ok {
 				return
@@ -151,55 +151,75 @@ func (p *Plan) ReadUnits(ctx context.Context, r store.Reader) iter.Seq2[ReadUnit
 // walked is one step of walkShard: a read unit, an inner shard whose index
 // is not known yet, or an error that ends the walk.
 type walked struct {
-	u   ReadUnit // Part.DstStart is in the read's output; Range within Key
-	ref shardRef // the (inner) shard holding it
-	lin int      // its C-order index within that shard
-	// off, n: its bytes within Key's value (when stored).
+	ref  shardRef     // the (inner) shard holding it
+	part nd.ChunkPart // its share of the selection; DstStart from dst0
+	dst0 []int        // where the box of its shard's part starts in the output
+	lin  int          // its C-order index within its shard
+	// stored: its shard's index lists it, at bytes [off, off+n) of the
+	// key's value.
+	stored bool
 	off, n int64
 	enc    []byte // its bytes, when its shard is in memory
-	// pending: u is an inner shard (u.Range its bytes, u.Part its part)
-	// whose index the walk's nested function did not know.
+	// pending: it is an inner shard whose index the walk's nested
+	// function did not know.
 	pending bool
 	err     error
+}
+
+// unit returns w as a ReadUnit of the shard at grid coordinates chunk.
+func (w *walked) unit(chunk []int) ReadUnit {
+	abs := w.part
+	abs.DstStart = make([]int, len(w.dst0))
+	for d, s := range w.dst0 {
+		abs.DstStart[d] = s + w.part.DstStart[d]
+	}
+	u := ReadUnit{Key: w.ref.key, Chunk: chunk, Inner: append(slices.Clone(w.ref.path), w.part.Coords), Part: abs,
+		Whole: w.part.IsWhole(w.ref.l.ChunkShape()), Missing: !w.stored}
+	if w.stored {
+		u.Range = store.OffsetLen(w.off, w.n)
+	}
+	return u
+}
+
+// dst returns w's place in out, the read's output.
+func (w *walked) dst(out nd.View) nd.View {
+	v := w.part.DstView(out)
+	for d, s := range w.dst0 {
+		v.Offset += s * out.Strides[d]
+	}
+	return v
 }
 
 // walkShard yields the read units of sel, a part of the shard ref whose
 // index is ix (a nil ix: the shard is not stored), in C order of inner
 // chunks and through nested shards; dst0 is where sel's box starts in
-// the read's output and chunk the shard's grid coordinates. mem, when not
-// nil, is the shard's bytes in memory: units then come with their bytes
-// and inner shards are read from it. Otherwise an inner shard's index
-// comes from nested; when it is not known (false), the walk yields the
-// inner shard as pending instead of its units. An error is yielded and
-// ends the walk. walkShard reports whether the consumer wants more.
+// the read's output. mem, when not nil, is the shard's bytes in memory:
+// units then come with their bytes and inner shards are read from it.
+// Otherwise an inner shard's index comes from nested; when it is not
+// known (false), the walk yields the inner shard as pending instead of
+// its units. An error is yielded and ends the walk. walkShard reports
+// whether the consumer wants more.
 //
 // It is the one planner of read units: Plan.ReadUnits and the engine's
 // shard reads both walk with it, so the units a plan lists are the units
 // a read fetches and decodes.
-func walkShard(ref shardRef, ix *sharding.Index, mem []byte, chunk []int, sel nd.ChunkPart, dst0 []int,
+func walkShard(ref shardRef, ix *sharding.Index, mem []byte, sel nd.ChunkPart, dst0 []int,
 	nested func(sub shardRef) (*sharding.Index, bool, error), yield func(walked) bool) bool {
 	l := ref.l
 	for q := range sel.Parts(l.ChunkShape()) {
-		abs := q
-		abs.DstStart = make([]int, len(q.DstStart))
-		for d := range abs.DstStart {
-			abs.DstStart[d] = dst0[d] + q.DstStart[d]
-		}
-		lin := l.Linear(q.Coords)
-		inner := append(slices.Clone(ref.path), q.Coords)
-		w := walked{ref: ref, lin: lin, u: ReadUnit{Key: ref.key, Chunk: chunk, Inner: inner, Part: abs, Whole: q.IsWhole(l.ChunkShape()), Missing: true}}
-		off, n, ok := int64(0), int64(0), false
+		w := walked{ref: ref, part: q, dst0: dst0, lin: l.Linear(q.Coords)}
+		var off int64
 		if ix != nil {
-			off, n, ok = ix.Entry(lin)
+			off, w.n, w.stored = ix.Entry(w.lin)
 		}
-		if ok {
-			w.u.Missing, w.u.Range, w.off, w.n = false, store.OffsetLen(ref.base+off, n), ref.base+off, n
+		if w.stored {
+			w.off = ref.base + off
 			if mem != nil {
-				w.enc = mem[off : off+n : off+n]
+				w.enc = mem[off : off+w.n : off+w.n]
 			}
 		}
-		if ok && l.Nested() != nil {
-			sub := shardRef{l: l.Nested(), key: ref.key, base: ref.base + off, size: n, path: inner}
+		if w.stored && l.Nested() != nil {
+			sub := shardRef{l: l.Nested(), key: ref.key, base: w.off, size: w.n, path: append(slices.Clone(ref.path), q.Coords)}
 			var six *sharding.Index
 			known := true
 			var err error
@@ -213,7 +233,7 @@ func walkShard(ref shardRef, ix *sharding.Index, mem []byte, chunk []int, sel nd
 				return false
 			}
 			if known {
-				if !walkShard(sub, six, w.enc, chunk, q, abs.DstStart, nested, yield) {
+				if !walkShard(sub, six, w.enc, q, w.subDst0(), nested, yield) {
 					return false
 				}
 				continue
@@ -225,4 +245,14 @@ func walkShard(ref shardRef, ix *sharding.Index, mem []byte, chunk []int, sel nd
 		}
 	}
 	return true
+}
+
+// subDst0 returns where the box of w's part starts in the output: the
+// dst0 of a walk inside w (an inner shard).
+func (w *walked) subDst0() []int {
+	d0 := make([]int, len(w.dst0))
+	for d, s := range w.dst0 {
+		d0[d] = s + w.part.DstStart[d]
+	}
+	return d0
 }

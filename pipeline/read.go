@@ -122,7 +122,7 @@ type engine struct {
 	w        worker
 	h        hold // the hold of the shard being read
 
-	placed func(*unit) // tests: sees every unit a worker places
+	placed func(unit) // tests: sees every unit a worker places
 }
 
 func newEngine(r store.Reader, g *Grid, out nd.View, opt Options) *engine {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gozarr/gozarr/cache"
@@ -110,7 +111,7 @@ func (f *fetcher) shard(ctx context.Context, h *hold, ref shardRef, p nd.ChunkPa
 			return e.sendFill(ctx, ref.key, dst, l.Fill())
 		}
 	}
-	return f.readInner(ctx, h, ref, ix, nil, p.Coords, p, hits)
+	return f.readInner(ctx, h, ref, ix, nil, p, p.DstStart, hits)
 }
 
 // cachedInner hands the decode workers the inner chunks of sel the chunk
@@ -230,7 +231,7 @@ func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, p nd.Chu
 	if e.g.IndexCache != nil {
 		e.g.IndexCache.Add(e.g.StoreID, ref.key, ref.base, ref.size, ix)
 	}
-	return f.readInner(ctx, h, ref, ix, b, p.Coords, p, nil)
+	return f.readInner(ctx, h, ref, ix, b, p, p.DstStart, nil)
 }
 
 // cachesInner reports whether the inner chunks of ref go through the chunk
@@ -301,13 +302,14 @@ type job struct {
 const maxRuns = 1024
 
 // readInner reads sel from the stored shard ref whose index is ix (its
-// bytes mem, when in memory; chunk its grid coordinates): it walks the
+// bytes mem, when in memory; dst0 where sel's box starts in the output):
+// it walks the
 // read units sel needs (walkShard, through nested shards whose indexes
 // are cached or in memory), fetches the bytes of those not in memory, and
 // of the indexes of inner shards not known yet, with one batched call, and
 // hands the units to the decode workers; then it reads those inner shards
 // the same way. hits marks inner chunks already sent from the chunk cache.
-func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *sharding.Index, mem []byte, chunk []int, sel nd.ChunkPart, hits []bool) error {
+func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *sharding.Index, mem []byte, sel nd.ChunkPart, dst0 []int, hits []bool) error {
 	e := f.e
 	var jobs []job
 	var spans []store.Span
@@ -321,7 +323,7 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 		return nil, false, nil
 	}
 	var err error
-	walkShard(ref, ix, mem, chunk, sel, sel.DstStart, nested, func(w walked) bool {
+	walkShard(ref, ix, mem, sel, dst0, nested, func(w walked) bool {
 		if w.err != nil {
 			err = w.err
 			return false
@@ -331,9 +333,10 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 		}
 		j := job{walked: w, kind: jobFetch, s0: len(spans)}
 		l := w.ref.l
-		part := w.u.Part
+		part := w.part
+		whole := part.IsWhole(l.ChunkShape())
 		switch {
-		case w.u.Missing:
+		case !w.stored:
 			j.kind = jobFill
 		case w.pending:
 			if part.NumParts(l.Nested().ChunkShape()) == l.Nested().NumChunks() {
@@ -351,14 +354,14 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 			span(o, k)
 		case w.enc != nil:
 			j.kind = jobMem
-		case w.u.Whole && f.innerVec(l):
+		case whole && f.innerVec(l):
 			if w.n != int64(l.InnerBytes()) {
 				err = fmt.Errorf("%w: inner chunk %v has %d bytes, uncompressed chunks have %d",
 					sharding.ErrCorruptIndex, part.Coords, w.n, l.InnerBytes())
 				return false
 			}
 			j.kind = jobVec
-		case w.u.Whole:
+		case whole:
 			span(w.off, w.n)
 		case l.Identity() && !f.cachesInner(w.ref) && !part.Gathers(): // with a chunk cache, read whole chunks to cache them
 			if w.n != int64(l.InnerBytes()) {
@@ -390,15 +393,15 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 	for i := range jobs {
 		j := &jobs[i]
 		l := j.ref.l
-		part := j.u.Part
-		out := part.DstView(e.out)
+		part := j.part
+		out := j.dst(e.out)
 		switch j.kind {
 		case jobFill:
 			err = e.send(ctx, unit{kind: unitFill, key: ref.key, inner: part.Coords, path: j.ref.path, dst: out, data: l.Fill()})
 		case jobVec:
 			err = e.send(ctx, unit{kind: unitVec, key: ref.key, inner: part.Coords, path: j.ref.path, part: part, dst: out, off: j.off, size: int(j.n)})
 		case jobIndex, jobNested:
-			sub := shardRef{l: l.Nested(), key: ref.key, base: j.off, size: j.n, path: j.u.Inner}
+			sub := shardRef{l: l.Nested(), key: ref.key, base: j.off, size: j.n, path: append(slices.Clone(j.ref.path), part.Coords)}
 			var nix *sharding.Index
 			var b []byte
 			if j.kind == jobNested {
@@ -410,7 +413,7 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 			if err != nil {
 				return fmt.Errorf("%sinner shard %v: %w", pathPrefix(j.ref.path), part.Coords, err)
 			}
-			err = f.readInner(ctx, h, sub, nix, b, chunk, part, nil)
+			err = f.readInner(ctx, h, sub, nix, b, part, j.subDst0(), nil)
 		default:
 			u := unit{kind: unitDecode, key: ref.key, inner: part.Coords, path: j.ref.path, chain: l.Inner(), shape: l.ChunkShape(), part: part, dst: out, hold: h}
 			switch j.kind {

@@ -313,6 +313,15 @@ func (a *Array) Chain() *codecs.Chain { return a.grid.Chain }
 // sharded (its codecs are not sharding_indexed alone).
 func (a *Array) Sharding() *sharding.Layout { return a.grid.Shard }
 
+// Units returns the array's write unit shape, what one atomic store write
+// replaces (its chunk, or its shard), and its decode unit shape, what a
+// read fetches and decodes whole (its chunk, or the innermost chunk of its
+// shards through every level of nesting). Callers that schedule reads or
+// writes of their own (loaders, copies, iterations) align to these.
+func (a *Array) Units() (write, decode []int) {
+	return slices.Clone(a.meta.ChunkShape), a.grid.DecodeUnit()
+}
+
 // ChunkKey returns the store key of the chunk at grid coordinates coords.
 func (a *Array) ChunkKey(coords []int) string { return a.grid.Key(coords) }
 
@@ -432,20 +441,10 @@ func (a *Array) WriteSelection(ctx context.Context, sel nd.Selection, data []byt
 	if _, err := a.selectionBytes(sel); err != nil {
 		return fmt.Errorf("write %w", err)
 	}
-	if a.grid.IndexCache != nil && a.grid.Shard != nil {
-		defer a.invalidateShards(sel)
-	}
 	if err := pipeline.Write(ctx, rw, a.grid, sel, data, a.opts.pipe); err != nil {
 		return fmt.Errorf("write %q: %w", a.path, err)
 	}
 	return nil
-}
-
-// invalidateShards drops the cached indexes of the shards sel touches.
-func (a *Array) invalidateShards(sel nd.Selection) {
-	for u := range pipeline.NewPlan(a.grid, sel).WriteUnits() {
-		a.grid.IndexCache.Invalidate(a.grid.StoreID, u.Key)
-	}
 }
 
 // Attributes returns the array's user attributes (numbers as json.Number).

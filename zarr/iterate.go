@@ -34,17 +34,15 @@ type Block struct {
 // axis 0 (shards, for a sharded array) where at least one chunk row fits.
 // When even that does not fit, blocks become chunk-aligned boxes: one
 // chunk along the leading dimensions and as many chunks as fit along the
-// next; then the same with inner chunks of a sharded array; and last, for
+// next; then the same with inner chunks of a sharded array (at every
+// level of nesting, down to the innermost chunks); and last, for
 // chunks larger than the budget, boxes smaller than one chunk. Every
 // block has at least one element.
 func (a *Array) BlockShape(budget int64) []int {
 	if budget <= 0 {
 		budget = DefaultIterBudget
 	}
-	units := [][]int{a.meta.ChunkShape}
-	if a.grid.Shard != nil {
-		units = append(units, a.grid.Shard.ChunkShape())
-	}
+	units := a.grid.UnitLevels() // chunks, then inner chunks at every level of nesting
 	ones := make([]int, len(a.meta.Shape))
 	for d := range ones {
 		ones[d] = 1

@@ -34,6 +34,9 @@ func TestBlockShape(t *testing.T) {
 		{"one element", []int{50, 30}, []int{8, 16}, plainZstd, 2, []int{1, 1}},
 		{"inner chunks", []int{64, 64}, []int{32, 32}, fmt.Sprintf(shardZstd, "[8,8]"), 2 * 8 * 64 * 4, []int{8, 64}},
 		{"inner boxes", []int{64, 64}, []int{32, 32}, fmt.Sprintf(shardZstd, "[8,8]"), 2 * 8 * 40 * 4, []int{8, 40}},
+		// Inner shards of 16² (1 KiB) do not fit half the budget; their
+		// 8² inner chunks do: blocks of whole innermost chunks.
+		{"innermost chunks of nested shards", []int{64, 64}, []int{32, 32}, nestedZstd, 2 * 512, []int{8, 16}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := mem.New()
@@ -215,5 +218,41 @@ func TestBlocksEmptyAndScalar(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d scalar blocks", n)
+	}
+}
+
+// nestedZstd is a shard of 16² inner shards of 8² zstd chunks.
+var nestedZstd = `[{"name":"sharding_indexed","configuration":{"chunk_shape":[16,16],"codecs":` + fmt.Sprintf(shardZstd, "[8,8]") +
+	`,"index_codecs":[{"name":"bytes","configuration":{"endian":"little"}}],"index_location":"start"}}]`
+
+// TestUnits: the decode unit is the chunk, the inner chunk of a shard, or
+// the innermost chunk through nested shards.
+func TestUnits(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name                string
+		codecs              string
+		wantWrite, wantRead []int
+	}{
+		{"chunks", plainZstd, []int{32, 32}, []int{32, 32}},
+		{"shards", fmt.Sprintf(shardZstd, "[8,16]"), []int{32, 32}, []int{8, 16}},
+		{"nested shards", nestedZstd, []int{32, 32}, []int{8, 8}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := mem.New()
+			want := newFloatArray(t, st, "a", []int{64, 64}, []int{32, 32}, tc.codecs)
+			a, err := zarr.OpenArray(ctx, st, "a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, r := a.Units()
+			if !slices.Equal(w, tc.wantWrite) || !slices.Equal(r, tc.wantRead) {
+				t.Errorf("Units() = %v, %v, want %v, %v", w, r, tc.wantWrite, tc.wantRead)
+			}
+			got, _, err := a.ReadBytes(ctx)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("read: %v", err)
+			}
+		})
 	}
 }

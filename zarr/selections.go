@@ -98,19 +98,6 @@ func (a *Array) WritePointsSelection(ctx context.Context, data []byte, pts nd.Po
 	if !ok {
 		return fmt.Errorf("write %q: %w", a.path, store.ErrReadOnly)
 	}
-	if a.grid.IndexCache != nil && a.grid.Shard != nil {
-		defer func() {
-			if a.grid.Rect != nil {
-				for k := range pts.Len() {
-					a.grid.IndexCache.Invalidate(a.grid.StoreID, a.grid.Key(rectChunkOf(a.grid.Rect.Edges, pts.At(k))))
-				}
-				return
-			}
-			for p := range nd.PointParts(pts, a.meta.ChunkShape) {
-				a.grid.IndexCache.Invalidate(a.grid.StoreID, a.grid.Key(p.Coords))
-			}
-		}()
-	}
 	if err := pipeline.WritePoints(ctx, rw, a.grid, pts, data, a.opts.pipe); err != nil {
 		return fmt.Errorf("write %q: %w", a.path, err)
 	}

@@ -289,9 +289,6 @@ func writeHandles(ctx context.Context, a *Array, sel nd.Selection, n int, put fu
 	if err != nil {
 		return err
 	}
-	if a.grid.IndexCache != nil && a.grid.Shard != nil {
-		defer a.invalidateShards(sel)
-	}
 	// A sparse write reads and rewrites the chunks it touches: in batches,
 	// so the arena holds the decoded ones of one batch at a time.
 	return a.inBatches(sel, arena, func(sub nd.Selection, lo, hi int) error {

@@ -30,14 +30,8 @@ var vlenBatchHook func(decoded int64)
 // its output).
 const denseNum, denseDen = 7, 8
 
-// unitShape returns the shape of what a read decodes whole: the chunk, or
-// a shard's inner chunk.
-func (a *Array) unitShape() []int {
-	if a.grid.Shard != nil {
-		return a.grid.Shard.ChunkShape()
-	}
-	return a.meta.ChunkShape
-}
+// unitShape returns the shape of what a read decodes whole (Units).
+func (a *Array) unitShape() []int { return a.grid.DecodeUnit() }
 
 // touchedExtent returns the number of indices of dimension d (length n,
 // chunks of c) inside the chunks that dim selects.

@@ -82,13 +82,10 @@ func splitSelection(sel nd.Selection, item int, units []int, maxBytes int64) ite
 }
 
 // readUnits returns the edges streaming aligns its blocks to: the array's
-// inner chunks when sharded (a block reads the inner chunks it needs of a
-// shard), else its chunks.
+// decode units (its chunks, or the innermost chunks of its shards).
 func readUnits(a *zarr.Array) []int {
-	if l := a.Sharding(); l != nil {
-		return l.ChunkShape()
-	}
-	return a.ChunkShape()
+	_, u := a.Units()
+	return u
 }
 
 // streamBlock is one block of a stream: its sub-selection of the whole and
