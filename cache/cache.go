@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -167,8 +168,8 @@ type entry[V any] struct {
 // core is the byte-bounded LRU bookkeeping shared by LRU, Compressed and
 // Disk: V is how each stores a value.
 //
-// A hit takes no lock: the key is looked up in a concurrent map and the
-// entry marked as used (an atomic flag, and its own hit counter, so that
+// A hit takes no exclusive lock: the key is looked up in a striped map
+// (keyMap: a read lock of one of 64 stripes) and the entry marked as used (an atomic flag, and its own hit counter, so that
 // readers of different keys share no cache line). Recency is kept by
 // second chance, the CLOCK approximation of LRU: the entry at the back of
 // the list is evicted only if it was not used since it last came round;
@@ -179,10 +180,10 @@ type core[V any] struct {
 	max       int64
 	used      int64
 	raw       int64
-	ll        list.List // of *node[V], most recently placed at the front
-	m         sync.Map  // key → *node[V]; written under mu
-	n         int       // entries in m
-	hitsGone  int64     // hits of entries no longer held
+	ll        list.List  // of *node[V], most recently placed at the front
+	m         *keyMap[V] // key → node; written under mu
+	n         int        // entries in m
+	hitsGone  int64      // hits of entries no longer held
 	misses    atomic.Int64
 	evictions int64
 	errs      int64
@@ -193,6 +194,66 @@ type core[V any] struct {
 	// pass returns what handDown gives the next tier, and a function to
 	// call when it is done with it; nil: the decoded value from load.
 	pass func(entry[V]) (moved, func(), error)
+}
+
+// keyMap is the key → node map of a core: striped by a hash of the key,
+// each stripe with its own read-write lock on its own cache line, so
+// lookups of different keys share nothing and a lookup allocates nothing
+// (a sync.Map boxes every key it is asked for).
+type keyMap[V any] struct {
+	seed    maphash.Seed
+	stripes [keyStripes]stripe[V]
+}
+
+const keyStripes = 64
+
+type stripe[V any] struct {
+	mu sync.RWMutex
+	m  map[string]*node[V]
+	_  [64 - 32]byte // pad to a cache line: RWMutex 24 bytes, map 8
+}
+
+func newKeyMap[V any]() *keyMap[V] {
+	k := &keyMap[V]{seed: maphash.MakeSeed()}
+	for i := range k.stripes {
+		k.stripes[i].m = map[string]*node[V]{}
+	}
+	return k
+}
+
+func (k *keyMap[V]) stripe(key string) *stripe[V] {
+	return &k.stripes[maphash.String(k.seed, key)%keyStripes]
+}
+
+func (k *keyMap[V]) load(key string) (*node[V], bool) {
+	s := k.stripe(key)
+	s.mu.RLock()
+	n, ok := s.m[key]
+	s.mu.RUnlock()
+	return n, ok
+}
+
+func (k *keyMap[V]) store(key string, n *node[V]) {
+	s := k.stripe(key)
+	s.mu.Lock()
+	s.m[key] = n
+	s.mu.Unlock()
+}
+
+func (k *keyMap[V]) delete(key string) {
+	s := k.stripe(key)
+	s.mu.Lock()
+	delete(s.m, key)
+	s.mu.Unlock()
+}
+
+func (k *keyMap[V]) clear() {
+	for i := range k.stripes {
+		s := &k.stripes[i]
+		s.mu.Lock()
+		clear(s.m)
+		s.mu.Unlock()
+	}
 }
 
 // node is one held entry: its record (immutable once held), its place in
@@ -259,16 +320,12 @@ func (t *transit) lookup(key string) func() ([]byte, int, bool) {
 }
 
 func newCore[V any](maxBytes int64, load func(entry[V]) ([]byte, error)) core[V] {
-	return core[V]{max: maxBytes, load: load}
+	return core[V]{max: maxBytes, load: load, m: newKeyMap[V]()}
 }
 
 // lookup returns key's node, without a lock.
 func (c *core[V]) lookup(key string) (*node[V], bool) {
-	v, ok := c.m.Load(key)
-	if !ok {
-		return nil, false
-	}
-	return v.(*node[V]), true
+	return c.m.load(key)
 }
 
 // mark records a use of n: a store only when the flag is not set already,
@@ -325,7 +382,7 @@ func (c *core[V]) add(en entry[V]) (dropped []entry[V], kept bool) {
 	}
 	n := &node[V]{en: en}
 	n.elem = c.ll.PushFront(n)
-	c.m.Store(en.key, n)
+	c.m.store(en.key, n)
 	c.n++
 	c.used += en.w
 	c.raw += en.raw
@@ -396,7 +453,7 @@ func (c *core[V]) delIf(key string, ok func(entry[V]) bool) (entry[V], bool) {
 // unlink drops n; c.mu is held.
 func (c *core[V]) unlink(n *node[V]) entry[V] {
 	c.ll.Remove(n.elem)
-	c.m.Delete(n.en.key)
+	c.m.delete(n.en.key)
 	c.n--
 	c.used -= n.en.w
 	c.raw -= n.en.raw
@@ -410,7 +467,7 @@ func (c *core[V]) reset() {
 		c.hitsGone += e.Value.(*node[V]).hits.Load()
 	}
 	c.ll.Init()
-	c.m.Clear()
+	c.m.clear()
 	c.n, c.used, c.raw = 0, 0, 0
 }
 
