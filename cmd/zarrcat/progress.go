@@ -95,6 +95,10 @@ func (p *progress) finish(err error) {
 	fmt.Fprintln(p.w)
 }
 
+// progressTail is the room kept for the figures after the bar: " 100%
+// 1023.9 MiB/1023.9 MiB 1023.9 MiB/s ETA 59m59s" and the like.
+const progressTail = 52
+
 // draw writes the line: "\r" then label, bar, bytes, rate, ETA, padded to
 // the terminal's width.
 func (p *progress) draw(final bool) {
@@ -118,7 +122,10 @@ func (p *progress) draw(final bool) {
 		eta := time.Duration(float64(total-done) / rate * float64(time.Second))
 		tail += " ETA " + eta.Round(time.Second).String()
 	}
-	barWidth := max(10, p.width-len(p.label)-len([]rune(tail))-4)
+	// The bar keeps one width from draw to draw: it leaves room for the
+	// longest tail, not for this one (whose length changes with the
+	// figures), so it does not jump.
+	barWidth := max(10, p.width-len(p.label)-max(progressTail, len([]rune(tail)))-4)
 	fill := int(frac * float64(barWidth))
 	line := p.label + " [" + strings.Repeat("=", fill) + strings.Repeat(" ", barWidth-fill) + "]" + tail
 	if pad := p.width - 1 - len([]rune(line)); pad > 0 {
