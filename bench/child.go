@@ -157,7 +157,7 @@ func peakRSS() int64 {
 	}
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		return ru.Maxrss << 10
+		return int64(ru.Maxrss) << 10
 	}
 	return 0
 }

@@ -517,7 +517,7 @@ func (s *suite) zarrita(l layout, w string) (result, error) {
 	}
 	r.All, r.Seconds, r.Median = z.Seconds, slices.Min(z.Seconds), median(z.Seconds)
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.PeakRSS = ru.Maxrss << 10
+		r.PeakRSS = int64(ru.Maxrss) << 10
 	}
 	return r, nil
 }

@@ -416,7 +416,7 @@ func measure(cmd *exec.Cmd) (result, error) {
 			return result{}, fmt.Errorf("/usr/bin/time wrote %q: %v", b, err)
 		}
 	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = ru.Maxrss
+		rss = int64(ru.Maxrss)
 	}
 	// The CPU time of /usr/bin/time's wait includes its child's.
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()

@@ -204,7 +204,7 @@ func measure(cmd *exec.Cmd) (run, error) {
 	r := run{Timed: cr.Seconds, Wall: wall}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.CPU = time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-		r.RSS = ru.Maxrss << 10
+		r.RSS = int64(ru.Maxrss) << 10
 	}
 	return r, nil
 }
