@@ -13,6 +13,7 @@ import (
 	"fmt"
 
 	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/internal/shuffle"
 )
 
 // DefaultShuffleElementSize is numcodecs' default shuffle element size.
@@ -118,10 +119,10 @@ func transpose(dst, src []byte, rows, cols int) {
 			}
 		}
 		return
-	case (rows == 2 || rows == 4 || rows == 8) && haveUnshuffleKernel && cols >= 16:
+	case (rows == 2 || rows == 4 || rows == 8) && shuffle.HaveKernels && cols >= 16:
 		// Unshuffle: the SIMD kernel, then the scalar loops below for the
 		// last elements.
-		done := unshuffleKernel(dst, src, rows, cols)
+		done := shuffle.Unshuffle(dst, src, rows, cols)
 		if done < cols {
 			var buf [8 * 16]byte // fewer than 16 elements of at most 8 bytes
 			tail := buf[:rows*(cols-done)]
