@@ -5,6 +5,7 @@ import (
 	stdgzip "compress/gzip"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"testing/iotest"
@@ -32,7 +33,7 @@ func TestReadLimited(t *testing.T) {
 		{"exact limit", nil, func() io.Reader { return bytes.NewReader(data) }, len(data), 0, data, nil},
 		{"exact limit, exact guess", nil, func() io.Reader { return bytes.NewReader(data) }, len(data), len(data), data, nil},
 		{"under limit", nil, func() io.Reader { return bytes.NewReader(data) }, 2 * len(data), 100, data, nil},
-		{"guess above limit", nil, func() io.Reader { return bytes.NewReader(data) }, len(data), 1 << 40, data, nil},
+		{"guess above limit", nil, func() io.Reader { return bytes.NewReader(data) }, len(data), math.MaxInt, data, nil},
 		{"negative guess", nil, func() io.Reader { return bytes.NewReader(data) }, len(data), -5, data, nil},
 		{"one byte reads", []byte("ab"), func() io.Reader { return iotest.OneByteReader(bytes.NewReader(data[:300])) }, 300, 7, data[:300], nil},
 		{"data with EOF", nil, func() io.Reader { return iotest.DataErrReader(bytes.NewReader(data[:50])) }, 50, 50, data[:50], nil},

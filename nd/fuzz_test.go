@@ -2,6 +2,7 @@ package nd
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -51,7 +52,7 @@ func FuzzNormalize(f *testing.F) {
 	f.Add("1:7:2, ::-1", uint8(10), uint8(9), uint8(3), uint8(3), uint8(4), uint8(2), false, 0, 0, 1)
 	f.Add("..., 2", uint8(0), uint8(5), uint8(5), uint8(1), uint8(1), uint8(1), false, 0, 0, 1)
 	f.Add("", uint8(17), uint8(1), uint8(9), uint8(5), uint8(1), uint8(4), true, -9, 100, -4)
-	f.Add("-1, -1, -1", uint8(3), uint8(3), uint8(3), uint8(2), uint8(2), uint8(2), true, 2, -1, -9223372036854775808)
+	f.Add("-1, -1, -1", uint8(3), uint8(3), uint8(3), uint8(2), uint8(2), uint8(2), true, 2, -1, math.MinInt)
 	f.Fuzz(func(t *testing.T, text string, s0, s1, s2, c0, c1, c2 uint8, useSlice bool, start, stop, step int) {
 		items, err := ParseSelection(text)
 		if err != nil {
