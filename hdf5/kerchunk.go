@@ -15,7 +15,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gozarr/gozarr/codecs/numcodecs"
 	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/store"
 )
 
 // RefsOptions configures References.
@@ -423,6 +425,9 @@ func datasetRefs(ctx context.Context, n *Node, url, prefix string, attrs map[str
 		addr uint64
 		size uint64
 		mask uint32
+		// inline is the value written instead of a reference (a raw
+		// chunk re-coded, see inlineAmbiguous).
+		inline string
 	}
 	var list []ref
 	var kb []byte
@@ -453,11 +458,11 @@ func datasetRefs(ctx context.Context, n *Node, url, prefix string, attrs map[str
 			return errorf("a contiguous dataset with filters")
 		}
 		if ds.Address != Unallocated {
-			list = append(list, ref{chunkKey(zeros), ds.Address, ds.Size, 0})
+			list = append(list, ref{key: chunkKey(zeros), addr: ds.Address, size: ds.Size})
 		}
 	case Chunked:
 		err := ds.chunks(ctx, func(c Chunk) error {
-			list = append(list, ref{chunkKey(c.Offset), c.Address, c.Size, c.FilterMask})
+			list = append(list, ref{key: chunkKey(c.Offset), addr: c.Address, size: c.Size, mask: c.FilterMask})
 			return nil
 		})
 		if err != nil {
@@ -467,25 +472,51 @@ func datasetRefs(ctx context.Context, n *Node, url, prefix string, attrs map[str
 		return unsupported("%s layout", ds.Layout)
 	}
 	// Chunks whose filters were skipped: the same mask for all of them
-	// drops those filters (as kerchunk does); different masks cannot be
-	// said in Zarr metadata.
-	var mask uint32
-	for i, r := range list {
-		if i == 0 {
-			mask = r.mask
-		} else if r.mask != mask {
-			return unsupported("chunks with different filter masks (%#x and %#x)", mask, r.mask)
+	// drops those filters (as kerchunk does). Masks that differ cannot be
+	// said in Zarr metadata, but for szip (an optional filter HDF5 skips
+	// for the chunks it cannot shrink): its codec then tells raw chunks
+	// from coded ones (optionalSzip).
+	all, some := ^uint32(0), uint32(0)
+	for _, r := range list {
+		all &= r.mask
+		some |= r.mask
+	}
+	if len(list) == 0 {
+		all = 0
+	}
+	varying := some &^ all
+	opt := -1 // the index of the optional szip filter
+	if varying != 0 {
+		i, err := optionalSzip(ds, varying, all)
+		if err != nil {
+			return err
 		}
+		opt = i
 	}
 	for i, fl := range ds.Filters {
-		if i < 32 && mask&(1<<i) != 0 {
+		if i < 32 && all&(1<<i) != 0 {
 			continue
 		}
 		c, err := codecFor(fl, ds.Type)
 		if err != nil {
 			return err
 		}
+		if i == opt {
+			c["optional"] = true
+		}
 		filters = append(filters, c)
+	}
+	if opt >= 0 {
+		for i, r := range list {
+			if r.mask&(1<<opt) == 0 {
+				continue
+			}
+			v, err := recodeAmbiguous(ctx, ds, opt, all, r.addr, r.size)
+			if err != nil {
+				return fmt.Errorf("the chunk %s: %w", r.key, err)
+			}
+			list[i].inline = v
+		}
 	}
 	// A last blosc or zstd filter is the compressor (the same pipeline in
 	// Zarr v2, and readers that know these ids only as compressors, such
@@ -523,7 +554,93 @@ func datasetRefs(ctx context.Context, n *Node, url, prefix string, attrs map[str
 		if _, dup := refs[r.key]; dup {
 			return errorf("two chunks at %s", r.key)
 		}
+		if r.inline != "" {
+			refs[r.key] = r.inline
+			continue
+		}
 		refs[r.key] = ChunkRef{url, r.addr, r.size}
 	}
 	return nil
+}
+
+// optionalSzip returns the index of the szip filter of ds when varying
+// (the filter-mask bits that differ between its chunks; dropped: the bits
+// all of them have) is that filter's bit alone, and the chunks stored
+// without it can be told from coded ones by the codec's "optional" rule:
+// the filters before it keep sizes exact (shuffle, fletcher32), the ones
+// after it keep the start of the chunk (fletcher32). Anything else is
+// ErrUnsupported.
+func optionalSzip(ds *Dataset, varying, dropped uint32) (int, error) {
+	i := 0
+	for i < 32 && varying != 1<<i {
+		i++
+	}
+	if i == 32 || i >= len(ds.Filters) || ds.Filters[i].ID != FilterSzip {
+		return -1, unsupported("chunks with different filter masks (bits %#x differ)", varying)
+	}
+	for j, fl := range ds.Filters {
+		if j == i || j < 32 && dropped&(1<<j) != 0 {
+			continue
+		}
+		if fl.ID != FilterFletcher32 && (j > i || fl.ID != FilterShuffle) {
+			return -1, unsupported("szip skipped for some chunks, with filter %d %s it", fl.ID, map[bool]string{true: "after", false: "before"}[j > i])
+		}
+	}
+	return i, nil
+}
+
+// recodeAmbiguous returns "" for a chunk of ds stored without its
+// optional szip filter (index opt) that the codec's rule tells from a coded
+// one, and for one that starts with the 4 bytes the rule takes for a size
+// header, its bytes szip-coded as an inline value ("base64:..."), or
+// ErrUnsupported when filters follow szip.
+func recodeAmbiguous(ctx context.Context, ds *Dataset, opt int, dropped uint32, addr, size uint64) (string, error) {
+	f := ds.f
+	n, err := ds.chunkBytes()
+	if err != nil {
+		return "", err
+	}
+	after := false
+	for j, fl := range ds.Filters {
+		if j < 32 && dropped&(1<<j) != 0 {
+			continue
+		}
+		if j < opt && fl.ID == FilterFletcher32 {
+			n += 4
+		}
+		after = after || j > opt
+	}
+	if size < 4 {
+		return "", nil
+	}
+	head, err := f.r.Get(ctx, f.key, store.OffsetLen(int64(f.base+addr), 4))
+	if err != nil {
+		return "", err
+	}
+	if len(head) < 4 {
+		return "", errorf("%d bytes at %d: the file ends early", 4, addr)
+	}
+	if uint64(binary.LittleEndian.Uint32(head)) != n {
+		return "", nil
+	}
+	if after || size != n {
+		return "", unsupported("stored without szip, it starts with the bytes of an szip size header")
+	}
+	raw, err := f.r.Get(ctx, f.key, store.OffsetLen(int64(f.base+addr), int64(n)))
+	if err != nil {
+		return "", err
+	}
+	if uint64(len(raw)) != n {
+		return "", errorf("%d bytes at %d: the file ends early", n, addr)
+	}
+	v := ds.Filters[opt].Values
+	c, err := numcodecs.NewSzip(int(v[0]), int(v[1]), int(v[2]), int(v[3]), true)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrUnsupported, err)
+	}
+	b, err := c.Encode(nil, raw)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrUnsupported, err)
+	}
+	return "base64:" + base64.StdEncoding.EncodeToString(b), nil
 }

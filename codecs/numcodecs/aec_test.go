@@ -162,6 +162,7 @@ func TestAECConfig(t *testing.T) {
 	for _, spec := range []string{
 		`{"name":"numcodecs.imagecodecs_szip","configuration":{"options_mask":141,"pixels_per_block":32,"bits_per_pixel":32,"pixels_per_scanline":120}}`,
 		`{"name":"numcodecs.imagecodecs_szip","configuration":{"options_mask":141,"pixels_per_block":8,"bits_per_pixel":16,"pixels_per_scanline":8,"header":false}}`,
+		`{"name":"numcodecs.imagecodecs_szip","configuration":{"options_mask":141,"pixels_per_block":8,"bits_per_pixel":16,"pixels_per_scanline":8,"optional":true}}`,
 		`{"name":"numcodecs.imagecodecs_aec","configuration":{"bitspersample":16,"flags":8,"blocksize":16,"rsi":128}}`,
 		`{"name":"numcodecs.imagecodecs_aec"}`,
 	} {
@@ -202,6 +203,7 @@ func TestAECConfig(t *testing.T) {
 		`{"options_mask":141,"pixels_per_block":8,"bits_per_pixel":8,"pixels_per_scanline":1000000}`,
 		`{"options_mask":-1,"pixels_per_block":8,"bits_per_pixel":8,"pixels_per_scanline":8}`,
 		`{"options_mask":141,"pixels_per_block":8,"bits_per_pixel":8,"pixels_per_scanline":8,"extra":1}`,
+		`{"options_mask":141,"pixels_per_block":8,"bits_per_pixel":8,"pixels_per_scanline":8,"header":false,"optional":true}`,
 	} {
 		if _, err := codecs.New(codecs.Spec{Name: "numcodecs.imagecodecs_szip", Configuration: json.RawMessage(bad)}); !errors.Is(err, codecs.ErrInvalidConfig) {
 			t.Errorf("szip %s: %v", bad, err)
@@ -217,6 +219,55 @@ func TestAECConfig(t *testing.T) {
 	}
 	if _, err := numcodecs.NewAEC(16, 72, 12, 8); err != nil { // not enforced: any even block size
 		t.Error(err)
+	}
+}
+
+// TestSzipOptional: the "optional" codec returns a chunk HDF5 stored
+// without szip (exactly the decoded size, not starting with that size)
+// as it is and decodes every other as szip; the plain codec refuses the
+// raw chunk. (The HDF5 side: hdf5's szip_raw.h5 fixture.)
+func TestSzipOptional(t *testing.T) {
+	plain, err := numcodecs.NewSzip(141, 8, 16, 16, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err := plain.Optional()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := make([]byte, 64)
+	for i := range raw {
+		raw[i] = byte(i*37 + 11)
+	}
+	got, err := opt.Decode(nil, raw, len(raw))
+	if err != nil || !bytes.Equal(got, raw) {
+		t.Errorf("raw chunk: %v, equal %v", err, bytes.Equal(got, raw))
+	}
+	if _, err := plain.Decode(nil, raw, len(raw)); err == nil {
+		t.Error("the plain codec decoded a raw chunk")
+	}
+	// Coded chunks (shorter, or exactly the size with the header) decode.
+	for _, src := range [][]byte{raw, make([]byte, 64)} {
+		enc, err := opt.Encode(nil, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := opt.Decode(nil, enc, len(src))
+		if err != nil || !bytes.Equal(got, src) {
+			t.Errorf("coded chunk of %d bytes: %v", len(enc), err)
+		}
+	}
+	// A raw chunk starting with the size is taken for a coded one.
+	binary.LittleEndian.PutUint32(raw, 64)
+	if got, err := opt.Decode(nil, raw, len(raw)); err == nil && bytes.Equal(got, raw) {
+		t.Error("an ambiguous raw chunk was returned as it is")
+	}
+	bare, err := numcodecs.NewSzip(141, 8, 16, 16, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bare.Optional(); !errors.Is(err, codecs.ErrInvalidConfig) {
+		t.Errorf("optional without header: %v", err)
 	}
 }
 

@@ -17,6 +17,17 @@ package numcodecs
 // bytes, then all second bytes, ...). HDF5's filter prefixes the stream
 // with the decoded size, 4 bytes little-endian ("header": true, the
 // default, as imagecodecs' codec reads HDF5's chunks).
+//
+// "optional": true (gozarr's, with the header only) reads the chunks of an
+// HDF5 dataset whose szip filter was skipped for some chunks: szip is an
+// optional filter, and HDF5 stores a chunk it cannot shrink as it is, with
+// the filter's bit set in the chunk's filter mask. Such a chunk is exactly
+// the decoded size (the chain's limit) long, while a coded one starts with
+// its header, which says that size: a chunk of the decoded size whose first
+// four bytes do not say it is returned as it is. (Raw chunks whose first
+// bytes happen to say it are not left to this rule: hdf5.References
+// writes them re-coded, inline.) imagecodecs does not know the key, so a
+// Python reader refuses such references rather than misread them.
 // JSON name: "numcodecs.imagecodecs_szip"
 // Configuration example (Zarr v2 {"id": "imagecodecs_szip", ...}; an HDF5
 // dataset's filter cd_values are mask, pixels per block, bits per pixel,
@@ -62,6 +73,7 @@ const (
 type Szip struct {
 	mask, ppb, bpp, ppsl int
 	header               bool
+	optional             bool
 }
 
 // NewSzip returns the szip codec for an HDF5 filter's parameters (its
@@ -89,11 +101,12 @@ func NewSzip(mask, pixelsPerBlock, bitsPerPixel, pixelsPerScanline int, header b
 func init() {
 	codecs.Register(prefix+"imagecodecs_szip", func(configuration json.RawMessage) (codecs.Codec, error) {
 		cfg := struct {
-			Mask   *int  `json:"options_mask"`
-			PPB    *int  `json:"pixels_per_block"`
-			BPP    *int  `json:"bits_per_pixel"`
-			PPSL   *int  `json:"pixels_per_scanline"`
-			Header *bool `json:"header"`
+			Mask     *int  `json:"options_mask"`
+			PPB      *int  `json:"pixels_per_block"`
+			BPP      *int  `json:"bits_per_pixel"`
+			PPSL     *int  `json:"pixels_per_scanline"`
+			Header   *bool `json:"header"`
+			Optional bool  `json:"optional"`
 		}{}
 		if err := codecs.DecodeConfig(configuration, &cfg); err != nil {
 			return nil, err
@@ -102,7 +115,11 @@ func init() {
 			return nil, fmt.Errorf("%w: %simagecodecs_szip: options_mask, pixels_per_block, bits_per_pixel and pixels_per_scanline are required", codecs.ErrInvalidConfig, prefix)
 		}
 		header := cfg.Header == nil || *cfg.Header
-		return NewSzip(*cfg.Mask, *cfg.PPB, *cfg.BPP, *cfg.PPSL, header)
+		c, err := NewSzip(*cfg.Mask, *cfg.PPB, *cfg.BPP, *cfg.PPSL, header)
+		if err != nil || !cfg.Optional {
+			return c, err
+		}
+		return c.Optional()
 	})
 	codecs.Register(prefix+"imagecodecs_aec", func(configuration json.RawMessage) (codecs.Codec, error) {
 		cfg := struct {
@@ -124,18 +141,33 @@ func init() {
 	})
 }
 
+// Optional returns the codec that also reads the chunks HDF5 stored
+// without the filter (the "optional" key): a chunk of exactly the decoded
+// size whose first four bytes do not say that size is returned as it is.
+// It needs the size header: without, ErrInvalidConfig.
+func (c *Szip) Optional() (*Szip, error) {
+	if !c.header {
+		return nil, fmt.Errorf("%w: %s: \"optional\" needs the size header", codecs.ErrInvalidConfig, c.Name())
+	}
+	o := *c
+	o.optional = true
+	return &o, nil
+}
+
 // Name returns "numcodecs.imagecodecs_szip".
 func (c *Szip) Name() string { return prefix + "imagecodecs_szip" }
 
-// Configuration returns the four parameters and "header".
+// Configuration returns the four parameters, "header" and, when set,
+// "optional".
 func (c *Szip) Configuration() any {
 	return struct {
-		Mask   int  `json:"options_mask"`
-		PPB    int  `json:"pixels_per_block"`
-		BPP    int  `json:"bits_per_pixel"`
-		PPSL   int  `json:"pixels_per_scanline"`
-		Header bool `json:"header"`
-	}{c.mask, c.ppb, c.bpp, c.ppsl, c.header}
+		Mask     int  `json:"options_mask"`
+		PPB      int  `json:"pixels_per_block"`
+		BPP      int  `json:"bits_per_pixel"`
+		PPSL     int  `json:"pixels_per_scanline"`
+		Header   bool `json:"header"`
+		Optional bool `json:"optional,omitempty"`
+	}{c.mask, c.ppb, c.bpp, c.ppsl, c.header, c.optional}
 }
 
 // params returns the AEC parameters of the stream, and the bytes of a
@@ -221,9 +253,13 @@ func (c *Szip) Encode(dst, src []byte) ([]byte, error) {
 
 // Decode appends the decoding of src to dst. Without a header the decoded
 // size is the chain's limit. A header saying more than limit, a stream
-// that ends early or is corrupt is ErrCorrupt.
+// that ends early or is corrupt is ErrCorrupt. An optional codec returns
+// a chunk HDF5 stored without the filter as it is (see Optional).
 func (c *Szip) Decode(dst, src []byte, limit int) ([]byte, error) {
 	size := max(limit, 0)
+	if c.optional && len(src) == size && (size < 4 || int64(binary.LittleEndian.Uint32(src)) != int64(size)) {
+		return append(dst, src...), nil
+	}
 	if c.header {
 		if len(src) < 4 {
 			return dst, fmt.Errorf("%w: %s: %d bytes, too short for the size header", codecs.ErrCorrupt, c.Name(), len(src))

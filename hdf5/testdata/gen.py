@@ -6,6 +6,7 @@ values h5py reads).
 
 Run from the repository root in the reference chroot:
     ../shared/tools/zarr-python hdf5/testdata/gen.py
+(or `gen.py szip_raw` for szip_raw.h5 and its entry alone).
 It rewrites hdf5/testdata/{*.h5,*.nc,expected.json,values/}. Files stay small
 (KBs); the big benchmark file is made by the benchmark itself (gen.py big N).
 """
@@ -185,6 +186,26 @@ def small_files():
         p.units = "Pa"
 
 
+def szip_raw(path):
+    """szip skipped for some chunks (random 32-bit data it cannot shrink is
+    stored raw, filter mask 1), some raw chunks starting with the 4 bytes of
+    an szip size header (the chunk's byte count, 512), with and without a
+    fletcher32 filter after szip."""
+    rng = np.random.default_rng(2828)
+    a = rng.integers(-2**31, 2**31 - 1, (32, 16), dtype="<i4")
+    a[16:24] = np.arange(8 * 16).reshape(8, 16)  # chunk 2: coded
+    a[24:32] = 0                                 # chunk 3: coded
+    a[0, 0] = 8 * 16 * 4                         # chunk 0: raw, ambiguous
+    clear = a.copy()
+    clear[0, 0] = 7                              # no ambiguous chunk
+    with h5py.File(path, "w") as f:
+        f.create_dataset("szip_raw_i4", data=a, chunks=(8, 16), compression="szip", compression_opts=("nn", 8))
+        f.create_dataset("szip_fletcher", data=clear, chunks=(8, 16), compression="szip",
+                         compression_opts=("ec", 16), fletcher32=True)
+        f.create_dataset("ambiguous_fletcher", data=a, chunks=(8, 16), compression="szip",
+                         compression_opts=("ec", 16), fletcher32=True)
+
+
 def describe(path):
     out = {}
 
@@ -251,12 +272,23 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "big":
         big(int(sys.argv[2]), sys.argv[3])
         return
+    if len(sys.argv) > 1 and sys.argv[1] == "szip_raw":
+        # Only szip_raw.h5 and its entry of expected.json (the other files
+        # stay byte for byte as they are).
+        szip_raw(os.path.join(HERE, "szip_raw.h5"))
+        with open(os.path.join(HERE, "expected.json")) as fh:
+            expected = json.load(fh)
+        expected["szip_raw.h5"] = describe(os.path.join(HERE, "szip_raw.h5"))
+        with open(os.path.join(HERE, "expected.json"), "w") as fh:
+            json.dump(expected, fh, separators=(",", ":"), sort_keys=True)
+        return
     os.makedirs(os.path.join(HERE, "values"), exist_ok=True)
     for fn in os.listdir(os.path.join(HERE, "values")):
         os.remove(os.path.join(HERE, "values", fn))
     small_files()
+    szip_raw(os.path.join(HERE, "szip_raw.h5"))
     expected = {}
-    for fn in ("earliest.h5", "latest.h5", "cf.nc", "filters.h5", "tiny_earliest.h5", "tiny_latest.h5"):
+    for fn in ("earliest.h5", "latest.h5", "cf.nc", "filters.h5", "tiny_earliest.h5", "tiny_latest.h5", "szip_raw.h5"):
         expected[fn] = describe(os.path.join(HERE, fn))
     with open(os.path.join(HERE, "expected.json"), "w") as fh:
         json.dump(expected, fh, separators=(",", ":"), sort_keys=True)
