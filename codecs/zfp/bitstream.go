@@ -233,3 +233,12 @@ func scanRefill(data []byte, off int, acc uint64, avail, max uint32) (z uint32, 
 	}
 	return z, false, off, acc, avail
 }
+
+// seek moves the reader to bit pos of the stream.
+func (r *bitReader) seek(pos uint64) {
+	r.off = int(pos / 64 * 8)
+	r.fill()
+	k := uint(pos % 64)
+	r.acc >>= k
+	r.n -= k
+}

@@ -382,6 +382,19 @@ func Compress(dst, src []byte, t Type, shape []int, p Params) ([]byte, error) {
 	if err := writeHeader(&w, t, shape, p); err != nil {
 		return dst, err
 	}
+	if len(shape) == 1 && !p.reversible() {
+		switch t {
+		case Float32:
+			compress1D[float32, int32, uint32](&w, src, n, &p, true)
+		case Float64:
+			compress1D[float64, int64, uint64](&w, src, n, &p, true)
+		case Int32:
+			compress1D[float32, int32, uint32](&w, src, n, &p, false)
+		case Int64:
+			compress1D[float64, int64, uint64](&w, src, n, &p, false)
+		}
+		return w.finish(), nil
+	}
 	var g grid
 	g.init(shape, t.Size())
 	switch t {
@@ -415,9 +428,26 @@ func Decompress(dst, src []byte) (Header, error) {
 
 // decompressBody decodes the blocks after the header.
 func decompressBody(r *bitReader, h Header, dst []byte) error {
+	var ok bool
+	if len(h.Shape) == 1 && !h.Params.reversible() {
+		n := h.Shape[0]
+		switch h.Type {
+		case Float32:
+			ok = decompress1D[float32, int32, uint32](r, dst, n, &h.Params, true)
+		case Float64:
+			ok = decompress1D[float64, int64, uint64](r, dst, n, &h.Params, true)
+		case Int32:
+			ok = decompress1D[float32, int32, uint32](r, dst, n, &h.Params, false)
+		case Int64:
+			ok = decompress1D[float64, int64, uint64](r, dst, n, &h.Params, false)
+		}
+		if !ok || overrun(r) {
+			return fmt.Errorf("%w: stream of %d bytes ends inside the blocks (truncated)", ErrCorrupt, len(r.data))
+		}
+		return nil
+	}
 	var g grid
 	g.init(h.Shape, h.Type.Size())
-	var ok bool
 	switch h.Type {
 	case Float32:
 		ok = decompressFloat[float32, int32, uint32](r, &g, dst, &h.Params)
