@@ -81,62 +81,8 @@ func init() {
 	}
 }
 
-// The transforms act on every line of 4 values along each axis in turn,
-// the lifting steps written out in each loop (the compiler would not
-// inline them): fwdXform along x, y, z, w; invXform along w, z, y, x.
-
-// fwdXform is the forward decorrelating transform of a block of d
-// dimensions.
-func fwdXform[I signed](p *[256]I, d int) {
-	for a := 0; a < d; a++ {
-		s := 1 << (2 * a)
-		for _, i := range lines[d][a] {
-			i0, i1, i2, i3 := i&255, (i+s)&255, (i+2*s)&255, (i+3*s)&255
-			x, y, z, w := p[i0], p[i1], p[i2], p[i3]
-			x += w
-			x >>= 1
-			w -= x
-			z += y
-			z >>= 1
-			y -= z
-			x += z
-			x >>= 1
-			z -= x
-			w += y
-			w >>= 1
-			y -= w
-			w += y >> 1
-			y -= w >> 1
-			p[i0], p[i1], p[i2], p[i3] = x, y, z, w
-		}
-	}
-}
-
-// invXform inverts fwdXform (up to the bits the forward shifts dropped).
-func invXform[I signed](p *[256]I, d int) {
-	for a := d - 1; a >= 0; a-- {
-		s := 1 << (2 * a)
-		for _, i := range lines[d][a] {
-			i0, i1, i2, i3 := i&255, (i+s)&255, (i+2*s)&255, (i+3*s)&255
-			x, y, z, w := p[i0], p[i1], p[i2], p[i3]
-			y += w >> 1
-			w -= y >> 1
-			y += w
-			w <<= 1
-			w -= y
-			z += x
-			x <<= 1
-			x -= z
-			y += z
-			z <<= 1
-			z -= y
-			w += x
-			x <<= 1
-			x -= w
-			p[i0], p[i1], p[i2], p[i3] = x, y, z, w
-		}
-	}
-}
+// The lossy transforms are in xform.go; the reversible ones act on every
+// line of 4 values along each axis in turn, through the lines tables.
 
 // revFwdXform is the reversible transform (a high-order Lorenzo
 // predictor along each axis).
@@ -187,16 +133,20 @@ func intPrec[U unsigned]() uint32 { return uint32(unsafe.Sizeof(U(0))) * 8 }
 // fwdOrder reorders the coefficients iblock into ublock as negabinary.
 func fwdOrder[I signed, U unsigned](ublock []U, iblock []I, d int) {
 	nb := nbmask[U]()
-	for j, i := range perm[d] {
-		ublock[j] = (U(iblock[i]) + nb) ^ nb
+	pm := perm[d]
+	ib, ub := full(iblock), ublock[:len(pm)]
+	for j, i := range pm {
+		ub[j] = (U(ib[i]) + nb) ^ nb
 	}
 }
 
 // invOrder is the inverse of fwdOrder.
 func invOrder[I signed, U unsigned](iblock []I, ublock []U, d int) {
 	nb := nbmask[U]()
-	for j, i := range perm[d] {
-		iblock[i] = I((ublock[j] ^ nb) - nb)
+	pm := perm[d]
+	ib, ub := full(iblock), ublock[:len(pm)]
+	for j, i := range pm {
+		ib[i] = I((ub[j] ^ nb) - nb)
 	}
 }
 
@@ -284,30 +234,107 @@ func plane(p *[64]uint64, k, size, lg uint32) uint64 {
 // every b-bit lane of a[0:b] at once: bit j of a[i]'s lane becomes bit i
 // of a[j]'s same lane.
 func transposeSmall(a *[16]uint64, b int) {
-	swap := func(x, y *uint64, j uint, m uint64) {
-		t := (*x>>j ^ *y) & m
-		*x ^= t << j
-		*y ^= t
-	}
 	if b == 4 {
-		swap(&a[0], &a[2], 2, 0x3333333333333333)
-		swap(&a[1], &a[3], 2, 0x3333333333333333)
-		swap(&a[0], &a[1], 1, 0x5555555555555555)
-		swap(&a[2], &a[3], 1, 0x5555555555555555)
+		transpose4((*[4]uint64)(a[:4]))
 		return
 	}
-	for k := range 8 {
-		swap(&a[k], &a[k+8], 8, 0x00ff00ff00ff00ff)
-	}
-	for _, k := range [8]int{0, 1, 2, 3, 8, 9, 10, 11} {
-		swap(&a[k], &a[k+4], 4, 0x0f0f0f0f0f0f0f0f)
-	}
-	for _, k := range [8]int{0, 1, 4, 5, 8, 9, 12, 13} {
-		swap(&a[k], &a[k+2], 2, 0x3333333333333333)
-	}
-	for k := 0; k < 16; k += 2 {
-		swap(&a[k], &a[k+1], 1, 0x5555555555555555)
-	}
+	var t uint64
+	t = (a[0]>>8 ^ a[8]) & 0x00ff00ff00ff00ff
+	a[0] ^= t << 8
+	a[8] ^= t
+	t = (a[1]>>8 ^ a[9]) & 0x00ff00ff00ff00ff
+	a[1] ^= t << 8
+	a[9] ^= t
+	t = (a[2]>>8 ^ a[10]) & 0x00ff00ff00ff00ff
+	a[2] ^= t << 8
+	a[10] ^= t
+	t = (a[3]>>8 ^ a[11]) & 0x00ff00ff00ff00ff
+	a[3] ^= t << 8
+	a[11] ^= t
+	t = (a[4]>>8 ^ a[12]) & 0x00ff00ff00ff00ff
+	a[4] ^= t << 8
+	a[12] ^= t
+	t = (a[5]>>8 ^ a[13]) & 0x00ff00ff00ff00ff
+	a[5] ^= t << 8
+	a[13] ^= t
+	t = (a[6]>>8 ^ a[14]) & 0x00ff00ff00ff00ff
+	a[6] ^= t << 8
+	a[14] ^= t
+	t = (a[7]>>8 ^ a[15]) & 0x00ff00ff00ff00ff
+	a[7] ^= t << 8
+	a[15] ^= t
+	t = (a[0]>>4 ^ a[4]) & 0x0f0f0f0f0f0f0f0f
+	a[0] ^= t << 4
+	a[4] ^= t
+	t = (a[1]>>4 ^ a[5]) & 0x0f0f0f0f0f0f0f0f
+	a[1] ^= t << 4
+	a[5] ^= t
+	t = (a[2]>>4 ^ a[6]) & 0x0f0f0f0f0f0f0f0f
+	a[2] ^= t << 4
+	a[6] ^= t
+	t = (a[3]>>4 ^ a[7]) & 0x0f0f0f0f0f0f0f0f
+	a[3] ^= t << 4
+	a[7] ^= t
+	t = (a[8]>>4 ^ a[12]) & 0x0f0f0f0f0f0f0f0f
+	a[8] ^= t << 4
+	a[12] ^= t
+	t = (a[9]>>4 ^ a[13]) & 0x0f0f0f0f0f0f0f0f
+	a[9] ^= t << 4
+	a[13] ^= t
+	t = (a[10]>>4 ^ a[14]) & 0x0f0f0f0f0f0f0f0f
+	a[10] ^= t << 4
+	a[14] ^= t
+	t = (a[11]>>4 ^ a[15]) & 0x0f0f0f0f0f0f0f0f
+	a[11] ^= t << 4
+	a[15] ^= t
+	t = (a[0]>>2 ^ a[2]) & 0x3333333333333333
+	a[0] ^= t << 2
+	a[2] ^= t
+	t = (a[1]>>2 ^ a[3]) & 0x3333333333333333
+	a[1] ^= t << 2
+	a[3] ^= t
+	t = (a[4]>>2 ^ a[6]) & 0x3333333333333333
+	a[4] ^= t << 2
+	a[6] ^= t
+	t = (a[5]>>2 ^ a[7]) & 0x3333333333333333
+	a[5] ^= t << 2
+	a[7] ^= t
+	t = (a[8]>>2 ^ a[10]) & 0x3333333333333333
+	a[8] ^= t << 2
+	a[10] ^= t
+	t = (a[9]>>2 ^ a[11]) & 0x3333333333333333
+	a[9] ^= t << 2
+	a[11] ^= t
+	t = (a[12]>>2 ^ a[14]) & 0x3333333333333333
+	a[12] ^= t << 2
+	a[14] ^= t
+	t = (a[13]>>2 ^ a[15]) & 0x3333333333333333
+	a[13] ^= t << 2
+	a[15] ^= t
+	t = (a[0]>>1 ^ a[1]) & 0x5555555555555555
+	a[0] ^= t << 1
+	a[1] ^= t
+	t = (a[2]>>1 ^ a[3]) & 0x5555555555555555
+	a[2] ^= t << 1
+	a[3] ^= t
+	t = (a[4]>>1 ^ a[5]) & 0x5555555555555555
+	a[4] ^= t << 1
+	a[5] ^= t
+	t = (a[6]>>1 ^ a[7]) & 0x5555555555555555
+	a[6] ^= t << 1
+	a[7] ^= t
+	t = (a[8]>>1 ^ a[9]) & 0x5555555555555555
+	a[8] ^= t << 1
+	a[9] ^= t
+	t = (a[10]>>1 ^ a[11]) & 0x5555555555555555
+	a[10] ^= t << 1
+	a[11] ^= t
+	t = (a[12]>>1 ^ a[13]) & 0x5555555555555555
+	a[12] ^= t << 1
+	a[13] ^= t
+	t = (a[14]>>1 ^ a[15]) & 0x5555555555555555
+	a[14] ^= t << 1
+	a[15] ^= t
 }
 
 // encodeInts codes the bit planes of data (at most maxprec of them, at

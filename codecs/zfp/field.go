@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // Sentinel errors; every error of the package wraps one of them.
@@ -589,34 +590,25 @@ func padLine(p []uint64, i, s, n int) {
 	}
 }
 
-// scatter writes the valid part of a decoded block to dst.
-func (g *grid) scatter(dst []byte, raw []uint64, off int, ext [4]int) {
+// scatter writes the valid part of a decoded block (the values' bit
+// patterns, x fastest) to dst.
+func scatter[I signed](g *grid, dst []byte, blk *[256]I, off int, ext [4]int) {
+	size := int(unsafe.Sizeof(I(0)))
 	for w := 0; w < ext[3]; w++ {
 		for z := 0; z < ext[2]; z++ {
 			for y := 0; y < ext[1]; y++ {
 				o := off + y*g.stride[1] + z*g.stride[2] + w*g.stride[3]
-				q := raw[16*z+4*y+64*w:]
-				switch {
-				case ext[0] == 4 && g.size == 4:
-					d := dst[o : o+16]
-					binary.LittleEndian.PutUint32(d[0:], uint32(q[0]))
-					binary.LittleEndian.PutUint32(d[4:], uint32(q[1]))
-					binary.LittleEndian.PutUint32(d[8:], uint32(q[2]))
-					binary.LittleEndian.PutUint32(d[12:], uint32(q[3]))
-				case ext[0] == 4:
-					d := dst[o : o+32]
-					binary.LittleEndian.PutUint64(d[0:], q[0])
-					binary.LittleEndian.PutUint64(d[8:], q[1])
-					binary.LittleEndian.PutUint64(d[16:], q[2])
-					binary.LittleEndian.PutUint64(d[24:], q[3])
-				case g.size == 4:
-					for x := 0; x < ext[0]; x++ {
-						binary.LittleEndian.PutUint32(dst[o+4*x:], uint32(q[x]))
-					}
-				default:
-					for x := 0; x < ext[0]; x++ {
-						binary.LittleEndian.PutUint64(dst[o+8*x:], q[x])
-					}
+				q := blk[(16*z+4*y+64*w)&255:]
+				if ext[0] == 4 {
+					d := dst[o : o+4*size]
+					storeRaw(d, size, uint64(q[0]))
+					storeRaw(d[size:], size, uint64(q[1]))
+					storeRaw(d[2*size:], size, uint64(q[2]))
+					storeRaw(d[3*size:], size, uint64(q[3]))
+					continue
+				}
+				for x := 0; x < ext[0]; x++ {
+					storeRaw(dst[o+size*x:], size, uint64(q[x]))
 				}
 			}
 		}
@@ -671,7 +663,6 @@ func overrun(r *bitReader) bool { return r.consumed() > uint64(len(r.data))*8 }
 
 func decompressFloat[F float, I signed, U unsigned](r *bitReader, g *grid, dst []byte, p *Params) bool {
 	bs := 1 << (2 * g.d)
-	var raw [256]uint64
 	wk := new(fwork[F, I, U])
 	var fb [256]F
 	fblock := fb[:bs]
@@ -682,17 +673,13 @@ func decompressFloat[F float, I signed, U unsigned](r *bitReader, g *grid, dst [
 		} else {
 			decodeFloatBlock[F, I, U](r, p, fblock, g.d, wk)
 		}
-		for i, v := range fblock {
-			raw[i] = uint64(floatBits[F, I](v))
-		}
-		g.scatter(dst, raw[:], off, ext)
+		scatter(g, dst, (*[256]I)(unsafe.Pointer(&fb)), off, ext)
 		return !overrun(r)
 	})
 }
 
 func decompressInt[I signed, U unsigned](r *bitReader, g *grid, dst []byte, p *Params) bool {
 	bs := 1 << (2 * g.d)
-	var raw [256]uint64
 	wk := new(work[I, U])
 	var ib [256]I
 	iblock := ib[:bs]
@@ -703,10 +690,7 @@ func decompressInt[I signed, U unsigned](r *bitReader, g *grid, dst []byte, p *P
 		} else {
 			decodeIntBlock[I, U](r, p.MinBits, p.MaxBits, p.MaxPrec, iblock, g.d, wk)
 		}
-		for i, v := range iblock {
-			raw[i] = uint64(v)
-		}
-		g.scatter(dst, raw[:], off, ext)
+		scatter(g, dst, &ib, off, ext)
 		return !overrun(r)
 	})
 }
