@@ -38,3 +38,39 @@ func FuzzRefsFile(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMetadata opens references whose .zmetadata document is arbitrary
+// (with one of kerchunk's refs files under the array "temp") and reads
+// every key it lists: errors, never a panic or an unbounded allocation.
+func FuzzMetadata(f *testing.F) {
+	for _, p := range []string{"kerchunk_cf.parq/.zmetadata", "kerchunk_sub.parq/.zmetadata"} {
+		b, err := os.ReadFile(filepath.Join(fixtures, p))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"metadata": {"temp/.zarray": {"zarr_format": 2, "shape": [1e18, 4], "chunks": [1, 1], "dtype": "<f4", "compressor": null, "fill_value": 0, "order": "C", "filters": null}}, "record_size": 1}`))
+	refs, err := os.ReadFile(filepath.Join(fixtures, "kerchunk_cf.parq/temp/refs.0.parq"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, meta []byte) {
+		ctx := context.Background()
+		m := mem.New()
+		m.Set(ctx, ".zmetadata", meta)
+		m.Set(ctx, "temp/refs.0.parq", refs)
+		s, err := parquet.Open(ctx, m, "")
+		if err != nil {
+			return
+		}
+		n := 0
+		for k, err := range s.List(ctx, "") {
+			if n++; err != nil || n > 64 {
+				break
+			}
+			s.Get(ctx, k, store.Full())
+			s.Locate(ctx, k)
+		}
+	})
+}

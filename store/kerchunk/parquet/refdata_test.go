@@ -1,0 +1,203 @@
+package parquet_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gozarr/gozarr/hdf5"
+	"github.com/gozarr/gozarr/internal/npy"
+	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/kerchunk/parquet"
+	"github.com/gozarr/gozarr/store/mem"
+	"github.com/gozarr/gozarr/store/virtual"
+	"github.com/gozarr/gozarr/zarr"
+)
+
+// hdf5Data is package hdf5's reference files: expected.json (h5py's view
+// of every dataset), values/ (h5py's values) and kerchunk/ (kerchunk's
+// own references, hdf5/testdata/make_kerchunk.py).
+const hdf5Data = "../../../hdf5/testdata"
+
+// refFile is one file of expected.json: per dataset, its dtype and the
+// .npy of its values.
+type refFile struct {
+	Datasets map[string]struct {
+		DType  string `json:"dtype"`
+		Values string `json:"values"`
+	} `json:"datasets"`
+}
+
+// verdict is a dataset's entry of kerchunk/report.json.
+type verdict struct {
+	Status  string   `json:"status"`
+	Why     string   `json:"why"`
+	Strings []string `json:"strings"`
+}
+
+func loadJSON(t *testing.T, name string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(hdf5Data, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// compareDatasets reads the datasets of rf from st whose names skip does
+// not reject and compares them with h5py's values; it returns how many
+// were equal.
+func compareDatasets(t *testing.T, st store.Reader, rf refFile, skip func(p string) bool) int {
+	t.Helper()
+	ctx := context.Background()
+	n := 0
+	for p, ds := range rf.Datasets {
+		if skip(p) {
+			continue
+		}
+		key := strings.TrimPrefix(p, "/")
+		if _, err := st.Get(ctx, key+"/.zarray", store.Full()); err != nil {
+			continue // a NetCDF-4 dimension without values: no array
+		}
+		a, err := zarr.OpenArray(ctx, st, key)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		got, _, err := a.ReadBytes(ctx)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		want, err := npy.ReadFile(filepath.Join(hdf5Data, "values", ds.Values))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := native(want); !bytes.Equal(got, w) {
+			t.Errorf("%s: values differ from h5py's (%d bytes, want %d)", p, len(got), len(w))
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// native returns the values of a in little-endian order (what ReadBytes
+// gives on the platforms CI runs).
+func native(a *npy.Array) []byte {
+	if !strings.HasPrefix(a.Descr, ">") {
+		return a.Data
+	}
+	n, _ := npy.ItemSize(a.Descr)
+	out := slices.Clone(a.Data)
+	for i := 0; i+n <= len(out); i += n {
+		slices.Reverse(out[i : i+n])
+	}
+	return out
+}
+
+// TestKerchunkOwnParquetAll reads every reference file of package hdf5
+// through kerchunk's own Parquet references (refs_to_dataframe of
+// SingleHdf5ToZarr's): every dataset kerchunk describes and gets right
+// equals h5py's values (variable-length strings through the string API);
+// the ones it refuses have no .zarray.
+func TestKerchunkOwnParquetAll(t *testing.T) {
+	ctx := context.Background()
+	var files map[string]refFile
+	loadJSON(t, "expected.json", &files)
+	var report map[string]map[string]verdict
+	loadJSON(t, "kerchunk/report.json", &report)
+	abs, err := filepath.Abs(hdf5Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := fs.New(hdf5Data, fs.ReadOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rf := range files {
+		rep := report[name]
+		if rep == nil {
+			t.Fatalf("%s: not in kerchunk/report.json: rerun make_kerchunk.py", name)
+		}
+		dir := "kerchunk/" + strings.TrimSuffix(name, filepath.Ext(name)) + ".parq/"
+		ps, err := parquet.Open(ctx, st, dir, parquet.WithLocation(abs), parquet.Allow(abs))
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		for p, v := range rep {
+			key := strings.TrimPrefix(p, "/")
+			switch {
+			case v.Status == "refused":
+				if _, err := ps.Get(ctx, key+"/.zarray", store.Full()); err == nil {
+					t.Errorf("%s%s: kerchunk refused it (%s), yet wrote a .zarray", dir, p, v.Why)
+				}
+			case v.Strings != nil:
+				a, err := zarr.OpenArray(ctx, ps, key)
+				if err != nil {
+					t.Errorf("%s%s: %v", dir, p, err)
+					continue
+				}
+				got, _, err := zarr.ReadStrings(ctx, a)
+				if err != nil || !slices.Equal(got, v.Strings) {
+					t.Errorf("%s%s: %q, %v; h5py %q", dir, p, got, err, v.Strings)
+				}
+			}
+		}
+		n := compareDatasets(t, ps, rf, func(p string) bool { v := rep[p]; return v.Status != "ok" || v.Strings != nil })
+		t.Logf("%s: %d datasets equal h5py's through kerchunk's Parquet", name, n)
+	}
+}
+
+// TestWriteAllReferenceFiles writes the references gozarr makes for every
+// reference file of package hdf5 as Parquet (record size 4) and reads
+// them back: every dataset hdf5.References describes equals h5py's values.
+func TestWriteAllReferenceFiles(t *testing.T) {
+	ctx := context.Background()
+	var files map[string]refFile
+	loadJSON(t, "expected.json", &files)
+	dirst, err := fs.New(hdf5Data, fs.ReadOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rf := range files {
+		abs, err := filepath.Abs(filepath.Join(hdf5Data, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := hdf5.Open(ctx, dirst, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refs, err := hdf5.References(ctx, f, hdf5.RefsOptions{URL: abs, SkipUnsupported: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		skipped := map[string]bool{}
+		for _, s := range refs.Skipped {
+			p, _, _ := strings.Cut(s, ": ")
+			skipped[p] = true
+		}
+		m := mem.New()
+		if err := parquet.Write(ctx, m, "refs.parq/", refs.Refs, 4); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		ps, err := parquet.Open(ctx, m, "refs.parq/", parquet.WithResolverOptions(virtual.AllowFile(abs)))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		n := compareDatasets(t, ps, rf, func(p string) bool { return skipped[p] })
+		if n == 0 {
+			t.Errorf("%s: no dataset read", name)
+		}
+		t.Logf("%s: %d datasets equal h5py's through gozarr's Parquet (skipped %d: %q)", name, n, len(refs.Skipped), refs.Skipped)
+	}
+}
