@@ -45,6 +45,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/gozarr/gozarr/store"
+	_ "github.com/gozarr/gozarr/store/s3" // s3:// Refs: storeurl opens them once store/s3 is linked
 	"github.com/gozarr/gozarr/store/storeurl"
 	"github.com/gozarr/gozarr/zarr"
 )

@@ -10,7 +10,9 @@
 //	zarrcat diff [--json] A B
 //
 // TARGET is an array's or group's directory, or a URL (file://, s3://,
-// http(s)://). SELECTION uses NumPy syntax: "0:10,:,5", "[..., ::2]", "-1".
+// http(s)://). s3:// needs a build with -tags s3 (go install -tags s3
+// github.com/gozarr/gozarr/cmd/zarrcat@latest): the default build leaves the
+// AWS SDK out, a third of the packages of a first build. SELECTION uses NumPy syntax: "0:10,:,5", "[..., ::2]", "-1".
 // Errors are one line on stderr and a non-zero exit status.
 package main
 
@@ -28,6 +30,7 @@ import (
 	"strings"
 
 	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store/storeurl"
 )
 
 // errUsage marks a command-line mistake (exit status 2).
@@ -166,7 +169,11 @@ func version() string {
 	if (v == "" || v == "(devel)") && rev != "" {
 		v = "devel " + rev[:min(12, len(rev))] + dirty
 	}
-	return fmt.Sprintf("zarrcat %s (%s, %s/%s)", cmp.Or(v, "(devel)"), bi.GoVersion, runtime.GOOS, runtime.GOARCH)
+	s3 := "s3:// included"
+	if !withS3 {
+		s3 = "no s3://: " + s3Install
+	}
+	return fmt.Sprintf("zarrcat %s (%s, %s/%s; %s)", cmp.Or(v, "(devel)"), bi.GoVersion, runtime.GOOS, runtime.GOARCH, s3)
 }
 
 const usage = `usage:
@@ -185,8 +192,8 @@ const usage = `usage:
   zarrcat diff --ref A --ref B REPO   what changed between two Icechunk snapshots
   zarrcat version                        (also --version)
   zarrcat help COMMAND                   (flags and examples; also COMMAND --help)
-TARGET is an array or group directory, a .zip/.ozx, a file://, s3://,
-http(s):// URL, a path inside an Icechunk repository (--ref NAME: branch,
+TARGET is an array or group directory, a .zip/.ozx, a file://, s3:// (a
+build with -tags s3), http(s):// URL, a path inside an Icechunk repository (--ref NAME: branch,
 tag or snapshot), or inside a kerchunk references file (--allow PREFIX:
 see zarrcat help refs).
 SELECTION uses NumPy syntax, e.g. "0:10,:,5" or "[..., ::2]"; quote it.
@@ -204,6 +211,36 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // run executes one zarrcat command line.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return linkHint(runCmd(ctx, args, stdout, stderr))
+}
+
+// s3Install is how to get a zarrcat that opens s3:// targets.
+const s3Install = "go install -tags s3 github.com/gozarr/gozarr/cmd/zarrcat@latest (or go build -tags s3 ./cmd/zarrcat in a clone)"
+
+// linkHint replaces storeurl's "import this package" advice for a URL
+// scheme this build leaves out with what a zarrcat user can do.
+func linkHint(err error) error {
+	var nl *storeurl.NotLinkedError
+	if !errors.As(err, &nl) {
+		return err
+	}
+	if nl.Scheme == "s3" {
+		return &hintError{fmt.Sprintf("%s: this zarrcat was built without S3 support (the default build leaves the AWS SDK out); for s3:// targets: %s", nl.Location, s3Install), err}
+	}
+	return &hintError{fmt.Sprintf("%s: zarrcat does not include the %s:// store (%s is a module of its own); copy the data to a local directory, or give its https:// address when it is public", nl.Location, nl.Scheme, strings.TrimPrefix(nl.Package, "github.com/gozarr/gozarr/")), err}
+}
+
+// hintError is err told in other words.
+type hintError struct {
+	msg string
+	err error
+}
+
+func (e *hintError) Error() string { return e.msg }
+func (e *hintError) Unwrap() error { return e.err }
+
+// runCmd is run without linkHint.
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ctx, args, err := takeTimeout(ctx, args)
 	if err != nil {
 		return err

@@ -8,9 +8,7 @@ import (
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
-	"github.com/gozarr/gozarr/store/http"
 	"github.com/gozarr/gozarr/store/kerchunk"
-	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/storeurl"
 )
 
@@ -107,7 +105,7 @@ func openRefsTarget(ctx context.Context, target string) (store.Reader, string, b
 	}
 	sopts := []storeurl.Option{storeurl.WithFS(fs.ReadOnly())}
 	if t, ok := ctx.Value(timeoutKey{}).(store.Timeouts); ok {
-		sopts = append(sopts, storeurl.WithHTTP(http.WithTimeouts(t)), storeurl.WithS3(s3.WithTimeouts(t)))
+		sopts = append(sopts, storeurl.WithTimeouts(t))
 	}
 	allow, _ := ctx.Value(allowKey{}).([]string)
 	ks, err := kerchunk.OpenURL(ctx, file, sopts, kerchunk.Allow(allow...))

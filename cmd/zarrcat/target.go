@@ -9,8 +9,6 @@ import (
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
-	"github.com/gozarr/gozarr/store/http"
-	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/storeurl"
 )
 
@@ -34,7 +32,7 @@ func openTarget(ctx context.Context, target string) (store.Reader, string, error
 	if strings.Contains(target, "://") && !strings.HasPrefix(target, "file://") {
 		var opts []storeurl.Option
 		if t, ok := ctx.Value(timeoutKey{}).(store.Timeouts); ok {
-			opts = append(opts, storeurl.WithHTTP(http.WithTimeouts(t)), storeurl.WithS3(s3.WithTimeouts(t)))
+			opts = append(opts, storeurl.WithTimeouts(t))
 		}
 		st, err := storeurl.Open(ctx, target, opts...)
 		if err != nil {

@@ -78,6 +78,7 @@ import (
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/objstore"
@@ -253,6 +254,10 @@ func Open(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, e
 	}
 	// The store retries (objstore): the SDK makes one attempt per request.
 	lo = append(lo, config.WithRetryer(func() aws.Retryer { return aws.NopRetryer{} }))
+	// The SDK's default logger writes warnings to the program's stderr
+	// ("falling back to IMDSv1", a response without a checksum): a
+	// library's errors go to its caller, not to a terminal it does not own.
+	lo = append(lo, config.WithLogger(logging.Nop{}))
 	cfg, err := config.LoadDefaultConfig(ctx, lo...)
 	if err != nil {
 		return nil, fmt.Errorf("s3: loading AWS configuration: %w", err)

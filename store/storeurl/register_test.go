@@ -6,7 +6,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/mem"
@@ -57,7 +60,7 @@ func TestRegister(t *testing.T) {
 	if _, err := storeurl.Open(ctx, "ytest://x"); !errors.Is(err, storeurl.ErrUnsupported) {
 		t.Errorf("Open(ytest://x): err = %v, want ErrUnsupported", err)
 	}
-	for _, bad := range []string{"s3", "file", "https", "memory", "", "a b", "1x"} {
+	for _, bad := range []string{"file", "https", "memory", "", "a b", "1x"} {
 		if err := storeurl.Register(bad, opener(a)); err == nil {
 			t.Errorf("Register(%q): no error", bad)
 		}
@@ -156,5 +159,69 @@ func TestCreateZip(t *testing.T) {
 	// Without CreateDir a missing archive is an error, not a Builder.
 	if st, err := storeurl.Open(ctx, filepath.Join(dir, "other.zip")); err == nil {
 		t.Errorf("Open(missing .zip) = %T, want an error", st)
+	}
+}
+
+// TestNotLinked: without store/s3 in the program, an s3:// URL is
+// ErrNotLinked (an ErrUnsupported) naming the import that brings it, as are
+// gs:// and az:// without their modules; Parse still splits s3:// URLs.
+func TestNotLinked(t *testing.T) {
+	restore := storeurl.Unregister("s3")
+	defer restore()
+	ctx := context.Background()
+	for loc, pkg := range map[string]string{
+		"s3://bkt/x.zarr":  "github.com/gozarr/gozarr/store/s3",
+		"gs://bkt/x.zarr":  "github.com/gozarr/gozarr/store/gcs",
+		"az://c/x.zarr":    "github.com/gozarr/gozarr/store/azure",
+		"abfss://c@a/x":    "github.com/gozarr/gozarr/store/azure",
+		"S3://bkt/y.zarr/": "github.com/gozarr/gozarr/store/s3",
+	} {
+		_, err := storeurl.Open(ctx, loc)
+		if !errors.Is(err, storeurl.ErrNotLinked) || !errors.Is(err, storeurl.ErrUnsupported) {
+			t.Errorf("Open(%q): err = %v, want ErrNotLinked", loc, err)
+			continue
+		}
+		if want := `import _ "` + pkg + `"`; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), loc) {
+			t.Errorf("Open(%q): %v; want the location and %s", loc, err, want)
+		}
+	}
+	if loc, err := storeurl.Parse("s3://bkt/a/b"); err != nil || loc.Bucket != "bkt" || loc.Prefix != "a/b" {
+		t.Errorf("Parse(s3) without store/s3 = %+v, %v", loc, err)
+	}
+}
+
+// TestRegisterOptions: an opener registered with RegisterOptions gets the
+// WithScheme values of its scheme, in order, then WithTimeouts' value;
+// other schemes' options do not reach it.
+func TestRegisterOptions(t *testing.T) {
+	var got []any
+	if err := storeurl.RegisterOptions("otest", func(_ context.Context, _ string, opts []any) (store.Reader, error) {
+		got = opts
+		return mem.New(), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	to := store.Timeouts{Connect: 3 * time.Second}
+	_, err := storeurl.Open(context.Background(), "otest://x", storeurl.WithScheme("OTEST", 1, "a"),
+		storeurl.WithS3(7), storeurl.WithTimeouts(to), storeurl.WithScheme("otest", 2.5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []any{1, "a", 2.5, to}; !reflect.DeepEqual(got, want) {
+		t.Errorf("opener got %#v, want %#v", got, want)
+	}
+	for _, bad := range []string{"http", "memory", "file"} {
+		if err := storeurl.RegisterOptions(bad, func(context.Context, string, []any) (store.Reader, error) { return nil, nil }); err == nil {
+			t.Errorf("RegisterOptions(%q): no error", bad)
+		}
+	}
+}
+
+// TestWithS3WrongType: WithS3 takes s3.Option values; anything else is an
+// error of Open, not ignored.
+func TestWithS3WrongType(t *testing.T) {
+	_, err := storeurl.Open(context.Background(), "s3://bkt/x", storeurl.WithS3("us-east-1"))
+	if err == nil || !strings.Contains(err.Error(), "s3.Option") {
+		t.Errorf("Open with WithS3(string): err = %v, want one naming s3.Option", err)
 	}
 }

@@ -3,7 +3,8 @@
 //
 //	/data/x.zarr, ./x.zarr, x.zarr   a local directory (store/fs)
 //	file:///data/x.zarr              the same, as a URL (percent-escapes decoded)
-//	s3://bucket/prefix/x.zarr        an S3 bucket and key prefix (store/s3)
+//	s3://bucket/prefix/x.zarr        an S3 bucket and key prefix (store/s3,
+//	                                 registered by importing it: see below)
 //	http://host/x.zarr, https://...  a read-only HTTP store (store/http)
 //	memory://                        a new, empty in-memory store (store/mem)
 //	memory://name                    the in-memory store called name in this
@@ -20,12 +21,23 @@
 //
 // Open returns the richest store the location supports: callers
 // type-assert to store.Store (or store.Writer) to write, which fails for
-// HTTP. For s3:// the endpoint, region and credentials come from the
-// standard AWS environment and config files exactly as the AWS SDK reads
-// them (AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID,
-// AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ...), or from WithS3 options; a custom
-// endpoint implies path-style addressing, and with no credentials anywhere
-// the store tries anonymous access (see s3.Open).
+// HTTP.
+//
+// s3:// is opened by package store/s3, which registers the scheme when it
+// is imported, so that a program reading only local or HTTP stores does
+// not link the AWS SDK (about 110 packages):
+//
+//	import _ "github.com/gozarr/gozarr/store/s3"
+//
+// Without that import, Open of an s3:// URL fails with ErrNotLinked, naming
+// the import. Any program that calls into store/s3 (s3test, s3.WithXxx
+// options for WithS3) has it already. For s3:// the endpoint, region and
+// credentials come from the standard AWS environment and config files
+// exactly as the AWS SDK reads them (AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL,
+// AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ...),
+// or from WithS3 options; a custom endpoint implies path-style addressing,
+// and with no credentials anywhere the store tries anonymous access (see
+// s3.Open).
 package storeurl
 
 import (
@@ -43,7 +55,6 @@ import (
 	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/store/http"
 	"github.com/gozarr/gozarr/store/mem"
-	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/zip"
 )
 
@@ -53,19 +64,65 @@ var ErrUnsupported = errors.New("storeurl: unsupported URL scheme")
 // ErrInvalidURL reports a location Open cannot parse.
 var ErrInvalidURL = errors.New("storeurl: invalid store URL")
 
+// ErrNotLinked reports a location whose scheme Parse knows but whose store
+// package is not in the program (s3:// without store/s3, gs:// without
+// store/gcs, az:// without store/azure): the message names the import
+// that brings it. It wraps ErrUnsupported.
+var ErrNotLinked = fmt.Errorf("%w: its store is not linked into this program", ErrUnsupported)
+
 // Option configures Open.
 type Option func(*options)
 
 type options struct {
-	s3     []s3.Option
-	http   []http.Option
-	fs     []fs.Option
-	create bool
+	http     []http.Option
+	fs       []fs.Option
+	create   bool
+	timeouts *store.Timeouts
+	scheme   map[string][]any
 }
 
 // WithS3 passes options to s3.Open for s3:// URLs (an explicit endpoint,
-// region or credentials, a concurrency limit, an HTTP client, ...).
-func WithS3(opts ...s3.Option) Option { return func(o *options) { o.s3 = append(o.s3, opts...) } }
+// region or credentials, a concurrency limit, an HTTP client, ...): opts
+// are s3.Option values (storeurl does not import store/s3, so that
+// programs without S3 do not link the AWS SDK; s3.Open reports any other
+// type as an error). It is WithScheme("s3", opts...).
+func WithS3[T any](opts ...T) Option {
+	v := make([]any, len(opts))
+	for i, o := range opts {
+		v[i] = o
+	}
+	return WithScheme("s3", v...)
+}
+
+// WithScheme passes opts to the opener registered for scheme with
+// RegisterOptions (see WithS3); openers registered with Register ignore
+// them.
+func WithScheme(scheme string, opts ...any) Option {
+	scheme = strings.ToLower(scheme)
+	return func(o *options) {
+		if o.scheme == nil {
+			o.scheme = map[string][]any{}
+		}
+		o.scheme[scheme] = append(o.scheme[scheme], opts...)
+	}
+}
+
+// WithTimeouts sets the timeouts of remote stores (http.WithTimeouts for
+// http:// and https://; registered openers receive t as a store.Timeouts
+// value among their options, after those of WithScheme: s3:// applies it
+// as s3.WithTimeouts).
+func WithTimeouts(t store.Timeouts) Option {
+	return func(o *options) { o.timeouts = &t }
+}
+
+// schemeOptions returns the options a registered opener of scheme gets.
+func (o *options) schemeOptions(scheme string) []any {
+	v := append([]any(nil), o.scheme[scheme]...)
+	if o.timeouts != nil {
+		v = append(v, *o.timeouts)
+	}
+	return v
+}
 
 // WithHTTP passes options to http.New for http:// and https:// URLs (headers
 // such as an auth token, a client, a concurrency limit, ...).
@@ -147,7 +204,39 @@ func Parse(location string) (Location, error) {
 	if registered(scheme) != nil {
 		return Location{Scheme: scheme, URL: location}, nil
 	}
+	if _, ok := linkable[scheme]; ok {
+		return Location{}, notLinked(location, scheme)
+	}
 	return Location{}, fmt.Errorf("%w: %q in %q (want a path, file://, s3://, http(s):// or memory://)", ErrUnsupported, scheme, location)
+}
+
+// linkable maps the schemes of this module's store packages that register
+// themselves to the package to import.
+var linkable = map[string]string{
+	"s3":    "github.com/gozarr/gozarr/store/s3",
+	"gs":    "github.com/gozarr/gozarr/store/gcs",
+	"az":    "github.com/gozarr/gozarr/store/azure",
+	"abfs":  "github.com/gozarr/gozarr/store/azure",
+	"abfss": "github.com/gozarr/gozarr/store/azure",
+}
+
+// NotLinkedError is the ErrNotLinked error of Parse and Open: the
+// location, its scheme and the package to import for it.
+type NotLinkedError struct {
+	Location, Scheme, Package string
+}
+
+func (e *NotLinkedError) Error() string {
+	return fmt.Sprintf("%v: %s:// URLs such as %q need package %s (import _ %q)", ErrNotLinked, e.Scheme, e.Location, e.Package, e.Package)
+}
+
+// Unwrap returns ErrNotLinked.
+func (e *NotLinkedError) Unwrap() error { return ErrNotLinked }
+
+// notLinked is the ErrNotLinked error of location, whose scheme's package
+// is not imported.
+func notLinked(location, scheme string) error {
+	return &NotLinkedError{Location: location, Scheme: scheme, Package: linkable[scheme]}
 }
 
 // Open returns the store at location, a URL or a local path (see the package
@@ -174,23 +263,27 @@ func Open(ctx context.Context, location string, opts ...Option) (store.Reader, e
 	case "file":
 		return openDir(loc.Path, o)
 	case "s3":
-		st, err := s3.Open(ctx, loc.Bucket, loc.Prefix, o.s3...)
-		if err != nil {
-			return nil, fmt.Errorf("storeurl: %q: %w", location, err)
+		open := registered("s3")
+		if open == nil {
+			return nil, notLinked(location, "s3")
 		}
-		return st, nil
+		return open(ctx, location, o.schemeOptions("s3"))
 	case "http", "https":
 		if open := hostOpener(loc.URL); open != nil {
-			return open(ctx, location)
+			return open(ctx, location, o.schemeOptions(loc.Scheme))
 		}
-		st, err := http.New(loc.URL, o.http...)
+		hopts := o.http
+		if o.timeouts != nil {
+			hopts = append([]http.Option{http.WithTimeouts(*o.timeouts)}, hopts...)
+		}
+		st, err := http.New(loc.URL, hopts...)
 		if err != nil {
 			return nil, fmt.Errorf("storeurl: %w", err)
 		}
 		return st, nil
 	}
 	if open := registered(loc.Scheme); open != nil {
-		return open(ctx, location)
+		return open(ctx, location, o.schemeOptions(loc.Scheme))
 	}
 	// memory
 	if loc.Name == "" {
@@ -223,10 +316,15 @@ func openDir(path string, o options) (store.Reader, error) {
 // registered for (see Register).
 type Opener func(ctx context.Context, location string) (store.Reader, error)
 
+// OptionsOpener is an Opener that also gets the options given for its
+// scheme with WithScheme (WithS3 for "s3") and WithTimeouts (see
+// RegisterOptions).
+type OptionsOpener func(ctx context.Context, location string, opts []any) (store.Reader, error)
+
 var registry struct {
 	sync.RWMutex
-	schemes map[string]Opener
-	hosts   map[string]Opener
+	schemes map[string]OptionsOpener
+	hosts   map[string]OptionsOpener
 }
 
 // Register makes Parse and Open accept URLs of scheme (such as "gs"),
@@ -236,9 +334,23 @@ var registry struct {
 // scheme again replaces its opener. It fails for a built-in scheme and for
 // a name that is not a URL scheme.
 func Register(scheme string, open Opener) error {
+	if open == nil {
+		return fmt.Errorf("storeurl: cannot register scheme %q", scheme)
+	}
+	return RegisterOptions(scheme, func(ctx context.Context, location string, _ []any) (store.Reader, error) {
+		return open(ctx, location)
+	})
+}
+
+// RegisterOptions is Register for an opener that takes options: those
+// given for its scheme with WithScheme, then a store.Timeouts value for
+// WithTimeouts. store/s3 registers "s3" so (s3:// is parsed by Parse
+// whether or not it is registered; the other built-in schemes cannot be
+// registered).
+func RegisterOptions(scheme string, open OptionsOpener) error {
 	scheme = strings.ToLower(scheme)
 	switch scheme {
-	case "file", "s3", "http", "https", "memory":
+	case "file", "http", "https", "memory":
 		return fmt.Errorf("storeurl: %q is built in", scheme)
 	}
 	if u, err := url.Parse(scheme + "://x"); err != nil || u.Scheme != scheme || open == nil {
@@ -247,7 +359,7 @@ func Register(scheme string, open Opener) error {
 	registry.Lock()
 	defer registry.Unlock()
 	if registry.schemes == nil {
-		registry.schemes = map[string]Opener{}
+		registry.schemes = map[string]OptionsOpener{}
 	}
 	registry.schemes[scheme] = open
 	return nil
@@ -264,13 +376,15 @@ func RegisterHost(host string, open Opener) error {
 	registry.Lock()
 	defer registry.Unlock()
 	if registry.hosts == nil {
-		registry.hosts = map[string]Opener{}
+		registry.hosts = map[string]OptionsOpener{}
 	}
-	registry.hosts[host] = open
+	registry.hosts[host] = func(ctx context.Context, location string, _ []any) (store.Reader, error) {
+		return open(ctx, location)
+	}
 	return nil
 }
 
-func registered(scheme string) Opener {
+func registered(scheme string) OptionsOpener {
 	registry.RLock()
 	defer registry.RUnlock()
 	return registry.schemes[scheme]
@@ -278,7 +392,7 @@ func registered(scheme string) Opener {
 
 // hostOpener returns the opener registered for the host of an http(s) URL,
 // or nil.
-func hostOpener(location string) Opener {
+func hostOpener(location string) OptionsOpener {
 	u, err := url.Parse(location)
 	if err != nil {
 		return nil
