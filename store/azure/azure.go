@@ -325,28 +325,29 @@ func (d *driver) blob(name string) *blob.Client { return d.client.NewBlobClient(
 // that was replaced between its measuring and its download.
 const maxRemeasure = 16
 
-// Read implements objstore.Driver with one ranged download; a suffix
-// (off < 0) is the blob's properties, then a download of its last -off
-// bytes under If-Match the ETag measured (measured again if the blob was
-// replaced in between).
-func (d *driver) Read(ctx context.Context, name string, off, n int64) (objstore.Object, error) {
+// Read implements objstore.Driver with one ranged download (under
+// If-Match and If-Unmodified-Since for cond); a suffix (off < 0) is the
+// blob's properties, then a download of its last -off bytes under If-Match
+// the ETag measured (measured again if the blob was replaced in between).
+func (d *driver) Read(ctx context.Context, name string, off, n int64, cond store.ReadCondition) (objstore.Object, error) {
 	if off >= 0 {
 		hr := blob.HTTPRange{Offset: off}
 		if n >= 0 {
 			hr.Count = n
 		}
-		return d.download(ctx, name, hr, nil)
+		return d.download(ctx, name, hr, accessConditions(cond, nil))
 	}
 	for attempt := 0; ; attempt++ {
-		size, etag, err := d.props(ctx, name)
+		in, err := d.Head(ctx, name, cond)
 		if err != nil {
 			return objstore.Object{}, err
 		}
-		if size == 0 {
-			return objstore.Object{Body: io.NopCloser(strings.NewReader("")), Length: 0, Version: string(*etag)}, nil
+		if in.Size == 0 {
+			return objstore.Object{Body: io.NopCloser(strings.NewReader("")), Length: 0, Version: in.Version, Validators: in.Validators}, nil
 		}
-		start := max(size+off, 0)
-		o, err := d.download(ctx, name, blob.HTTPRange{Offset: start, Count: size - start}, etag)
+		start := max(in.Size+off, 0)
+		etag := azcore.ETag(in.Version)
+		o, err := d.download(ctx, name, blob.HTTPRange{Offset: start, Count: in.Size - start}, accessConditions(cond, &etag))
 		if bloberror.HasCode(err, bloberror.ConditionNotMet) && attempt < maxRemeasure {
 			continue
 		}
@@ -354,13 +355,25 @@ func (d *driver) Read(ctx context.Context, name string, off, n int64) (objstore.
 	}
 }
 
-// download opens hr of name (under If-Match etag when etag is not nil).
-func (d *driver) download(ctx context.Context, name string, hr blob.HTTPRange, etag *azcore.ETag) (objstore.Object, error) {
-	opt := &blob.DownloadStreamOptions{Range: hr}
-	if etag != nil {
-		opt.AccessConditions = &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: etag}}
+// accessConditions returns the access conditions of a read under cond
+// and, when etag is not nil, If-Match etag (nil for none).
+func accessConditions(cond store.ReadCondition, etag *azcore.ETag) *blob.AccessConditions {
+	if cond.IsZero() && etag == nil {
+		return nil
 	}
-	resp, err := d.blob(name).DownloadStream(ctx, opt)
+	mc := &blob.ModifiedAccessConditions{IfMatch: etag}
+	if cond.ETag != "" && etag == nil {
+		mc.IfMatch = to.Ptr(azcore.ETag(objstore.QuoteETag(cond.ETag)))
+	}
+	if !cond.LastModified.IsZero() {
+		mc.IfUnmodifiedSince = to.Ptr(objstore.UnmodifiedSince(cond))
+	}
+	return &blob.AccessConditions{ModifiedAccessConditions: mc}
+}
+
+// download opens hr of name under ac (nil: none).
+func (d *driver) download(ctx context.Context, name string, hr blob.HTTPRange, ac *blob.AccessConditions) (objstore.Object, error) {
+	resp, err := d.blob(name).DownloadStream(ctx, &blob.DownloadStreamOptions{Range: hr, AccessConditions: ac})
 	if err != nil {
 		return objstore.Object{}, err
 	}
@@ -371,33 +384,27 @@ func (d *driver) download(ctx context.Context, name string, hr blob.HTTPRange, e
 	if resp.ETag != nil {
 		o.Version = string(*resp.ETag)
 	}
+	o.Validators = objstore.Validators{ETag: o.Version, LastModified: deref(resp.LastModified)}
 	return o, nil
 }
 
-// props returns name's size and ETag with one properties request.
-func (d *driver) props(ctx context.Context, name string) (int64, *azcore.ETag, error) {
-	p, err := d.blob(name).GetProperties(ctx, nil)
+// Head implements objstore.Driver with one properties request (under
+// cond, as Read): size, ETag and Last-Modified.
+func (d *driver) Head(ctx context.Context, name string, cond store.ReadCondition) (objstore.Info, error) {
+	var opt *blob.GetPropertiesOptions
+	if ac := accessConditions(cond, nil); ac != nil {
+		opt = &blob.GetPropertiesOptions{AccessConditions: ac}
+	}
+	p, err := d.blob(name).GetProperties(ctx, opt)
 	if err != nil {
-		return 0, nil, err
+		return objstore.Info{}, err
 	}
-	var size int64
-	if p.ContentLength != nil {
-		size = *p.ContentLength
+	in := objstore.Info{Size: deref(p.ContentLength), Validators: objstore.Validators{LastModified: deref(p.LastModified)}}
+	if p.ETag != nil {
+		in.Version = string(*p.ETag)
 	}
-	etag := p.ETag
-	if etag == nil {
-		etag = new(azcore.ETag)
-	}
-	return size, etag, nil
-}
-
-// Head implements objstore.Driver: size and ETag.
-func (d *driver) Head(ctx context.Context, name string) (int64, string, error) {
-	n, etag, err := d.props(ctx, name)
-	if err != nil {
-		return 0, "", err
-	}
-	return n, string(*etag), nil
+	in.ETag = in.Version
+	return in, nil
 }
 
 // Put implements objstore.Driver with one Put Blob request (Azure replaces
@@ -458,11 +465,13 @@ func (d *driver) ListPage(ctx context.Context, prefix, delim, token string) (obj
 	return p, nil
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
+// deref returns *p, or T's zero value for a nil p.
+func deref[T any](p *T) T {
+	var v T
+	if p != nil {
+		v = *p
 	}
-	return *s
+	return v
 }
 
 // Classify implements objstore.Driver: a missing blob, a failed condition
@@ -475,6 +484,8 @@ func (d *driver) Classify(_ context.Context, op string, err error) (objstore.Kin
 		return objstore.KindOther, fmt.Errorf("%w: %q: %w", ErrContainer, d.container, err)
 	case bloberror.HasCode(err, bloberror.BlobNotFound) || (op != "list" && status == http.StatusNotFound):
 		return objstore.KindNotFound, err
+	case op != "set" && (bloberror.HasCode(err, bloberror.ConditionNotMet) || status == http.StatusPreconditionFailed):
+		return objstore.KindChanged, err
 	case bloberror.HasCode(err, bloberror.ConditionNotMet, bloberror.BlobAlreadyExists) || status == http.StatusPreconditionFailed ||
 		(op == "set" && status == http.StatusConflict):
 		return objstore.KindConflict, err

@@ -70,6 +70,13 @@ func TestConformanceEmulator(t *testing.T) {
 	storetest.TestStore(t, func(t *testing.T) store.Store { return newStore(t) })
 }
 
+// TestConditionalReads: GetIf on the emulator, under storetest's checks
+// (the old ETag of a rewritten object, a time before its write: no bytes).
+func TestConditionalReads(t *testing.T) {
+	st := newStore(t)
+	storetest.TestConditionalReader(t, st, st, st.ReadCondition)
+}
+
 // TestMissingContainer: a container that does not exist is ErrContainer,
 // never a missing key.
 func TestMissingContainer(t *testing.T) {

@@ -48,6 +48,7 @@ package gcs
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -231,22 +232,81 @@ type driver struct {
 }
 
 // Read implements objstore.Driver with one ranged read (a negative off is
-// a suffix, as the SDK takes it).
-func (d *driver) Read(ctx context.Context, name string, off, n int64) (objstore.Object, error) {
-	rd, err := d.bucket.Object(name).NewRangeReader(ctx, off, n)
+// a suffix, as the SDK takes it). A condition on an ETag other than a
+// generation number first reads the object's metadata (GCS checks
+// generations, not ETags): an ETag that is none of its forms (the JSON
+// API's, the XML API's MD5, the generation) is KindChanged, one that is
+// makes the read conditional on that generation. The answer reports its
+// generation and time, which the layer checks.
+func (d *driver) Read(ctx context.Context, name string, off, n int64, cond store.ReadCondition) (objstore.Object, error) {
+	obj := d.bucket.Object(name)
+	gen, err := d.generationOf(ctx, obj, cond)
 	if err != nil {
 		return objstore.Object{}, err
 	}
-	return objstore.Object{Body: rd, Length: rd.Remain(), Version: strconv.FormatInt(rd.Attrs.Generation, 10)}, nil
+	if gen > 0 {
+		obj = obj.If(storage.Conditions{GenerationMatch: gen})
+	}
+	rd, err := obj.NewRangeReader(ctx, off, n)
+	if err != nil {
+		return objstore.Object{}, err
+	}
+	g := rd.Attrs.Generation
+	o := objstore.Object{Body: rd, Length: rd.Remain(), Version: strconv.FormatInt(g, 10),
+		Validators: objstore.Validators{ETag: strconv.FormatInt(g, 10), LastModified: rd.Attrs.LastModified}}
+	if gen > 0 && g == gen {
+		o.ETag = cond.ETag // the version cond's ETag names
+	}
+	return o, nil
 }
 
-// Head implements objstore.Driver: size and generation.
-func (d *driver) Head(ctx context.Context, name string) (int64, string, error) {
+// errChanged is an object whose metadata show another version than a read
+// condition's.
+var errChanged = errors.New("gcs: the object is not the version the condition names")
+
+// generationOf returns the generation cond's ETag names (0 when cond has
+// none, or names one by its generation number), reading obj's metadata.
+func (d *driver) generationOf(ctx context.Context, obj *storage.ObjectHandle, cond store.ReadCondition) (int64, error) {
+	if cond.ETag == "" {
+		return 0, nil
+	}
+	if g, err := strconv.ParseInt(strings.Trim(cond.ETag, `"`), 10, 64); err == nil && g > 0 {
+		return g, nil
+	}
+	a, err := obj.Attrs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if !etagOf(a, cond.ETag) {
+		return 0, fmt.Errorf("%w: ETag %s, the object's is %s (generation %d)", errChanged, cond.ETag, a.Etag, a.Generation)
+	}
+	return a.Generation, nil
+}
+
+// etagOf reports whether etag is one of a's forms: the JSON API's ETag,
+// the XML API's (the MD5 in hex) or the generation number.
+func etagOf(a *storage.ObjectAttrs, etag string) bool {
+	return store.SameETag(etag, a.Etag) || (len(a.MD5) > 0 && store.SameETag(etag, hex.EncodeToString(a.MD5))) ||
+		store.SameETag(etag, strconv.FormatInt(a.Generation, 10))
+}
+
+// Head implements objstore.Driver: size, generation and update time (and,
+// under a condition on an ETag, the ETag when it is one of the object's
+// forms; another is KindChanged).
+func (d *driver) Head(ctx context.Context, name string, cond store.ReadCondition) (objstore.Info, error) {
 	a, err := d.bucket.Object(name).Attrs(ctx)
 	if err != nil {
-		return 0, "", err
+		return objstore.Info{}, err
 	}
-	return a.Size, strconv.FormatInt(a.Generation, 10), nil
+	in := objstore.Info{Size: a.Size, Version: strconv.FormatInt(a.Generation, 10),
+		Validators: objstore.Validators{ETag: a.Etag, LastModified: a.Updated}}
+	if cond.ETag != "" {
+		if !etagOf(a, cond.ETag) {
+			return objstore.Info{}, fmt.Errorf("%w: ETag %s, the object's is %s (generation %d)", errChanged, cond.ETag, a.Etag, a.Generation)
+		}
+		in.ETag = cond.ETag
+	}
+	return in, nil
 }
 
 // errVersion reports a version that is not a generation.
@@ -315,6 +375,8 @@ func (d *driver) Classify(ctx context.Context, op string, err error) (objstore.K
 			return objstore.KindOther, fmt.Errorf("%w: %q does not exist", ErrBucket, d.name)
 		}
 		return objstore.KindNotFound, err
+	case errors.Is(err, errChanged) || (op != "set" && status == http.StatusPreconditionFailed):
+		return objstore.KindChanged, err
 	case status == http.StatusPreconditionFailed || errors.Is(err, errVersion):
 		return objstore.KindConflict, err
 	case status == http.StatusRequestedRangeNotSatisfiable:

@@ -53,6 +53,13 @@ func TestConformanceEmulator(t *testing.T) {
 	storetest.TestStore(t, func(t *testing.T) store.Store { return newStore(t) })
 }
 
+// TestConditionalReads: GetIf on the emulator, under storetest's checks
+// (the old ETag of a rewritten object, a time before its write: no bytes).
+func TestConditionalReads(t *testing.T) {
+	st := newStore(t)
+	storetest.TestConditionalReader(t, st, st, st.ReadCondition)
+}
+
 // TestMissingBucket: a bucket that does not exist is ErrBucket, never a
 // missing key.
 func TestMissingBucket(t *testing.T) {

@@ -227,9 +227,17 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 }
 
 // GetIf implements store.ConditionalReader (objstore's): the range only
-// while the server's ETag is c's.
+// while the value is the version c names, sent as If-Match (ETag) and
+// If-Unmodified-Since (time); a 412 answer, or an answer whose ETag or
+// Last-Modified disagrees with c, is store.ErrChanged.
 func (s *Store) GetIf(ctx context.Context, key string, r store.ByteRange, c store.ReadCondition) ([]byte, error) {
 	return s.os.GetIf(ctx, key, r, c)
+}
+
+// ReadCondition returns the condition naming key's current version: the
+// ETag and Last-Modified of a HEAD answer, for a later GetIf.
+func (s *Store) ReadCondition(ctx context.Context, key string) (store.ReadCondition, error) {
+	return s.os.ReadCondition(ctx, key)
 }
 
 // ReadInto reads the bytes [offset, offset+len(dst)) of key straight into
@@ -290,10 +298,13 @@ func (d *driver) url(name string) string {
 // errEmptyRange is a 416 answer.
 var errEmptyRange = errors.New("range not satisfiable")
 
-// send sends one request for name (a Range header when rng is not "")
-// and returns a 200, 206 or 416 answer; any other is an error with the
-// body closed.
-func (d *driver) send(ctx context.Context, method, name, rng string) (*nethttp.Response, error) {
+// errChanged is a 412 answer to a conditional read.
+var errChanged = errors.New("precondition failed")
+
+// send sends one request for name (a Range header when rng is not "",
+// If-Match and If-Unmodified-Since for cond) and returns a 200, 206 or
+// 416 answer; any other is an error with the body closed.
+func (d *driver) send(ctx context.Context, method, name, rng string, cond store.ReadCondition) (*nethttp.Response, error) {
 	u := d.url(name)
 	req, err := nethttp.NewRequestWithContext(ctx, method, u, nil)
 	if err != nil {
@@ -304,6 +315,14 @@ func (d *driver) send(ctx context.Context, method, name, rng string) (*nethttp.R
 	}
 	if rng != "" {
 		req.Header.Set("Range", rng)
+	}
+	if m, u := objstore.HTTPConditions(cond); m != "" || u != "" {
+		if m != "" {
+			req.Header.Set("If-Match", m)
+		}
+		if u != "" {
+			req.Header.Set("If-Unmodified-Since", u)
+		}
 	}
 	resp, err := d.client.Do(req)
 	if err != nil {
@@ -320,6 +339,10 @@ func (d *driver) send(ctx context.Context, method, name, rng string) (*nethttp.R
 		return nil, errEmptyRange
 	case nethttp.StatusNotFound, nethttp.StatusGone:
 		return nil, store.ErrNotFound
+	case nethttp.StatusPreconditionFailed:
+		if !cond.IsZero() {
+			return nil, errChanged
+		}
 	}
 	se := &StatusError{StatusCode: resp.StatusCode, Status: resp.Status, URL: u}
 	if resp.StatusCode == nethttp.StatusTooManyRequests || resp.StatusCode == nethttp.StatusServiceUnavailable {
@@ -330,17 +353,18 @@ func (d *driver) send(ctx context.Context, method, name, rng string) (*nethttp.R
 
 // Read implements objstore.Driver with one GET: a Range header unless the
 // whole value is asked for or the server was found to ignore ranges.
-func (d *driver) Read(ctx context.Context, name string, off, n int64) (objstore.Object, error) {
+func (d *driver) Read(ctx context.Context, name string, off, n int64, cond store.ReadCondition) (objstore.Object, error) {
 	rng := objstore.HTTPRange(off, n)
 	ranged := rng != "" && !d.noRange.Load()
 	if !ranged {
 		rng = ""
 	}
-	resp, err := d.send(ctx, nethttp.MethodGet, name, rng)
+	resp, err := d.send(ctx, nethttp.MethodGet, name, rng, cond)
 	if err != nil {
 		return objstore.Object{}, err
 	}
-	o := objstore.Object{Body: resp.Body, Length: resp.ContentLength, Version: resp.Header.Get("ETag")}
+	v := validators(resp.Header)
+	o := objstore.Object{Body: resp.Body, Length: resp.ContentLength, Version: v.ETag, Validators: v}
 	if resp.StatusCode == nethttp.StatusPartialContent {
 		o.ContentRange = resp.Header.Get("Content-Range")
 		return o, nil
@@ -356,22 +380,33 @@ func (d *driver) Read(ctx context.Context, name string, off, n int64) (objstore.
 	return o, nil
 }
 
-// Head implements objstore.Driver with a HEAD: Content-Length (-1 when
-// the server sends none) and ETag.
-func (d *driver) Head(ctx context.Context, name string) (int64, string, error) {
-	resp, err := d.send(ctx, nethttp.MethodHead, name, "")
+// validators returns an answer's ETag and Last-Modified (zero when absent
+// or not an HTTP date).
+func validators(h nethttp.Header) objstore.Validators {
+	v := objstore.Validators{ETag: h.Get("ETag")}
+	if lm := h.Get("Last-Modified"); lm != "" {
+		v.LastModified, _ = nethttp.ParseTime(lm)
+	}
+	return v
+}
+
+// Head implements objstore.Driver with a HEAD (under cond, as Read):
+// Content-Length (-1 when the server sends none), ETag and Last-Modified.
+func (d *driver) Head(ctx context.Context, name string, cond store.ReadCondition) (objstore.Info, error) {
+	resp, err := d.send(ctx, nethttp.MethodHead, name, "", cond)
 	if err == errEmptyRange || (err == nil && resp.StatusCode != nethttp.StatusOK) {
 		// A HEAD sends no Range: a 206 or 416 answer is wrong.
 		if resp != nil {
 			resp.Body.Close()
 		}
-		return 0, "", errPermanent{fmt.Errorf("HEAD of %s: unexpected answer to a request without Range", d.url(name))}
+		return objstore.Info{}, errPermanent{fmt.Errorf("HEAD of %s: unexpected answer to a request without Range", d.url(name))}
 	}
 	if err != nil {
-		return 0, "", err
+		return objstore.Info{}, err
 	}
 	resp.Body.Close()
-	return resp.ContentLength, resp.Header.Get("ETag"), nil
+	v := validators(resp.Header)
+	return objstore.Info{Size: resp.ContentLength, Version: v.ETag, Validators: v}, nil
 }
 
 // Put implements objstore.Driver: the store is read-only.
@@ -398,6 +433,8 @@ func (d *driver) Classify(_ context.Context, _ string, err error) (objstore.Kind
 		return objstore.KindNotFound, err
 	case errors.Is(err, errEmptyRange):
 		return objstore.KindEmptyRange, err
+	case errors.Is(err, errChanged):
+		return objstore.KindChanged, err
 	case errors.As(err, &perm):
 		return objstore.KindOther, perm.err
 	case errors.As(err, &se):

@@ -63,6 +63,10 @@ const (
 	// KindTransient: the request may succeed when sent again (throttled,
 	// a 5xx answer, a broken connection, a stalled answer).
 	KindTransient
+	// KindChanged: a read's condition failed (HTTP 412 to a Read or Head
+	// with a store.ReadCondition): the object is no longer the version it
+	// names (store.ErrChanged).
+	KindChanged
 )
 
 // Condition is the condition of a Put: none (the zero value), the object
@@ -75,9 +79,26 @@ type Condition struct {
 // IsZero reports an unconditional Put.
 func (c Condition) IsZero() bool { return c.IfMatch == "" && !c.IfNoneMatch }
 
+// Validators are what an answer says about the object's version, for
+// conditional reads: its ETag and its last modification time ("" and zero
+// when the answer does not say).
+type Validators struct {
+	ETag         string
+	LastModified time.Time
+}
+
+// Info is what a Head tells: the object's size (-1 when the backend does
+// not say), its version (as in Object) and its validators.
+type Info struct {
+	Size    int64
+	Version string
+	Validators
+}
+
 // Object is an open read of an object: Body holds the bytes asked for
 // (Length of them, -1 when unknown), Version the object's version (S3 and
-// Azure ETag, GCS generation; "" when the backend has none).
+// Azure ETag, GCS generation; "" when the backend has none), and the
+// answer's validators (ETag, Last-Modified) where the protocol gives them.
 //
 // A driver over HTTP reports what the server answered: ContentRange, the
 // Content-Range of a partial (206) answer, which the layer checks against
@@ -85,9 +106,10 @@ func (c Condition) IsZero() bool { return c.IfMatch == "" && !c.IfNoneMatch }
 // ranged read (a server that ignores Range headers), which the layer
 // slices itself, reading no further than the range's end.
 type Object struct {
-	Body         io.ReadCloser
-	Length       int64
-	Version      string
+	Body    io.ReadCloser
+	Length  int64
+	Version string
+	Validators
 	ContentRange string
 	Whole        bool
 }
@@ -107,11 +129,15 @@ type Driver interface {
 	// Read opens name for reading n bytes from off (n < 0: to the end;
 	// off < 0: the last -off bytes, the whole object when shorter). A
 	// range past the end may be an error of KindEmptyRange or an empty
-	// body.
-	Read(ctx context.Context, name string, off, n int64) (Object, error)
-	// Head returns name's size (-1 when the backend does not say) and
-	// version with one metadata request.
-	Head(ctx context.Context, name string) (size int64, version string, err error)
+	// body. A non-zero cond is sent with the read (If-Match for its ETag,
+	// If-Unmodified-Since for its time, or the backend's equivalent): an
+	// object of another version is an error of KindChanged. The layer
+	// checks the answer's Validators against cond as well, for servers
+	// that ignore the condition.
+	Read(ctx context.Context, name string, off, n int64, cond store.ReadCondition) (Object, error)
+	// Head returns name's size, version and validators with one metadata
+	// request, under cond as Read.
+	Head(ctx context.Context, name string, cond store.ReadCondition) (Info, error)
 	// Put replaces name's value with value under cond (a failed
 	// condition is an error of KindConflict). It does not keep value.
 	Put(ctx context.Context, name string, value []byte, cond Condition) error
@@ -269,6 +295,8 @@ func (s *Store) fail(ctx context.Context, op, key string, err error) error {
 		out = fmt.Errorf("%w (%s)", store.ErrNotFound, s.locate(key))
 	case KindConflict:
 		out = fmt.Errorf("%w: %w", store.ErrConflict, out)
+	case KindChanged:
+		out = fmt.Errorf("%w: %s is not the version the read's condition names (%w)", store.ErrChanged, s.locate(key), out)
 	}
 	return &store.KeyError{Op: op, Key: key, Err: out}
 }
@@ -285,25 +313,29 @@ func (s *Store) Size(ctx context.Context, key string) (int64, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return 0, err
 	}
-	n, _, err := s.head(ctx, "size", key)
+	in, err := s.head(ctx, "size", key, store.ReadCondition{})
+	n := in.Size
 	if err == nil && n < 0 {
 		var b []byte
-		b, _, err = s.read(ctx, "size", key, store.Full())
+		b, _, err = s.read(ctx, "size", key, store.Full(), store.ReadCondition{})
 		n = int64(len(b))
 	}
 	return n, err
 }
 
-// head sends one Head (with retries) under a request slot.
-func (s *Store) head(ctx context.Context, op, key string) (n int64, v string, err error) {
+// head sends one Head under cond (with retries) under a request slot; a
+// non-zero cond is also checked against the answer's validators.
+func (s *Store) head(ctx context.Context, op, key string, cond store.ReadCondition) (in Info, err error) {
 	err = s.do(ctx, op, nil, func(ctx context.Context) (err error) {
-		n, v, err = s.d.Head(ctx, s.prefix+key)
+		if in, err = s.d.Head(ctx, s.prefix+key, cond); err == nil {
+			err = checkCondition(in.Validators, cond)
+		}
 		return err
 	})
 	if err != nil {
-		return 0, "", s.fail(ctx, op, key, err)
+		return Info{}, s.fail(ctx, op, key, err)
 	}
-	return n, v, nil
+	return in, nil
 }
 
 // Set stores value under key with one upload. A done context writes
@@ -326,8 +358,9 @@ func (s *Store) put(ctx context.Context, key string, value []byte, cond Conditio
 			if err := s.lim.Acquire(ctx); err != nil {
 				return err
 			}
-			_, v, err := s.d.Head(ctx, s.prefix+key)
+			in, err := s.d.Head(ctx, s.prefix+key, store.ReadCondition{})
 			s.lim.Release()
+			v := in.Version
 			switch {
 			case err != nil && s.kind(ctx, "set", err) == KindNotFound:
 				if cond.IfNoneMatch {
@@ -360,10 +393,12 @@ func (s *Store) GetVersion(ctx context.Context, key string) ([]byte, string, err
 	if err := store.ValidateKey(key); err != nil {
 		return nil, "", err
 	}
-	b, v, err := s.read(ctx, "get", key, store.Full())
+	b, v, err := s.read(ctx, "get", key, store.Full(), store.ReadCondition{})
 	if err == nil && v == "" {
 		// An empty object read as an empty range carries no version.
-		_, v, err = s.head(ctx, "get", key)
+		var in Info
+		in, err = s.head(ctx, "get", key, store.ReadCondition{})
+		v = in.Version
 	}
 	if err == nil && v == "" {
 		err = &store.KeyError{Op: "get", Key: key, Err: fmt.Errorf("%w: the server gave no version", errors.ErrUnsupported)}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/objstore"
@@ -25,25 +26,54 @@ type memDriver struct {
 	gens  map[string]int64
 	next  int64
 	reads atomic.Int64
+	// ignoreConds makes the driver ignore read conditions, as a server
+	// that does not evaluate If-Match would (the layer's check remains).
+	ignoreConds bool
+}
+
+// memEpoch is the memDriver's clock: generation g was written at
+// memEpoch + g seconds.
+var memEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// validators returns name's ETag ("g<generation>") and time; d.mu held.
+func (d *memDriver) validators(name string) objstore.Validators {
+	g := d.gens[name]
+	return objstore.Validators{ETag: `"g` + strconv.FormatInt(g, 10) + `"`, LastModified: memEpoch.Add(time.Duration(g) * time.Second)}
+}
+
+// check evaluates cond as a server does; d.mu held.
+func (d *memDriver) check(name string, cond store.ReadCondition) error {
+	if d.ignoreConds || cond.IsZero() {
+		return nil
+	}
+	v := d.validators(name)
+	if cond.ETag != "" && !store.SameETag(cond.ETag, v.ETag) || !cond.LastModified.IsZero() && v.LastModified.After(cond.LastModified) {
+		return errChanged
+	}
+	return nil
 }
 
 var (
 	errMissing  = errors.New("mem: no such object")
 	errPrecond  = errors.New("mem: precondition failed")
 	errNotRange = errors.New("mem: range not satisfiable")
+	errChanged  = errors.New("mem: read precondition failed")
 )
 
 func newMemDriver() *memDriver {
 	return &memDriver{objs: map[string][]byte{}, gens: map[string]int64{}}
 }
 
-func (d *memDriver) Read(_ context.Context, name string, off, n int64) (objstore.Object, error) {
+func (d *memDriver) Read(_ context.Context, name string, off, n int64, cond store.ReadCondition) (objstore.Object, error) {
 	d.reads.Add(1)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	b, ok := d.objs[name]
 	if !ok {
 		return objstore.Object{}, errMissing
+	}
+	if err := d.check(name, cond); err != nil {
+		return objstore.Object{}, err
 	}
 	size := int64(len(b))
 	if off < 0 {
@@ -58,17 +88,21 @@ func (d *memDriver) Read(_ context.Context, name string, off, n int64) (objstore
 	}
 	off = min(off, size)
 	body := bytes.Clone(b[off:end])
-	return objstore.Object{Body: io.NopCloser(bytes.NewReader(body)), Length: int64(len(body)), Version: strconv.FormatInt(d.gens[name], 10)}, nil
+	return objstore.Object{Body: io.NopCloser(bytes.NewReader(body)), Length: int64(len(body)), Version: strconv.FormatInt(d.gens[name], 10),
+		Validators: d.validators(name)}, nil
 }
 
-func (d *memDriver) Head(_ context.Context, name string) (int64, string, error) {
+func (d *memDriver) Head(_ context.Context, name string, cond store.ReadCondition) (objstore.Info, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	b, ok := d.objs[name]
 	if !ok {
-		return 0, "", errMissing
+		return objstore.Info{}, errMissing
 	}
-	return int64(len(b)), strconv.FormatInt(d.gens[name], 10), nil
+	if err := d.check(name, cond); err != nil {
+		return objstore.Info{}, err
+	}
+	return objstore.Info{Size: int64(len(b)), Version: strconv.FormatInt(d.gens[name], 10), Validators: d.validators(name)}, nil
 }
 
 func (d *memDriver) Put(_ context.Context, name string, value []byte, cond objstore.Condition) error {
@@ -143,6 +177,8 @@ func (d *memDriver) Classify(_ context.Context, _ string, err error) (objstore.K
 		return objstore.KindConflict, err
 	case errors.Is(err, errNotRange):
 		return objstore.KindEmptyRange, err
+	case errors.Is(err, errChanged):
+		return objstore.KindChanged, err
 	}
 	return objstore.KindOther, err
 }
@@ -217,4 +253,49 @@ func TestUnconditional(t *testing.T) {
 	if _, err := objstore.New(nil, objstore.Config{}); err == nil {
 		t.Error("nil driver accepted")
 	}
+}
+
+// TestConditionalReads: GetIf under storetest's checks, over a driver
+// that evaluates conditions (a failed one is KindChanged) and over one
+// that ignores them, where the layer's check of the answer's validators
+// alone keeps other versions' bytes out; an answer without validators is
+// ErrConditionUnsupported.
+func TestConditionalReads(t *testing.T) {
+	for _, ignore := range []bool{false, true} {
+		d := newMemDriver()
+		d.ignoreConds = ignore
+		s := newStore(t, d, "c")
+		t.Run("ignore="+strconv.FormatBool(ignore), func(t *testing.T) {
+			storetest.TestConditionalReader(t, s, s, s.ReadCondition)
+		})
+	}
+	s := newStore(t, noValidators{newMemDriver()}, "")
+	ctx := context.Background()
+	if err := s.Set(ctx, "k", []byte("abc")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []store.ReadCondition{{ETag: "x"}, {LastModified: time.Now()}} {
+		if _, err := s.GetIf(ctx, "k", store.OffsetLen(0, 2), c); !errors.Is(err, store.ErrConditionUnsupported) {
+			t.Errorf("GetIf(%s) without validators: %v, want ErrConditionUnsupported", c, err)
+		}
+	}
+	if _, err := s.GetIf(ctx, "../k", store.Full(), store.ReadCondition{ETag: "x"}); !errors.Is(err, store.ErrInvalidKey) {
+		t.Errorf("invalid key: %v", err)
+	}
+}
+
+// noValidators is a driver whose answers tell no ETag or time and which
+// ignores read conditions.
+type noValidators struct{ *memDriver }
+
+func (d noValidators) Read(ctx context.Context, name string, off, n int64, _ store.ReadCondition) (objstore.Object, error) {
+	o, err := d.memDriver.Read(ctx, name, off, n, store.ReadCondition{})
+	o.Validators = objstore.Validators{}
+	return o, err
+}
+
+func (d noValidators) Head(ctx context.Context, name string, _ store.ReadCondition) (objstore.Info, error) {
+	in, err := d.memDriver.Head(ctx, name, store.ReadCondition{})
+	in.Validators = objstore.Validators{}
+	return in, err
 }

@@ -19,15 +19,29 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 
 // get is Get after validation: one request (a head for an empty range).
 func (s *Store) get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	return s.getIf(ctx, key, r, store.ReadCondition{})
+}
+
+// getIf is get under the read condition c (the zero value: none). A
+// failed condition is told from a missing object (which some servers,
+// Azurite among them, answer 412 too) with one more Head.
+func (s *Store) getIf(ctx context.Context, key string, r store.ByteRange, c store.ReadCondition) (b []byte, err error) {
 	r, empty := requestRange(r)
 	if empty {
-		if _, _, err := s.head(ctx, "get", key); err != nil {
-			return nil, err
-		}
-		return []byte{}, nil
+		_, err = s.head(ctx, "get", key, c)
+		b = []byte{}
+	} else {
+		b, _, err = s.read(ctx, "get", key, r, c)
 	}
-	b, _, err := s.read(ctx, "get", key, r)
-	return b, err
+	if err != nil && !c.IsZero() && errors.Is(err, store.ErrChanged) {
+		if _, herr := s.head(ctx, "get", key, store.ReadCondition{}); errors.Is(herr, store.ErrNotFound) {
+			return nil, herr
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // GetRanges reads several ranges of key, in the order of ranges: nearby
@@ -57,15 +71,15 @@ func offLen(r store.ByteRange) (off, n int64) {
 	return 0, -1
 }
 
-// read reads the range r of key (not empty) with retries, and the
-// object's version.
-func (s *Store) read(ctx context.Context, op, key string, r store.ByteRange) (b []byte, v string, err error) {
+// read reads the range r of key (not empty) under the condition c with
+// retries, and the object's version.
+func (s *Store) read(ctx context.Context, op, key string, r store.ByteRange, c store.ReadCondition) (b []byte, v string, err error) {
 	err = s.do(ctx, op, nil, func(ctx context.Context) error {
-		b, v, err = s.readOnce(ctx, op, key, r)
+		b, v, err = s.readOnce(ctx, op, key, r, c)
 		return err
 	})
 	if err == errRefetchFull {
-		return s.read(ctx, op, key, store.Full())
+		return s.read(ctx, op, key, store.Full(), c)
 	}
 	if err != nil {
 		return nil, "", s.fail(ctx, op, key, err)
@@ -76,20 +90,34 @@ func (s *Store) read(ctx context.Context, op, key string, r store.ByteRange) (b 
 // readOnce sends one read of r and reads its body no
 // further than r needs: of a partial answer at most one byte past r's
 // length (more is store.ErrBadContentRange), of a whole-object answer up
-// to r's end (then sliced). A partial answer's Content-Range must match r.
-func (s *Store) readOnce(ctx context.Context, op, key string, r store.ByteRange) ([]byte, string, error) {
+// to r's end (then sliced). A partial answer's Content-Range must match r,
+// its validators the condition c.
+func (s *Store) readOnce(ctx context.Context, op, key string, r store.ByteRange, c store.ReadCondition) ([]byte, string, error) {
 	off, n := offLen(r)
-	o, err := s.d.Read(ctx, s.prefix+key, off, n)
+	o, err := s.d.Read(ctx, s.prefix+key, off, n, c)
 	if err != nil {
 		if s.kind(ctx, op, err) == KindEmptyRange {
 			if off < 0 {
 				return nil, "", errRefetchFull
+			}
+			if !c.IsZero() {
+				// No bytes, but the condition still needs its check.
+				in, err := s.d.Head(ctx, s.prefix+key, c)
+				if err == nil {
+					err = checkCondition(in.Validators, c)
+				}
+				if err != nil {
+					return nil, "", err
+				}
 			}
 			return []byte{}, "", nil
 		}
 		return nil, "", err
 	}
 	defer drainClose(o.Body)
+	if err := checkCondition(o.Validators, c); err != nil {
+		return nil, "", err
+	}
 	limit := answerLimit(r, !o.Whole)
 	b, more, err := readBody(o.Body, o.Length, limit)
 	if more && !o.Whole {
@@ -191,7 +219,7 @@ func (s *Store) ReadInto(ctx context.Context, key string, off int64, dst []byte)
 		return 0, err
 	}
 	if len(dst) == 0 {
-		_, _, err := s.head(ctx, "get", key)
+		_, err := s.head(ctx, "get", key, store.ReadCondition{})
 		return 0, err
 	}
 	var n int
@@ -210,7 +238,7 @@ func (s *Store) ReadInto(ctx context.Context, key string, off int64, dst []byte)
 // is store.ErrBadContentRange; of a whole-object answer the bytes before
 // off are skipped; a body shorter than announced is a body error.
 func (s *Store) readIntoOnce(ctx context.Context, key string, off int64, dst []byte) (int, error) {
-	o, err := s.d.Read(ctx, s.prefix+key, off, int64(len(dst)))
+	o, err := s.d.Read(ctx, s.prefix+key, off, int64(len(dst)), store.ReadCondition{})
 	if err != nil {
 		if s.kind(ctx, "get", err) == KindEmptyRange {
 			return 0, nil

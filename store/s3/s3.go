@@ -308,17 +308,21 @@ type driver struct {
 func once(o *awss3.Options) { o.RetryMaxAttempts = 1 }
 
 // Read implements objstore.Driver with one GetObject (a Range header
-// unless the whole object is asked for).
-func (d *driver) Read(ctx context.Context, name string, off, n int64) (objstore.Object, error) {
+// unless the whole object is asked for; If-Match and If-Unmodified-Since
+// for cond).
+func (d *driver) Read(ctx context.Context, name string, off, n int64, cond store.ReadCondition) (objstore.Object, error) {
 	in := &awss3.GetObjectInput{Bucket: aws.String(d.bucket), Key: aws.String(name)}
 	if rng := objstore.HTTPRange(off, n); rng != "" {
 		in.Range = aws.String(rng)
 	}
+	in.IfMatch, in.IfUnmodifiedSince = conditions(cond)
 	out, err := d.client.GetObject(ctx, in, once)
 	if err != nil {
 		return objstore.Object{}, err
 	}
-	o := objstore.Object{Body: out.Body, Length: -1, Version: aws.ToString(out.ETag)}
+	etag := aws.ToString(out.ETag)
+	o := objstore.Object{Body: out.Body, Length: -1, Version: etag,
+		Validators: objstore.Validators{ETag: etag, LastModified: aws.ToTime(out.LastModified)}}
 	if out.ContentLength != nil {
 		o.Length = *out.ContentLength
 	}
@@ -331,13 +335,30 @@ func (d *driver) Read(ctx context.Context, name string, off, n int64) (objstore.
 	return o, nil
 }
 
-// Head implements objstore.Driver with one HeadObject: size and ETag.
-func (d *driver) Head(ctx context.Context, name string) (int64, string, error) {
-	out, err := d.client.HeadObject(ctx, &awss3.HeadObjectInput{Bucket: aws.String(d.bucket), Key: aws.String(name)}, once)
-	if err != nil {
-		return 0, "", err
+// conditions returns GetObject's and HeadObject's If-Match and
+// If-Unmodified-Since for cond (nil when cond does not set them).
+func conditions(cond store.ReadCondition) (ifMatch *string, ifUnmodifiedSince *time.Time) {
+	if cond.ETag != "" {
+		ifMatch = aws.String(objstore.QuoteETag(cond.ETag))
 	}
-	return aws.ToInt64(out.ContentLength), aws.ToString(out.ETag), nil
+	if !cond.LastModified.IsZero() {
+		ifUnmodifiedSince = aws.Time(objstore.UnmodifiedSince(cond))
+	}
+	return ifMatch, ifUnmodifiedSince
+}
+
+// Head implements objstore.Driver with one HeadObject (under cond, as
+// Read): size, ETag and Last-Modified.
+func (d *driver) Head(ctx context.Context, name string, cond store.ReadCondition) (objstore.Info, error) {
+	in := &awss3.HeadObjectInput{Bucket: aws.String(d.bucket), Key: aws.String(name)}
+	in.IfMatch, in.IfUnmodifiedSince = conditions(cond)
+	out, err := d.client.HeadObject(ctx, in, once)
+	if err != nil {
+		return objstore.Info{}, err
+	}
+	etag := aws.ToString(out.ETag)
+	return objstore.Info{Size: aws.ToInt64(out.ContentLength), Version: etag,
+		Validators: objstore.Validators{ETag: etag, LastModified: aws.ToTime(out.LastModified)}}, nil
 }
 
 // Put implements objstore.Driver with one PutObject (S3 replaces objects
@@ -420,6 +441,8 @@ func (d *driver) Classify(_ context.Context, op string, err error) (objstore.Kin
 	case op == "set" && (status == http.StatusPreconditionFailed || status == http.StatusConflict ||
 		code == "PreconditionFailed" || code == "ConditionalRequestConflict"):
 		return objstore.KindConflict, err
+	case status == http.StatusPreconditionFailed || code == "PreconditionFailed":
+		return objstore.KindChanged, err
 	case retryable.IsErrorRetryable(err) == aws.TrueTernary || errors.Is(err, store.ErrStalled) || errors.Is(err, io.ErrUnexpectedEOF):
 		return objstore.KindTransient, err
 	}
