@@ -169,19 +169,6 @@ func consolidate(base, limit []int, item int, maxBytes int64) ([]int, error) {
 // its decode unit shape (the chunk, or the innermost chunk of its shards).
 func units(a *zarr.Array) (write, read []int) { return a.Units() }
 
-// readShape picks the block shape for reading the box of shape region of
-// a within maxBytes: whole write units (shards) where one fits, else whole
-// read units (inner chunks), consolidated up to maxBytes.
-func readShape(a *zarr.Array, region []int, maxBytes int64) ([]int, error) {
-	item := a.Metadata().DataType.Size()
-	w, r := units(a)
-	base := w
-	if bytesOf(w, item) > maxBytes {
-		base = r
-	}
-	return consolidate(base, region, item, maxBytes)
-}
-
 // RechunkPlan is the rechunker's plan for copying an array of shape (item
 // bytes per element) stored in source units (whole chunks or inner chunks
 // that a reader decodes) into target write units (chunks or shards) with

@@ -52,10 +52,11 @@ type ReadOptions struct {
 	// Selection is the box to read, in NumPy syntax with step-1 slices
 	// ("0:4096, :"); "" reads the whole array.
 	Selection string
-	// MaxBlockBytes bounds each block's size: blocks are whole shards of
-	// a sharded array where one fits (else whole inner chunks), whole
-	// chunks of an unsharded one, consolidated up to the bound. 0 means
-	// DefaultMaxBlockBytes.
+	// MaxBlockBytes bounds each block's size: blocks are the tiles of
+	// zarr.Array.SplitTiles, whole shards of a sharded array where one
+	// fits (else whole inner chunks, at every level of nesting), whole
+	// chunks of an unsharded one, as many as fit; boxes smaller than one
+	// chunk when none does. 0 means DefaultMaxBlockBytes.
 	MaxBlockBytes int64
 	// BlockShape, if set, is the block shape instead (blocks are aligned
 	// to multiples of it from the array's origin).
@@ -111,9 +112,18 @@ func (f *planFn) ProcessElement(ctx context.Context, _ []byte, emit func(Block))
 		if limit <= 0 {
 			limit = DefaultMaxBlockBytes
 		}
-		if tile, err = readShape(a, a.Shape(), limit); err != nil {
+		sel, err := a.Selection(items(start, shape)...)
+		if err != nil {
 			return fmt.Errorf("zarrbeam: read %s: %w", f.Src, err)
 		}
+		for t := range a.SplitTiles(sel, limit) {
+			b := Block{Start: make([]int, len(t)), Shape: make([]int, len(t))}
+			for d, dim := range t {
+				b.Start[d], b.Shape[d] = dim.Start, dim.Count
+			}
+			emit(b)
+		}
+		return nil
 	}
 	if len(tile) != len(start) || slices.Min(append([]int{1}, tile...)) < 1 {
 		return fmt.Errorf("%w: read %s: block shape %v for an array of rank %d", ErrInvalid, f.Src, tile, len(start))

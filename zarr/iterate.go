@@ -37,64 +37,37 @@ type Block struct {
 // next; then the same with inner chunks of a sharded array (at every
 // level of nesting, down to the innermost chunks); and last, for
 // chunks larger than the budget, boxes smaller than one chunk. Every
-// block has at least one element.
+// block has at least one element. The blocks are SplitTiles' tiles of the
+// whole array for half the budget.
 func (a *Array) BlockShape(budget int64) []int {
 	if budget <= 0 {
 		budget = DefaultIterBudget
 	}
-	units := a.grid.UnitLevels() // chunks, then inner chunks at every level of nesting
-	ones := make([]int, len(a.meta.Shape))
-	for d := range ones {
-		ones[d] = 1
-	}
-	units = append(units, ones)
-	return blockShape(a.meta.Shape, units, int64(a.meta.DataType.Size()), max(budget/2, 1))
-}
-
-// blockShape picks a block of at most target bytes: for the first unit
-// (chunk shape) and dimension d that fit, one unit along dimensions before
-// d, as many units along d as fit, dimensions after d whole.
-func blockShape(shape []int, units [][]int, item, target int64) []int {
-	n := len(shape)
-	for _, u := range units {
-		for d := range n {
-			base := item
-			for j := range n {
-				switch {
-				case j < d:
-					base = mulSat(base, int64(max(1, min(u[j], shape[j]))))
-				case j > d:
-					base = mulSat(base, int64(max(1, shape[j])))
-				}
-			}
-			unit := int64(max(1, min(u[d], shape[d])))
-			if mulSat(base, unit) > target {
-				continue
-			}
-			b := make([]int, n)
-			for j := range n {
-				switch {
-				case j < d:
-					b[j] = max(1, min(u[j], shape[j]))
-				case j > d:
-					b[j] = max(1, shape[j])
-				default:
-					k := target / (base * unit)
-					b[j] = int(min(int64(max(1, shape[d])), k*unit))
-				}
-			}
-			return b
+	for t := range a.SplitTiles(a.whole(), max(budget/2, 1)) {
+		b := make([]int, len(t))
+		for d := range t {
+			b[d] = t[d].Count
 		}
+		return b
 	}
-	b := make([]int, n)
+	b := make([]int, len(a.meta.Shape)) // no elements
 	for d := range b {
 		b[d] = 1
 	}
 	return b
 }
 
+// whole returns the selection of the whole array.
+func (a *Array) whole() nd.Selection {
+	sel := make(nd.Selection, len(a.meta.Shape))
+	for d, n := range a.meta.Shape {
+		sel[d] = nd.Dim{Count: n, Step: 1}
+	}
+	return sel
+}
+
 // mulSat returns a*b for positive a and b, or math.MaxInt64 when that
-// overflows: the sizes blockShape multiplies only fit an int64 when the
+// overflows: the sizes the splitter multiplies only fit an int64 when the
 // array has elements, and an empty array may have huge other dimensions.
 func mulSat(a, b int64) int64 {
 	if a > math.MaxInt64/b {
@@ -156,18 +129,16 @@ func (a *Array) Blocks(ctx context.Context, budget int64) iter.Seq2[Block, error
 		}()
 		wg.Go(func() {
 			defer close(results)
-			for start, stop := range blockBoxes(shape, bshape) {
+			for sel := range a.SplitTiles(a.whole(), max(budget/2, 1)) {
 				var i int
 				select {
 				case i = <-free:
 				case <-ctx.Done():
 					return
 				}
-				sel := make(nd.Selection, len(shape))
-				bs := make([]int, len(shape))
-				for d := range sel {
-					bs[d] = stop[d] - start[d]
-					sel[d] = nd.Dim{Start: start[d], Count: bs[d], Step: 1}
+				start, stop, bs := make([]int, len(shape)), make([]int, len(shape)), make([]int, len(shape))
+				for d, dim := range sel {
+					start[d], stop[d], bs[d] = dim.Start, dim.Start+dim.Count, dim.Count
 				}
 				n := nd.NumElements(bs) * item
 				if cap(bufs[i]) < n {
@@ -198,36 +169,6 @@ func (a *Array) Blocks(ctx context.Context, budget int64) iter.Seq2[Block, error
 		}
 		if err := ctx.Err(); err != nil {
 			yield(Block{}, err)
-		}
-	}
-}
-
-// blockBoxes yields the [start, stop) boxes of a grid of blocks of shape
-// bshape over shape, in C order. The slices are new for every box.
-func blockBoxes(shape, bshape []int) iter.Seq2[[]int, []int] {
-	return func(yield func([]int, []int) bool) {
-		n := len(shape)
-		idx := make([]int, n)
-		for {
-			start, stop := make([]int, n), make([]int, n)
-			for d := range n {
-				start[d] = idx[d] * bshape[d]
-				stop[d] = min(shape[d], start[d]+bshape[d])
-			}
-			if !yield(start, stop) {
-				return
-			}
-			d := n - 1
-			for ; d >= 0; d-- {
-				idx[d]++
-				if idx[d]*bshape[d] < shape[d] {
-					break
-				}
-				idx[d] = 0
-			}
-			if d < 0 {
-				return
-			}
 		}
 	}
 }

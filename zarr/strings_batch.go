@@ -75,49 +75,35 @@ func (a *Array) sparse(sel nd.Selection) bool {
 	return used*denseDen < touched*denseNum
 }
 
-// batchEnd returns the end (exclusive, in output rows) of a batch of
-// sel's first dimension from row i covering k rows of decode units.
-func batchEnd(dim nd.Dim, c, i, k int) int {
-	idx := dim.Start + i*dim.Step
-	var j int
-	if dim.Step > 0 {
-		maxIdx := (idx/c+k)*c - 1
-		j = i + (maxIdx-idx)/dim.Step + 1
-	} else {
-		minIdx := max(0, (idx/c-k+1)*c)
-		j = i + (idx-minIdx)/(-dim.Step) + 1
-	}
-	return min(max(j, i+1), dim.Count)
-}
-
-// batchSel returns sel with its first dimension cut to rows [i, j).
-func batchSel(sel nd.Selection, i, j int) nd.Selection {
-	sub := slices.Clone(sel)
-	d := &sub[0]
-	d.Start, d.Count = sel[0].Start+i*sel[0].Step, j-i
-	if d.Count == 1 {
-		d.Step = 1
-	}
-	return sub
-}
-
 // inBatches runs op on sel whole, or, when sel is sparse and its first
-// dimension a plain range, on consecutive batches of k rows of decode
-// units along that dimension, k sized from what the previous batch
-// decoded into arena. op gets the batch's selection and the range [lo,
+// dimension a plain range, on consecutive batches of k runs of that
+// dimension (the indices in one row of decode units each, cut as Split
+// cuts), k sized from what the previous batch decoded into arena: the
+// batches are bounded by the text they decode, which no output size
+// tells. op gets the batch's selection and the range [lo,
 // hi) of sel's elements (C order) it covers.
 func (a *Array) inBatches(sel nd.Selection, arena *codecs.VLenArena, op func(sub nd.Selection, lo, hi int) error) error {
-	rows, perRow, c := 1, sel.NumElements(), 0
+	rows, perRow := 1, sel.NumElements()
+	var x *unitAxis // the decode units along the first dimension, when batching
 	if len(sel) > 0 && sel[0].Index == nil && sel[0].Order == nil && sel[0].Count > 1 && a.sparse(sel) {
-		rows, c = sel[0].Count, a.unitShape()[0]
+		axes := a.unitAxes()
+		rows, x = sel[0].Count, &axes[len(axes)-2][0] // the last level is single elements
 		perRow /= rows
 	}
 	k := 1
 	for i := 0; i < rows; {
 		sub, j := sel, rows
-		if c > 0 {
-			j = batchEnd(sel[0], c, i, k)
-			sub = batchSel(sel, i, j)
+		if x != nil {
+			// k runs of the first dimension's indices, each in one unit: the
+			// splitter's cut (split.go).
+			j = i
+			for range k {
+				if j = x.runEnd(sel[0], j); j >= rows {
+					break
+				}
+			}
+			sub = slices.Clone(sel)
+			sub[0] = sel[0].Sub(i, j)
 		}
 		before := arena.Bytes()
 		if err := op(sub, i*perRow, j*perRow); err != nil {

@@ -33,7 +33,7 @@ func getObjects(ctx context.Context, a *zarr.Array, sel nd.Selection, format str
 		if err := enc.begin(); err != nil {
 			return err
 		}
-		for sub := range splitSelection(sel, vlenItemBytes, readUnits(a), blockBytes(budget)) {
+		for sub := range varBlocks(a, sel, budget) {
 			vals, err := zarr.ReadObjectsSelection(ctx, a, sub)
 			if err != nil {
 				return err

@@ -590,7 +590,7 @@ func fusedMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, target i
 	wg.Go(func() {
 		defer close(jobs)
 		defer close(order)
-		for box := range chunkBoxes(sel, item, readUnits(a), target) {
+		for box := range chunkBoxes(a, sel, target) {
 			j := job{box, make(chan result, 1)}
 			select {
 			case order <- j.res:

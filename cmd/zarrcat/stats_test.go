@@ -179,6 +179,7 @@ func checkFastKernels(t *testing.T) {
 // selections.
 func TestChunkBoxes(t *testing.T) {
 	shape, units := []int{37, 29, 11}, []int{8, 5, 4}
+	a := memFloatArray(t, shape, units)
 	for _, c := range []struct {
 		sel    string
 		target int64
@@ -192,7 +193,7 @@ func TestChunkBoxes(t *testing.T) {
 			t.Fatal(err)
 		}
 		seen := map[[3]int]int{}
-		for box := range chunkBoxes(sel, 4, units, c.target) {
+		for box := range chunkBoxes(a, sel, c.target) {
 			for d, dim := range box {
 				lo, hi := dim.Start, dim.Start+(dim.Count-1)*dim.Step
 				lo, hi = min(lo, hi), max(lo, hi)

@@ -14,71 +14,11 @@ import (
 // unless --budget says otherwise: 256 MiB.
 const defaultBudget = 256 << 20
 
-// splitSelection cuts sel into consecutive sub-selections of at most
-// maxBytes of output each (at least one element), whose outputs
-// concatenated in order are sel's output in C order: one index along the
-// dimensions before some d, a run of indices along d, the dimensions after
-// d whole (index arrays and masks too: each block reads its slab of them).
-// Along d, runs of a step-1 slice start and end on multiples
-// of units[d] (the chunk edge) where a whole unit fits, so no chunk is
-// decoded for two blocks.
-func splitSelection(sel nd.Selection, item int, units []int, maxBytes int64) iter.Seq[nd.Selection] {
-	return func(yield func(nd.Selection) bool) {
-		n := len(sel)
-		if sel.NumElements() == 0 {
-			return
-		}
-		// d: the first dimension where a run fits with the later dimensions whole.
-		d, rest := n, int64(item)
-		for d > 0 && int64(sel[d-1].Len()) <= maxBytes/rest {
-			rest *= int64(sel[d-1].Len())
-			d--
-		}
-		if d == 0 {
-			yield(slices.Clone(sel))
-			return
-		}
-		d-- // split along d; dimensions after d are whole
-		run := max(1, int(maxBytes/rest))
-		aligned := sel[d].Step == 1 && sel[d].Index == nil && sel[d].Order == nil && units[d] > 1 && run >= units[d]
-		if aligned {
-			run -= run % units[d]
-		}
-		idx := make([]int, d) // position along the dimensions before d
-		for {
-			for i := 0; i < sel[d].Len(); {
-				j := min(sel[d].Len(), i+run)
-				if aligned {
-					// End on a chunk boundary of the array's coordinates.
-					end := sel[d].Start + j
-					if end < sel[d].Start+sel[d].Count {
-						end -= end % units[d]
-						j = max(i+1, end-sel[d].Start)
-					}
-				}
-				sub := slices.Clone(sel)
-				for k := range d {
-					sub[k] = sel[k].Sub(idx[k], idx[k]+1)
-				}
-				sub[d] = sel[d].Sub(i, j)
-				if !yield(sub) {
-					return
-				}
-				i = j
-			}
-			k := d - 1
-			for ; k >= 0; k-- {
-				idx[k]++
-				if idx[k] < sel[k].Len() {
-					break
-				}
-				idx[k] = 0
-			}
-			if k < 0 {
-				return
-			}
-		}
-	}
+// varBlocks cuts sel of a variable-length array a into blocks of about
+// blockBytes(budget) of values, reckoning vlenItemBytes per element.
+func varBlocks(a *zarr.Array, sel nd.Selection, budget int64) iter.Seq[nd.Selection] {
+	item := int64(a.Metadata().DataType.Size())
+	return a.Split(sel, max(1, blockBytes(budget)*item/vlenItemBytes))
 }
 
 // readUnits returns the edges streaming aligns its blocks to: the array's
@@ -97,7 +37,7 @@ type streamBlock struct {
 	More [][]byte
 }
 
-// stream reads sel in blocks of splitSelection (blockBytes each), in
+// stream reads sel in blocks of zarr.Array.Split (blockBytes each), in
 // order, reading the next block while use works on the current one: at
 // most two blocks are held. It stops at the first error of a read or of
 // use, and leaves no goroutine behind when it returns.
@@ -110,7 +50,6 @@ func stream(ctx context.Context, a *zarr.Array, sel nd.Selection, blockBytes int
 // sees the same elements of each side by side.
 func streamAll(ctx context.Context, as []*zarr.Array, sel nd.Selection, blockBytes int64, use func(streamBlock) error) error {
 	a := as[0]
-	item := a.Metadata().DataType.Size()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type result struct {
@@ -127,7 +66,7 @@ func streamAll(ctx context.Context, as []*zarr.Array, sel nd.Selection, blockByt
 	defer wg.Wait()
 	wg.Go(func() {
 		defer close(results)
-		for sub := range splitSelection(sel, item, readUnits(a), blockBytes) {
+		for sub := range a.Split(sel, blockBytes) {
 			var i int
 			select {
 			case i = <-free:
@@ -174,7 +113,7 @@ func streamAll(ctx context.Context, as []*zarr.Array, sel nd.Selection, blockByt
 func blockBytes(budget int64) int64 { return max(budget/8, 1) }
 
 // listed reports whether a dimension of sel lists its indices (an index
-// array or mask): chunkBoxes leaves such selections to splitSelection.
+// array or mask): chunkBoxes leaves such selections to zarr.Array.Split.
 func listed(sel nd.Selection) bool {
 	for _, d := range sel {
 		if d.Index != nil || d.Order != nil {
@@ -184,16 +123,17 @@ func listed(sel nd.Selection) bool {
 	return false
 }
 
-// chunkBoxes cuts sel (no listed dimension) into boxes aligned to units
-// (the read units: inner chunks when sharded), each within one unit along
+// chunkBoxes cuts sel (no listed dimension) into boxes aligned to a's
+// decode units (readUnits), each within one unit along
 // every dimension after the first and a run of whole units along the
 // first, as many as fit in target bytes of output. A unit's part in such
 // a box is one contiguous run of the box's output when the box covers the
 // unit whole along the later dimensions, so the engine decodes it straight
 // into place. Boxes of one unit that still exceed target are cut further
-// by splitSelection. The boxes tile sel in a fixed order (C order of the
+// by zarr.Array.Split. The boxes tile sel in a fixed order (C order of the
 // unit grid); their outputs concatenated are not sel's C order.
-func chunkBoxes(sel nd.Selection, item int, units []int, target int64) iter.Seq[nd.Selection] {
+func chunkBoxes(a *zarr.Array, sel nd.Selection, target int64) iter.Seq[nd.Selection] {
+	item, units := a.Metadata().DataType.Size(), readUnits(a)
 	return func(yield func(nd.Selection) bool) {
 		n := len(sel)
 		if sel.NumElements() == 0 {
@@ -227,7 +167,7 @@ func chunkBoxes(sel nd.Selection, item int, units []int, target int64) iter.Seq[
 				}
 				box[d], next[d] = unitRun(sel[d], pos[d], max(units[d], 1), count)
 			}
-			for sub := range splitSelection(box, item, units, target) {
+			for sub := range a.Split(box, target) {
 				if !yield(sub) {
 					return
 				}

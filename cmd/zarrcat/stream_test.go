@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -60,14 +62,35 @@ func TestGetStreamsInBlocks(t *testing.T) {
 	}
 }
 
-// TestSplitSelection: blocks stay within the byte limit, start on chunk
-// boundaries along the split dimension where a chunk fits, and tile the
-// selection in C order.
-func TestSplitSelection(t *testing.T) {
+// memFloatArray creates a float32 array of shape and chunks in a memory
+// store, sharded with inner chunks inner when given.
+func memFloatArray(t *testing.T, shape, chunks []int, inner ...int) *zarr.Array {
+	t.Helper()
+	var opts []zarr.MetadataOption
+	if inner != nil {
+		opts = append(opts, zarr.Sharded(inner...))
+	}
+	m, err := zarr.NewArrayMetadata(shape, dtype.TypeFloat32, chunks, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.CreateArray(context.Background(), mem.New(), "a", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestStreamSplit: the blocks streaming reads (zarr.Array.Split) stay
+// within the byte limit, start on chunk boundaries along the split
+// dimension where a chunk fits, and tile the selection in C order: the
+// blocks of zarrcat's own splitter before it moved into zarr.
+func TestStreamSplit(t *testing.T) {
+	a := memFloatArray(t, []int{2200, 10}, []int{512, 10})
 	sel := nd.Selection{{Start: 100, Count: 2000, Step: 1}, {Start: 0, Count: 10, Step: 1}}
 	var starts []int
 	total := 0
-	for b := range splitSelection(sel, 4, []int{512, 10}, 512*10*4*2) {
+	for b := range a.Split(sel, 512*10*4*2) {
 		if n := b.NumElements() * 4; n > 512*10*4*2 {
 			t.Fatalf("block %v is %d bytes", b, n)
 		}

@@ -35,7 +35,7 @@ func getVarLen(ctx context.Context, a *zarr.Array, sel nd.Selection, format stri
 	}
 	dt := a.Metadata().DataType
 	blocks := func(use func([]string) error) error {
-		for sub := range splitSelection(sel, vlenItemBytes, readUnits(a), blockBytes(budget)) {
+		for sub := range varBlocks(a, sel, budget) {
 			vals, err := readVarBlock(ctx, a, sub)
 			if err == nil {
 				err = use(vals)
@@ -181,7 +181,7 @@ func copyVarUnit(ctx context.Context, dst store.Reader, a, b *zarr.Array, key st
 // one type, block by block.
 func compareVarValues(ctx context.Context, a, b *zarr.Array, sel nd.Selection, budget int64, r *diffReport, prog *progress) error {
 	isBytes := a.Metadata().DataType == dtype.TypeVarBytes
-	for sub := range splitSelection(sel, vlenItemBytes, readUnits(a), blockBytes(budget)) {
+	for sub := range varBlocks(a, sel, budget) {
 		x, err := readVarBlock(ctx, a, sub)
 		if err != nil {
 			return err
