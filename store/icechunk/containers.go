@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/virtual"
 )
 
@@ -35,13 +36,30 @@ func WithContainers(containers map[string]string) Option {
 	}
 }
 
-// configContainers reads the named virtual chunk containers of a spec 2
-// repository's configuration (a FlexBuffers map whose
-// "virtual_chunk_containers" maps URL prefixes to {name, url_prefix, ...}).
-func (r *Repository) configContainers() (map[string]string, error) {
-	r.vccOnce.Do(func() {
+// configContainers reads the named virtual chunk containers of the
+// repository's configuration: a spec 2 repo object's FlexBuffers config,
+// a spec 1 repository's config.yaml (none when it has no such file), whose
+// "virtual_chunk_containers" maps URL prefixes to {name, url_prefix, ...}.
+func (r *Repository) configContainers(ctx context.Context) (map[string]string, error) {
+	r.vccMu.Lock()
+	defer r.vccMu.Unlock()
+	if r.vccDone {
+		return r.vcc, r.vccErr
+	}
+	func() {
+		if r.spec == 1 {
+			b, err := r.src.Get(ctx, "config.yaml", store.Full())
+			if errors.Is(err, store.ErrNotFound) {
+				return
+			}
+			if err == nil {
+				r.vcc, err = decodeConfigYAML(b)
+			}
+			r.vccErr = err
+			return
+		}
 		info := r.repoInfo()
-		if r.spec != 2 || info == nil {
+		if info == nil {
 			return
 		}
 		cfg, err := info.root.bytes(riConfig, false)
@@ -56,19 +74,14 @@ func (r *Repository) configContainers() (map[string]string, error) {
 		}
 		m, _ := v.(map[string]any)
 		vccs, _ := m["virtual_chunk_containers"].(map[string]any)
-		for _, c := range vccs {
-			cm, _ := c.(map[string]any)
-			name, _ := cm["name"].(string)
-			prefix, _ := cm["url_prefix"].(string)
-			if name == "" || prefix == "" {
-				continue
-			}
-			if r.vcc == nil {
-				r.vcc = map[string]string{}
-			}
-			r.vcc[name] = prefix
-		}
-	})
+		r.vcc = namedContainers(vccs)
+	}()
+	if r.vccErr != nil && ctx.Err() != nil {
+		err := r.vccErr // this read's cancellation: the next one tries again
+		r.vccErr = nil
+		return nil, err
+	}
+	r.vccDone = true
 	return r.vcc, r.vccErr
 }
 
@@ -94,14 +107,14 @@ func splitVCC(loc string) (name, rel string, ok bool, err error) {
 
 // resolveLocation turns a vcc://NAME/PATH location into the URL it names;
 // other locations are returned as they are.
-func (r *Repository) resolveLocation(loc string) (string, error) {
+func (r *Repository) resolveLocation(ctx context.Context, loc string) (string, error) {
 	name, rel, ok, err := splitVCC(loc)
 	if !ok || err != nil {
 		return loc, err
 	}
 	prefix, ok := r.opts.containers[name]
 	if !ok {
-		cfg, err := r.configContainers()
+		cfg, err := r.configContainers(ctx)
 		if err != nil {
 			return "", err
 		}
@@ -152,4 +165,142 @@ func (s *Session) SetVirtual(ctx context.Context, key string, ref virtual.Ref) e
 	defer s.mu.Unlock()
 	s.touch(path).chunks[coordsKey(coords)] = w
 	return nil
+}
+
+// Container is a virtual chunk container as a repository's configuration
+// records it (Icechunk's VirtualChunkContainer): the URL prefix its
+// virtual chunks live under, an optional name for vcc:// locations, and
+// how the official core reaches the prefix (http:// and https:// through
+// an HTTP store, s3:// through S3 with the S3 fields below, file:/// on
+// the local filesystem). Recording a container allows nothing by itself:
+// gozarr reads through the resolver of WithVirtual and its allow-list, and
+// the core through its own authorization of the prefix. (The core's wasm
+// build has no filesystem store: it cannot open a repository whose
+// configuration has a file:/// container; its native build can.)
+type Container struct {
+	// Name, when set, makes vcc://Name/PATH the location URLPrefix+PATH.
+	// It is not empty and has no "/".
+	Name string
+	// URLPrefix is a URL ending in "/": "https://host/data/",
+	// "s3://bucket/prefix/", "file:///abs/dir/".
+	URLPrefix string
+	// S3 only: the region, an endpoint URL (S3-compatible servers),
+	// unsigned requests, plain http allowed, path-style addressing.
+	S3Region, S3Endpoint                  string
+	S3Anonymous, S3AllowHTTP, S3PathStyle bool
+}
+
+// WithConfigContainers makes Create record containers in the new
+// repository's configuration (the repo object's config for spec 2,
+// config.yaml for spec 1), as the official core's repository
+// configuration does: other clients then find where its virtual chunks
+// live, and vcc://NAME/... locations resolve by the names given. A bad
+// container (no URL prefix ending in "/", a scheme other than http,
+// https, s3 and file, a name with "/", a prefix given twice) makes Create
+// fail with ErrContainer before it writes anything.
+func WithConfigContainers(cs ...Container) Option {
+	return func(o *options) { o.newContainers = append(o.newContainers, cs...) }
+}
+
+// checkContainers validates containers for the configuration.
+func checkContainers(cs []Container) error {
+	seen := map[string]bool{}
+	for _, c := range cs {
+		u, err := url.Parse(c.URLPrefix)
+		if err != nil || !strings.HasSuffix(c.URLPrefix, "/") || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return fmt.Errorf("%w: URL prefix %q is no URL ending in /", ErrContainer, c.URLPrefix)
+		}
+		switch u.Scheme {
+		case "http", "https", "s3":
+			if u.Host == "" {
+				return fmt.Errorf("%w: URL prefix %q names no host or bucket", ErrContainer, c.URLPrefix)
+			}
+		case "file":
+			if u.Host != "" || !strings.HasPrefix(u.Path, "/") {
+				return fmt.Errorf("%w: URL prefix %q is no file:///absolute/dir/", ErrContainer, c.URLPrefix)
+			}
+		default:
+			return fmt.Errorf("%w: URL prefix %q: scheme %q (http, https, s3 and file are known)", ErrContainer, c.URLPrefix, u.Scheme)
+		}
+		if c.Name != "" && strings.Contains(c.Name, "/") {
+			return fmt.Errorf("%w: container name %q has a /", ErrContainer, c.Name)
+		}
+		if seen[c.URLPrefix] || c.Name != "" && seen["\x00"+c.Name] {
+			return fmt.Errorf("%w: container %q (%q) given twice", ErrContainer, c.URLPrefix, c.Name)
+		}
+		seen[c.URLPrefix], seen["\x00"+c.Name] = true, c.Name != ""
+	}
+	return nil
+}
+
+// configValue is the repository configuration recording cs, as the core
+// serializes its RepositoryConfig: every field, unset ones null. The
+// object store of a container is an externally tagged enum ({"http": {}},
+// {"s3": {...}}, {"local_file_system": "/dir"}); storeTag and storeValue
+// give its tag and content (YAML writes the tag as !tag).
+func configValue(cs []Container) map[string]any {
+	vcc := map[string]any{}
+	for _, c := range cs {
+		var name any
+		if c.Name != "" {
+			name = c.Name
+		}
+		tag, val := containerStore(c)
+		vcc[c.URLPrefix] = map[string]any{"name": name, "url_prefix": c.URLPrefix, "store": map[string]any{tag: val}}
+	}
+	cfg := map[string]any{"virtual_chunk_containers": vcc}
+	for _, k := range configFields {
+		if _, ok := cfg[k]; !ok {
+			cfg[k] = nil
+		}
+	}
+	return cfg
+}
+
+// configFields are RepositoryConfig's fields, in the core's order.
+var configFields = []string{"inline_chunk_threshold_bytes", "get_partial_values_concurrency", "compression",
+	"max_concurrent_requests", "max_concurrent_decodes", "caching", "storage", "virtual_chunk_containers",
+	"manifest", "previous_file", "repo_update_retries", "num_updates_per_repo_info_file"}
+
+// s3Fields are S3Options' fields, in the core's order.
+var s3Fields = []string{"region", "endpoint_url", "anonymous", "allow_http", "force_path_style",
+	"network_stream_timeout_seconds", "requester_pays", "checksum_algorithm"}
+
+// containerStore is the tag and content of c's ObjectStoreConfig.
+func containerStore(c Container) (string, any) {
+	u, _ := url.Parse(c.URLPrefix) // checked by checkContainers
+	switch u.Scheme {
+	case "s3":
+		opt := func(s string) any {
+			if s == "" {
+				return nil
+			}
+			return s
+		}
+		return "s3", map[string]any{"region": opt(c.S3Region), "endpoint_url": opt(c.S3Endpoint),
+			"anonymous": c.S3Anonymous, "allow_http": c.S3AllowHTTP, "force_path_style": c.S3PathStyle,
+			"network_stream_timeout_seconds": nil, "requester_pays": false, "checksum_algorithm": nil}
+	case "file":
+		return "local_file_system", strings.TrimSuffix(u.Path, "/")
+	}
+	return "http", map[string]any{}
+}
+
+// namedContainers picks the named containers out of a decoded
+// configuration's virtual_chunk_containers (prefix → {name, url_prefix}).
+func namedContainers(vccs map[string]any) map[string]string {
+	var out map[string]string
+	for _, c := range vccs {
+		cm, _ := c.(map[string]any)
+		name, _ := cm["name"].(string)
+		prefix, _ := cm["url_prefix"].(string)
+		if name == "" || prefix == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[name] = prefix
+	}
+	return out
 }

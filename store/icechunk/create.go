@@ -29,6 +29,20 @@ func Create(ctx context.Context, dst store.Store, opts ...Option) (*Repository, 
 	if o.spec != 1 && o.spec != 2 {
 		return nil, fmt.Errorf("%w: spec version %d", ErrUnsupported, o.spec)
 	}
+	if err := checkContainers(o.newContainers); err != nil {
+		return nil, err
+	}
+	var config []byte // the configuration, when there is one to record
+	if len(o.newContainers) > 0 {
+		if o.spec == 2 {
+			config = encodeFlex(configValue(o.newContainers))
+		} else {
+			var err error
+			if config, err = encodeConfigYAML(o.newContainers); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for _, k := range []string{"repo", refKeyV1("branch", "main")} {
 		if _, err := dst.Get(ctx, k, store.OffsetLen(0, 0)); err == nil {
 			return nil, fmt.Errorf("%w: the store already holds a repository", ErrConflict)
@@ -44,13 +58,17 @@ func Create(ctx context.Context, dst store.Store, opts ...Option) (*Repository, 
 		if err := dst.Set(ctx, "transactions/"+initialSnapshot.String(), encodeTxLog(o.spec, initialSnapshot, &txLog{})); err != nil {
 			return nil, err
 		}
+	} else if config != nil {
+		if err := dst.Set(ctx, "config.yaml", config); err != nil {
+			return nil, err
+		}
 	}
 	if err := dst.Set(ctx, "snapshots/"+initialSnapshot.String(), encodeSnapshot(o.spec, initialSnapshot, nil, nil, now, msg, md, nil)); err != nil {
 		return nil, err
 	}
 	key, data := refKeyV1("branch", "main"), refJSON(initialSnapshot)
 	if o.spec == 2 {
-		key, data = "repo", encodeInitialRepo(now, msg, md)
+		key, data = "repo", encodeInitialRepo(now, msg, md, config)
 	}
 	caps := store.CapabilitiesOf(dst)
 	v := &versioned{src: dst, dst: dst, cw: caps.Conditional, kl: caps.Locker}
@@ -69,12 +87,16 @@ func Create(ctx context.Context, dst store.Store, opts ...Option) (*Repository, 
 	return Open(ctx, dst, opts...)
 }
 
-// encodeInitialRepo writes the repo object of a new spec 2 repository.
-func encodeInitialRepo(now time.Time, msg string, md []metaItem) []byte {
+// encodeInitialRepo writes the repo object of a new spec 2 repository,
+// with config (FlexBuffers) as its configuration when not nil.
+func encodeInitialRepo(now time.Time, msg string, md []metaItem, config []byte) []byte {
 	b := newFB()
 	us := uint64(now.UnixMicro())
 	fb := b.finish(func(b *fbBuilder) int {
-		f := make([]*fbField, 8)
+		f := make([]*fbField, riConfig+1)
+		if config != nil {
+			f[riConfig] = fBytes(config)
+		}
 		f[riSpec] = fU8(2)
 		f[riTags] = fTables(0, nil)
 		f[riBranches] = fTables(1, func(b *fbBuilder, _ int) int { return b.table([]*fbField{fString("main"), fU32(0)}) })

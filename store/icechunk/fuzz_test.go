@@ -227,3 +227,27 @@ func FuzzImportChanges(f *testing.F) {
 		}
 	})
 }
+
+// FuzzConfigYAML parses spec 1 config.yaml files (seeds: upstream's and
+// the one gozarr writes).
+func FuzzConfigYAML(f *testing.F) {
+	for _, name := range []string{"test-repo-v1", "split-repo-v1"} {
+		b, err := os.ReadFile(filepath.Join("../../testdata/icechunk/upstream", name, "config.yaml"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	b, err := encodeConfigYAML([]Container{{Name: "web", URLPrefix: "https://example.com/d/"}, {URLPrefix: "s3://b/p/", S3Region: "r"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte("a: &x [*x, *x]\nvirtual_chunk_containers: {k: {name: *x, url_prefix: u}}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := decodeConfigYAML(data)
+		if err != nil && m != nil {
+			t.Fatalf("containers %v with error %v", m, err)
+		}
+	})
+}

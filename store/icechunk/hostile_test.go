@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/gozarr/gozarr/store"
@@ -307,5 +309,34 @@ func TestHugeRefCount(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
 		t.Errorf("allocated %d bytes refusing huge counts", grew)
+	}
+}
+
+// TestHostileConfigYAML: a spec 1 config.yaml of nested aliases (a
+// billion laughs) is read without expanding them, a huge one is
+// ErrTooLarge, broken YAML is ErrCorrupt.
+func TestHostileConfigYAML(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 30; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [", i, i)
+		for j := range 10 {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*a%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	b.WriteString("virtual_chunk_containers: {p: {name: *a29, url_prefix: u}, q: {name: n, url_prefix: 'http://h/'}}\n")
+	m, err := decodeConfigYAML([]byte(b.String()))
+	if err != nil || len(m) != 1 || m["n"] != "http://h/" {
+		t.Errorf("laughs: %v %v", m, err)
+	}
+	if _, err := decodeConfigYAML(make([]byte, maxConfigYAML+1)); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a huge config.yaml: %v", err)
+	}
+	if _, err := decodeConfigYAML([]byte("a: [\n")); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("broken YAML: %v", err)
 	}
 }

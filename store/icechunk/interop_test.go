@@ -58,20 +58,29 @@ type coreView struct {
 // readWithCore runs the official core on the repository at dir.
 func readWithCore(t *testing.T, dir, ref string) coreView {
 	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v coreView
+	runCore(t, &v, "read_repo.mjs", abs, ref)
+	return v
+}
+
+// runCore runs the script name of testdata/icechunk with args in the
+// official core's install and decodes its JSON output into v.
+func runCore(t *testing.T, v any, name string, args ...string) {
+	t.Helper()
 	js := refJS(t)
-	script := filepath.Join(js, "gozarr_read_repo.mjs")
-	src, err := os.ReadFile(filepath.Join(fixtures, "read_repo.mjs"))
+	script := filepath.Join(js, "gozarr_"+name)
+	src, err := os.ReadFile(filepath.Join(fixtures, name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(script, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("node", "--no-warnings", script, abs, ref)
+	cmd := exec.Command("node", append([]string{"--no-warnings", script}, args...)...)
 	cmd.Dir = js
 	out, err := cmd.Output()
 	if err != nil {
@@ -79,13 +88,11 @@ func readWithCore(t *testing.T, dir, ref string) coreView {
 		if ee, ok := err.(*exec.ExitError); ok {
 			msg = string(ee.Stderr)
 		}
-		t.Fatalf("the official core cannot read %s at %s: %v\n%s", dir, ref, err, msg)
+		t.Fatalf("the official core: %s %q: %v\n%s", name, args, err, msg)
 	}
-	var v coreView
-	if err := json.Unmarshal(out, &v); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(out, v); err != nil {
+		t.Fatalf("%s: %v: %s", name, err, out)
 	}
-	return v
 }
 
 // checkAgainstCore compares what gozarr sees at ref with the core's view:

@@ -22,6 +22,8 @@ type options struct {
 	maxObject  int64
 	virtual    *virtual.Resolver
 	containers map[string]string // vcc:// names (WithContainers)
+
+	newContainers []Container // Create's configuration (WithConfigContainers)
 }
 
 // WithVirtual resolves virtual chunk references through res (its allowed
@@ -56,7 +58,8 @@ type Repository struct {
 	mu   sync.Mutex
 	info *repoInfo // spec 2: the repo object as last read
 
-	vccOnce sync.Once
+	vccMu   sync.Mutex
+	vccDone bool
 	vcc     map[string]string // the configuration's named containers
 	vccErr  error
 }

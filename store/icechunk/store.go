@@ -204,7 +204,7 @@ func (s *Snapshot) readVirtual(ctx context.Context, ref chunkRef, start, end int
 	if ref.location == "" {
 		return nil, fmt.Errorf("%w: dictionary-compressed virtual locations", ErrUnsupported)
 	}
-	u, err := s.repo.resolveLocation(ref.location)
+	u, err := s.repo.resolveLocation(ctx, ref.location)
 	if err != nil {
 		return nil, err
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gozarr/gozarr/store"
@@ -219,5 +221,35 @@ func TestUpstreamSplitRepo(t *testing.T) {
 				t.Errorf("small_chunks %v, want all 3", got)
 			}
 		})
+	}
+}
+
+// TestUpstreamContainers reads the named virtual chunk containers of
+// upstream's repositories: test-repo-v1's config.yaml (YAML, the
+// containers tagged !tigris, !azure, !local_file_system, !gcs,
+// !s3_compatible) and the FlexBuffers configuration of the one migrated
+// to spec 2; test-repo-v2's one container (s3://testbucket/) has no name,
+// and the split repositories record none (split-repo-v1's config.yaml has
+// other tagged values: !name_matches, !Axis 0).
+func TestUpstreamContainers(t *testing.T) {
+	ctx := context.Background()
+	want := map[string]string{"tigris": "tigris", "az": "az", "file": "file", "gcs": "gcs", "s3": "s3://testbucket"}
+	for _, name := range []string{"test-repo-v1", "test-repo-v2", "test-repo-v2-migrated", "split-repo-v1", "split-repo-v2"} {
+		got, err := openUpstream(t, name).configContainers(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		w := want
+		if strings.HasPrefix(name, "split") || name == "test-repo-v2" {
+			w = nil
+		}
+		if !maps.Equal(got, w) {
+			t.Errorf("%s: containers %v, want %v", name, got, w)
+		}
+	}
+	// a vcc:// location resolves by the configuration's name
+	u, err := openUpstream(t, "test-repo-v1").resolveLocation(ctx, "vcc://s3/some/file.nc")
+	if err != nil || u != "s3://testbucket/some/file.nc" {
+		t.Errorf("vcc://s3/some/file.nc is %q, %v", u, err)
 	}
 }

@@ -222,3 +222,27 @@ func TestVirtualContainers(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigContainersRefused: Create refuses containers the configuration
+// cannot record, before writing anything.
+func TestConfigContainersRefused(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range [][]icechunk.Container{
+		{{URLPrefix: "https://example.com/data"}},            // no trailing /
+		{{URLPrefix: "gs://bucket/p/"}},                      // an unknown store
+		{{URLPrefix: "file://host/dir/"}},                    // not a local path
+		{{URLPrefix: "https://u:p@example.com/d/"}},          // user info
+		{{URLPrefix: "s3:///p/"}},                            // no bucket
+		{{Name: "a/b", URLPrefix: "https://example.com/d/"}}, // a / in the name
+		{{Name: "x", URLPrefix: "https://example.com/d/"}, {Name: "x", URLPrefix: "https://example.com/e/"}},
+		{{URLPrefix: "https://example.com/d/"}, {URLPrefix: "https://example.com/d/"}},
+	} {
+		st := mem.New()
+		if _, err := icechunk.Create(ctx, st, icechunk.WithConfigContainers(c...)); !errors.Is(err, icechunk.ErrContainer) {
+			t.Errorf("%+v: %v, want ErrContainer", c, err)
+		}
+		for k, err := range st.List(ctx, "") {
+			t.Errorf("%+v: the store holds %q (%v)", c, k, err)
+		}
+	}
+}
