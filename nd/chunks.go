@@ -29,11 +29,24 @@ type ChunkPart struct {
 	// in that dimension (SrcStart[d] is its first, SrcStep[d] 1). The lists
 	// are shared, never modified.
 	Index [][]int
-	// Points, when not nil, holds the chunk-local coordinates of the part's
-	// points (a coordinate selection): point j at Points[j*rank :
-	// (j+1)*rank]. Count is then 1, ..., 1, number of points, and point j
-	// goes to DstStart + (0, ..., 0, j).
-	Points []int
+	// Points, when not nil, holds the coordinates of the part's points (a
+	// coordinate selection): point j at Points[j*rank : (j+1)*rank], in
+	// the frame of PointOrigin: its chunk-local coordinate in dimension d
+	// is Points[j*rank+d] - PointOrigin[d] (chunk-local when PointOrigin
+	// is nil). Count is then 1, ..., 1, number of points, and point j goes
+	// to DstStart + (0, ..., 0, j). The parts of a part of points (Parts)
+	// share its coordinates, with their own origin: they are never
+	// modified.
+	Points      []int
+	PointOrigin []int
+	// runs, when not nil, are the ends of the runs of the part's points
+	// in one chunk of runShape each (positions in the points runs were
+	// made for, counted from runBase): Parts(runShape) and
+	// NumParts(runShape) use them and look at no point
+	// (GroupedPointParts).
+	runs     []int
+	runBase  int
+	runShape []int
 }
 
 // segment is one chunk's share of one dimension of a selection: its

@@ -264,16 +264,40 @@ func (p ChunkPart) movePoints(out, chunk View, toChunk bool) {
 	}
 	item := out.ItemSize
 	os := out.Strides[rank-1]
-	for j := range p.Count[rank-1] {
-		co := chunk.Offset
-		for d, c := range p.Points[j*rank : (j+1)*rank] {
-			co += c * chunk.Strides[d]
+	base := chunk.Offset
+	for d, o := range p.PointOrigin {
+		base -= o * chunk.Strides[d]
+	}
+	n := p.Count[rank-1]
+	pts := p.Points[:n*rank]
+	oo := out.Offset
+	switch {
+	case rank == 3 && item == 4 && !toChunk:
+		s0, s1, s2 := chunk.Strides[0], chunk.Strides[1], chunk.Strides[2]
+		for j := 0; j+2 < len(pts); j += 3 {
+			co := base + pts[j]*s0 + pts[j+1]*s1 + pts[j+2]*s2
+			copy(out.Data[oo:oo+4], chunk.Data[co:co+4])
+			oo += os
 		}
-		oo := out.Offset + j*os
-		if toChunk {
-			moveItem(chunk.Data, out.Data, co, oo, item)
-		} else {
-			moveItem(out.Data, chunk.Data, oo, co, item)
+	case rank == 2 && item == 4 && !toChunk:
+		s0, s1 := chunk.Strides[0], chunk.Strides[1]
+		for j := 0; j+1 < len(pts); j += 2 {
+			co := base + pts[j]*s0 + pts[j+1]*s1
+			copy(out.Data[oo:oo+4], chunk.Data[co:co+4])
+			oo += os
+		}
+	default:
+		for j := range n {
+			co := base
+			for d, c := range pts[j*rank : (j+1)*rank] {
+				co += c * chunk.Strides[d]
+			}
+			if toChunk {
+				moveItem(chunk.Data, out.Data, co, oo, item)
+			} else {
+				moveItem(out.Data, chunk.Data, oo, co, item)
+			}
+			oo += os
 		}
 	}
 }
@@ -282,8 +306,9 @@ func (p ChunkPart) movePoints(out, chunk View, toChunk bool) {
 // p's chunk serve (an inner grid: a shard's inner chunks), with
 // destinations relative to p's own place: for a box or listed part,
 // p.Selection().Chunks(chunkShape); for points, each run of consecutive
-// points in one inner chunk (points sorted by inner chunk, as
-// pipeline.ReadPoints sorts them, give one part per inner chunk).
+// points in one inner chunk (points grouped by inner chunk, as
+// pipeline.ReadPoints groups them, give one part per inner chunk), sharing
+// p's coordinates.
 func (p ChunkPart) Parts(chunkShape []int) func(yield func(ChunkPart) bool) {
 	if p.Points == nil {
 		return p.Selection().Chunks(chunkShape)
@@ -293,11 +318,22 @@ func (p ChunkPart) Parts(chunkShape []int) func(yield func(ChunkPart) bool) {
 		if rank == 0 || len(chunkShape) != rank {
 			return
 		}
+		if p.runs != nil && slices.Equal(chunkShape, p.runShape) {
+			k := 0
+			for _, end := range p.runs {
+				end -= p.runBase
+				if !yield(p.pointPart(k, end-k, chunkShape)) {
+					return
+				}
+				k = end
+			}
+			return
+		}
 		var lo [8]int
 		n := p.Count[rank-1]
 		for k := 0; k < n; {
-			m := pointRun(p.Points, rank, k, n, chunkShape, lo[:])
-			if !yield(pointPart(p.Points[k*rank:(k+m)*rank], rank, m, k, chunkShape)) {
+			m := p.pointRun(k, n, chunkShape, lo[:])
+			if !yield(p.pointPart(k, m, chunkShape)) {
 				return
 			}
 			k += m
@@ -314,31 +350,51 @@ func (p ChunkPart) NumParts(chunkShape []int) int {
 	if rank == 0 || len(chunkShape) != rank {
 		return 0
 	}
+	if p.runs != nil && slices.Equal(chunkShape, p.runShape) {
+		return len(p.runs)
+	}
 	var lo [8]int
 	parts := 0
 	n := p.Count[rank-1]
 	for k := 0; k < n; parts++ {
-		k += pointRun(p.Points, rank, k, n, chunkShape, lo[:])
+		k += p.pointRun(k, n, chunkShape, lo[:])
 	}
 	return parts
 }
 
 // pointRun returns the length of the run of consecutive points from point
-// k (of the n points pts, n×rank coordinates) that lie in the chunk of
-// chunkShape holding point k. The chunk's origin is computed once (into
-// scratch, when it has room for rank entries); every other point costs a
-// comparison per dimension, no division.
-func pointRun(pts []int, rank, k, n int, chunkShape []int, scratch []int) int {
+// k (of the part's n points) that lie in the chunk of chunkShape holding
+// point k. The chunk's origin (in the frame of the points) is computed
+// once (into scratch, when it has room for rank entries); every other
+// point costs a comparison per dimension, no division.
+func (p ChunkPart) pointRun(k, n int, chunkShape []int, scratch []int) int {
+	rank := len(chunkShape)
+	pts := p.Points
 	lo := scratch
 	if len(lo) < rank {
 		lo = make([]int, rank)
 	}
 	lo = lo[:rank]
 	for d, c := range chunkShape {
-		x := pts[k*rank+d]
-		lo[d] = x - x%c
+		o := 0
+		if p.PointOrigin != nil {
+			o = p.PointOrigin[d]
+		}
+		x := pts[k*rank+d] - o
+		lo[d] = o + x - x%c
 	}
 	m := 1
+	if rank == 3 {
+		c0, c1, c2 := uint(chunkShape[0]), uint(chunkShape[1]), uint(chunkShape[2])
+		l0, l1, l2 := lo[0], lo[1], lo[2]
+		for j := (k + 1) * 3; j+2 < n*3; j += 3 {
+			if uint(pts[j]-l0) >= c0 || uint(pts[j+1]-l1) >= c1 || uint(pts[j+2]-l2) >= c2 {
+				return m
+			}
+			m++
+		}
+		return m
+	}
 	for ; k+m < n; m++ {
 		q := pts[(k+m)*rank : (k+m+1)*rank]
 		for d, c := range chunkShape {
@@ -350,43 +406,90 @@ func pointRun(pts []int, rank, k, n int, chunkShape []int, scratch []int) int {
 	return m
 }
 
-// pointPart is the part of the m points pts (m×rank coordinates, all in one
-// chunk of chunkShape) whose place starts at k along the last dimension.
-func pointPart(pts []int, rank, m, k int, chunkShape []int) ChunkPart {
-	buf := make([]int, 5*rank+m*rank)
-	p := ChunkPart{
-		Coords:   buf[0:rank:rank],
-		SrcStart: buf[rank : 2*rank : 2*rank],
-		SrcStep:  buf[2*rank : 3*rank : 3*rank],
-		Count:    buf[3*rank : 4*rank : 4*rank],
-		DstStart: buf[4*rank : 5*rank : 5*rank],
-		Points:   buf[5*rank:],
+// pointPart is the part of the m points of p from point k (all in one
+// chunk of chunkShape), whose place starts at k along the last dimension:
+// it shares p's coordinates, with the origin of its chunk.
+func (p ChunkPart) pointPart(k, m int, chunkShape []int) ChunkPart {
+	rank := len(chunkShape)
+	buf := make([]int, 6*rank)
+	q := ChunkPart{
+		Coords:      buf[0:rank:rank],
+		SrcStart:    buf[rank : 2*rank : 2*rank],
+		SrcStep:     buf[2*rank : 3*rank : 3*rank],
+		Count:       buf[3*rank : 4*rank : 4*rank],
+		DstStart:    buf[4*rank : 5*rank : 5*rank],
+		PointOrigin: buf[5*rank : 6*rank : 6*rank],
+		Points:      p.Points[k*rank : (k+m)*rank : (k+m)*rank],
 	}
 	for d, c := range chunkShape {
-		p.Coords[d] = pts[d] / c
-		p.SrcStep[d] = 1
-		p.Count[d] = 1
-	}
-	p.Count[rank-1] = m
-	p.DstStart[rank-1] = k
-	for j := range m {
-		for d, c := range chunkShape {
-			p.Points[j*rank+d] = pts[j*rank+d] - p.Coords[d]*c
+		o := 0
+		if p.PointOrigin != nil {
+			o = p.PointOrigin[d]
 		}
+		q.Coords[d] = (p.Points[k*rank+d] - o) / c
+		q.PointOrigin[d] = o + q.Coords[d]*c
+		q.SrcStep[d] = 1
+		q.Count[d] = 1
 	}
-	return p
+	q.Count[rank-1] = m
+	q.DstStart[rank-1] = k
+	return q
 }
 
 // PointParts yields the parts of the points pts (n×rank coordinates in an
 // array with chunks of chunkShape; see Points), one per run of consecutive
 // points in one chunk: their places are runs of the last dimension of an
-// output of shape 1, ..., 1, n.
+// output of shape 1, ..., 1, n. The parts share pts' coordinates.
 func PointParts(pts Points, chunkShape []int) func(yield func(ChunkPart) bool) {
 	return pts.part().Parts(chunkShape)
 }
 
 // NumPointParts returns how many parts PointParts yields.
 func NumPointParts(pts Points, chunkShape []int) int { return pts.part().NumParts(chunkShape) }
+
+// GroupedPointParts is PointParts for points whose runs are known: ends
+// lists, in order, the end (exclusive) of each run of points of pts in one
+// chunk of chunkShape, the last being pts.Len(). When innerShape is not
+// nil, innerEnds lists likewise the ends of the runs in one chunk of
+// innerShape (the chunks' inner grid: a shard's inner chunks; every end of
+// ends is one of them), and the Parts(innerShape) and NumParts(innerShape)
+// of each part come from them without a look at any point. Ends that do
+// not fit pts (not increasing, past its end) end the parts early; ends
+// that do not match the points give parts whose points lie outside their
+// chunks, so callers pass the runs they found.
+func GroupedPointParts(pts Points, chunkShape []int, ends []int, innerShape []int, innerEnds []int) func(yield func(ChunkPart) bool) {
+	return func(yield func(ChunkPart) bool) {
+		whole := pts.part()
+		n := pts.Len()
+		if pts.Rank == 0 || len(chunkShape) != pts.Rank || innerShape != nil && len(innerShape) != pts.Rank {
+			return
+		}
+		k, i := 0, 0
+		for _, end := range ends {
+			if end <= k || end > n {
+				return
+			}
+			q := whole.pointPart(k, end-k, chunkShape)
+			if innerShape != nil {
+				i0 := i
+				for i < len(innerEnds) && innerEnds[i] <= end {
+					if innerEnds[i] <= k || i > i0 && innerEnds[i] <= innerEnds[i-1] {
+						return
+					}
+					i++
+				}
+				if i == i0 || innerEnds[i-1] != end {
+					return
+				}
+				q.runs, q.runBase, q.runShape = innerEnds[i0:i:i], k, innerShape
+			}
+			if !yield(q) {
+				return
+			}
+			k = end
+		}
+	}
+}
 
 // part is all of pts as one part, of the whole array.
 func (p Points) part() ChunkPart {

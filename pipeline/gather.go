@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"iter"
 	"math/bits"
 	"slices"
 	"sync"
@@ -98,8 +99,8 @@ func pointsShape(rank, n int) []int {
 // asked.
 func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out []byte, opt Options) error {
 	item := g.itemSize()
-	if err := checkPoints(g, pts); err != nil {
-		return err
+	if pts.Rank != len(g.Shape) || pts.Rank == 0 || len(pts.Coords)%pts.Rank != 0 {
+		return checkPoints(g, pts)
 	}
 	if want := pts.Len() * item; len(out) != want {
 		return fmt.Errorf("pipeline: output holds %d bytes, %d points need %d", len(out), pts.Len(), want)
@@ -107,13 +108,23 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 	if pts.Len() == 0 || ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if g.Rect != nil {
-		return g.readPointsRect(ctx, r, pts, out, opt)
+	if g.Rect != nil || pts.Len() <= inlinePoints {
+		if err := checkPoints(g, pts); err != nil {
+			return err
+		}
+		if g.Rect != nil {
+			return g.readPointsRect(ctx, r, pts, out, opt)
+		}
+		if g.cachedPoints(pts, out) {
+			return nil
+		}
 	}
-	if g.cachedPoints(pts, out) {
-		return nil
+	gr, err := groupPoints(g, pts)
+	if err != nil {
+		return err
 	}
-	sorted, order := groupPoints(g, pts)
+	defer gr.release()
+	sorted, order := gr.pts, gr.order
 	dst := out // the grouped points' values: out itself when pts is grouped
 	if order != nil {
 		buf := bufpool.Get(sorted.Len() * item)
@@ -121,16 +132,13 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 		dst = (*buf)[:sorted.Len()*item]
 	}
 	view := nd.Contiguous(dst, pointsShape(pts.Rank, sorted.Len()), item)
-	parts := nd.PointParts(sorted, g.ChunkShape)
-	var err error
-	// Counting the read units is a pass over the points: only worth it
-	// where few points may make few units.
-	if sorted.Len() <= inlinePoints && g.runsInline(r, nd.NumPointParts(sorted, g.unitShape())) {
+	parts, nparts, nunits := gr.parts(g)
+	if sorted.Len() <= inlinePoints && g.runsInline(r, nunits) {
 		e := inlineEngine(r, g, view, opt)
 		err = e.runInline(ctx, parts)
 		e.release()
 	} else {
-		err = newEngine(r, g, view, opt).runParts(ctx, parts, nd.NumPointParts(sorted, g.ChunkShape))
+		err = newEngine(r, g, view, opt).runParts(ctx, parts, nparts)
 	}
 	if err != nil {
 		return err
@@ -203,83 +211,250 @@ func (g *Grid) levels() [][]int {
 	return lv
 }
 
-// groupPoints returns the points of pts grouped by read unit (innermost
-// chunk) in the chunk hierarchy's order — grid chunk, then inner chunk at
-// every level — and order, the position in the grouped points of each
-// point asked (nil when pts already is grouped). Points keep their order
-// within a unit and repeats are kept: a read places each from its unit's
-// decoded values, which costs no more than finding it again. Each point
-// costs its unit's index once (multiplications, no division) and two
-// linear passes: a counting sort when the units of the grid are few for
-// the points, else a radix sort of the units' indices.
-func groupPoints(g *Grid, pts nd.Points) (nd.Points, []int) {
+// grouping is groupPoints' result: the points grouped by read unit and
+// the runs they make at each level of the chunk hierarchy.
+type grouping struct {
+	pts   nd.Points // the points grouped
+	order []int     // the position in pts of each point asked; nil when they were grouped
+	// The ends of the runs of pts in one grid chunk, in one chunk of the
+	// first inner level (sharded grids), and the number of runs in one
+	// read unit; chunks is nil when the runs are not known (sortPoints'
+	// fallback, for hierarchies whose keys do not fit 64 bits).
+	chunks, inner []int
+	units         int
+	s             *gatherScratch // where the slices live; nil: allocated
+}
+
+// gatherScratch is the reused memory of one grouping.
+type gatherScratch struct {
+	units         []uint32
+	count         []int
+	order, coords []int
+	xs, tmp       []uint64
+	chunks, inner []int
+}
+
+var gatherPool = sync.Pool{New: func() any { return new(gatherScratch) }}
+
+// sized returns s with length n, reallocated when its capacity is short.
+func sized[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// release gives the grouping's memory back: its slices must not be used
+// after.
+func (gr *grouping) release() {
+	if gr.s != nil {
+		gr.s.chunks, gr.s.inner = gr.chunks[:0], gr.inner[:0]
+		gatherPool.Put(gr.s)
+		gr.s = nil
+	}
+}
+
+// parts returns the grouped points' parts of g's grid, how many, and the
+// number of read units they touch.
+func (gr *grouping) parts(g *Grid) (iter.Seq[nd.ChunkPart], int, int) {
+	if gr.chunks == nil {
+		return nd.PointParts(gr.pts, g.ChunkShape), nd.NumPointParts(gr.pts, g.ChunkShape), nd.NumPointParts(gr.pts, g.unitShape())
+	}
+	var inner []int
+	if g.Shard != nil {
+		inner = g.Shard.ChunkShape()
+	}
+	return nd.GroupedPointParts(gr.pts, g.ChunkShape, gr.chunks, inner, gr.inner), len(gr.chunks), gr.units
+}
+
+// runEnds collects the runs of grouped points at each level from the runs
+// of their read units.
+type runEnds struct {
+	gr                 *grouping
+	perChunk, perInner divider // read units per grid chunk, per first-level inner chunk
+	sharded            bool
+	lastChunk, lastIn  uint64
+}
+
+func newRunEnds(kr *hierKeyer, gr *grouping, sharded bool) runEnds {
+	per := func(from int) divider {
+		p := uint64(1)
+		for _, r := range kr.radix[from:] {
+			p *= r
+		}
+		return newDivider64(p)
+	}
+	re := runEnds{gr: gr, perChunk: per(kr.rank), sharded: sharded}
+	if sharded {
+		re.perInner = per(2 * kr.rank)
+	}
+	return re
+}
+
+// add records the run of unit u ending at end (runs come in order of u).
+func (re *runEnds) add(u uint64, end int) {
+	gr := re.gr
+	c := re.perChunk.div(u)
+	if gr.units > 0 && c == re.lastChunk {
+		gr.chunks[len(gr.chunks)-1] = end
+	} else {
+		gr.chunks = append(gr.chunks, end)
+	}
+	if re.sharded {
+		i := re.perInner.div(u)
+		if gr.units > 0 && i == re.lastIn {
+			gr.inner[len(gr.inner)-1] = end
+		} else {
+			gr.inner = append(gr.inner, end)
+		}
+		re.lastIn = i
+	}
+	re.lastChunk = c
+	gr.units++
+}
+
+// groupPoints groups the points of pts (checked against g's shape here)
+// by read unit (innermost chunk) in the chunk hierarchy's order — grid
+// chunk, then inner chunk at every level — and returns them with order,
+// the position in the grouped points of each point asked (nil when pts
+// already is grouped), and the runs the grouped points make at each level.
+// Points keep their order within a unit and repeats are kept: a read
+// places each from its unit's decoded values, which costs no more than
+// finding it again. Each point costs a bounds check and its unit's index
+// once (multiplications, no division) and two linear passes: a counting
+// sort when the units of the grid are few for the points, else a radix
+// sort of the units' indices. The memory is pooled: release the grouping
+// when done.
+func groupPoints(g *Grid, pts nd.Points) (grouping, error) {
 	kr, ok := newHierKeyer(g)
 	if !ok {
-		return sortPoints(g, pts, false)
+		if err := checkPoints(g, pts); err != nil {
+			return grouping{}, err
+		}
+		sorted, order := sortPoints(g, pts, false)
+		return grouping{pts: sorted, order: order}, nil
 	}
 	n, rank := pts.Len(), pts.Rank
 	var buf [8]uint64
 	rem := kr.scratch(buf[:])
-	order := make([]int, n)
+	s := gatherPool.Get().(*gatherScratch)
+	gr := grouping{s: s, chunks: s.chunks[:0], inner: s.inner[:0]}
+	re := newRunEnds(&kr, &gr, g.Shard != nil)
+	bad := func(k int) error {
+		gr.release()
+		for d, c := range pts.At(k) {
+			if c < 0 || c >= g.Shape[d] {
+				return fmt.Errorf("%w: point %d has coordinate %d in dimension %d of length %d", nd.ErrOutOfBounds, k, c, d, g.Shape[d])
+			}
+		}
+		return nil
+	}
+	coords := pts.Coords[:n*rank]
 	if kr.units <= uint64(2*n+4096) && kr.units < 1<<32 {
-		units := make([]uint32, n)
-		count := make([]int, kr.units+1)
+		units := sized(s.units, n)
+		count := sized(s.count, int(kr.units)+1)
+		s.units, s.count = units, count
+		clear(count)
 		grouped := true
 		for k := range n {
-			u := uint32(kr.unit(pts.At(k), rem))
+			u64, ok := kr.checkedUnit(coords[k*rank:(k+1)*rank], g.Shape, rem)
+			if !ok {
+				return grouping{}, bad(k)
+			}
+			u := uint32(u64)
 			units[k] = u
 			count[u+1]++
 			grouped = grouped && (k == 0 || units[k-1] <= u)
 		}
 		if grouped {
-			return pts, nil
+			gr.pts = pts
+			for k := 1; k <= n; k++ {
+				if k == n || units[k] != units[k-1] {
+					re.add(uint64(units[k-1]), k)
+				}
+			}
+			return gr, nil
 		}
 		for i := 1; i < len(count); i++ {
 			count[i] += count[i-1]
 		}
+		order := sized(s.order, n)
+		s.order = order
 		for k, u := range units {
 			order[k] = count[u]
 			count[u]++
 		}
+		// count[u] is now the end of unit u's run.
+		prev := 0
+		for u, end := range count[:kr.units] {
+			if end > prev {
+				re.add(uint64(u), end)
+				prev = end
+			}
+		}
+		gr.order = order
 	} else {
 		unitBits, posBits := uint(bits.Len64(kr.units-1)), uint(bits.Len(uint(n)))
 		if unitBits+posBits > 64 {
-			return sortPoints(g, pts, false)
+			gr.release()
+			if err := checkPoints(g, pts); err != nil {
+				return grouping{}, err
+			}
+			sorted, order := sortPoints(g, pts, false)
+			return grouping{pts: sorted, order: order}, nil
 		}
-		xs := make([]uint64, n)
+		xs := sized(s.xs, n)
+		s.xs = xs
 		grouped := true
 		for k := range n {
-			xs[k] = kr.unit(pts.At(k), rem)<<posBits | uint64(k)
+			u, ok := kr.checkedUnit(coords[k*rank:(k+1)*rank], g.Shape, rem)
+			if !ok {
+				return grouping{}, bad(k)
+			}
+			xs[k] = u<<posBits | uint64(k)
 			grouped = grouped && (k == 0 || xs[k-1]>>posBits <= xs[k]>>posBits)
 		}
-		if grouped {
-			return pts, nil
+		if !grouped {
+			s.tmp = sized(s.tmp, n)
+			xs = radixSortBits(xs, s.tmp, posBits, posBits+unitBits)
 		}
-		xs = radixSortBits(xs, posBits, posBits+unitBits)
+		for k := 1; k <= n; k++ {
+			if k == n || xs[k]>>posBits != xs[k-1]>>posBits {
+				re.add(xs[k-1]>>posBits, k)
+			}
+		}
+		if grouped {
+			gr.pts = pts
+			return gr, nil
+		}
+		order := sized(s.order, n)
+		s.order = order
 		mask := uint64(1)<<posBits - 1
 		for i, x := range xs {
 			order[x&mask] = i
 		}
+		gr.order = order
 	}
 	// Scatter: the points asked are read in order, each written to its
 	// place (writes at random cost less than reads at random).
-	out := nd.Points{Rank: rank, Coords: make([]int, n*rank)}
-	src, dst := pts.Coords, out.Coords
+	s.coords = sized(s.coords, n*rank)
+	gr.pts = nd.Points{Rank: rank, Coords: s.coords}
+	src, dst := coords, s.coords
 	switch rank {
 	case 2:
-		for k, i := range order {
+		for k, i := range gr.order {
 			dst[2*i], dst[2*i+1] = src[2*k], src[2*k+1]
 		}
 	case 3:
-		for k, i := range order {
+		for k, i := range gr.order {
 			dst[3*i], dst[3*i+1], dst[3*i+2] = src[3*k], src[3*k+1], src[3*k+2]
 		}
 	default:
-		for k, i := range order {
+		for k, i := range gr.order {
 			copy(dst[i*rank:(i+1)*rank], src[k*rank:(k+1)*rank])
 		}
 	}
-	return out, order
+	return gr, nil
 }
 
 // sortPoints returns the distinct points of pts sorted by the chunk
@@ -309,7 +484,7 @@ func sortPoints(g *Grid, pts nd.Points, last bool) (nd.Points, []int) {
 		if inOrder {
 			return pts, nil
 		}
-		xs = radixSortBits(xs, posBits, posBits+keyBits)
+		xs = radixSortBits(xs, nil, posBits, posBits+keyBits)
 		mask := uint64(1)<<posBits - 1
 		return kr.collect(pts.Rank, n, func(i int) (uint64, int) { return xs[i] >> posBits, int(xs[i] & mask) }, last)
 	}
@@ -332,14 +507,17 @@ func sortPoints(g *Grid, pts nd.Points, last bool) (nd.Points, []int) {
 
 // radixSortBits sorts xs by their bits [lo, hi), stably, with a
 // least-significant-digit radix sort of digits up to 11 bits wide (count
-// tables that stay in the L1 cache). It may return a new slice.
-func radixSortBits(xs []uint64, lo, hi uint) []uint64 {
+// tables that stay in the L1 cache), through tmp (as long as xs; nil:
+// allocated). It returns xs or tmp, whichever holds the result.
+func radixSortBits(xs, tmp []uint64, lo, hi uint) []uint64 {
 	if hi <= lo || len(xs) < 2 {
 		return xs
 	}
 	passes := (hi - lo + 10) / 11
 	width := (hi - lo + passes - 1) / passes
-	tmp := make([]uint64, len(xs))
+	if len(tmp) != len(xs) {
+		tmp = make([]uint64, len(xs))
+	}
 	count := make([]int, 1<<width+1)
 	for shift := lo; shift < hi; shift += width {
 		mask := uint64(1)<<min(width, hi-shift) - 1
@@ -432,6 +610,14 @@ type hierKeyer struct {
 	rdiv, idiv []divider
 	span       uint64
 	units      uint64 // the product of the radices: units lie in [0, units)
+	// Where every chunk size and inner radix is a power of two (pow2),
+	// unit's digits are shifts and masks of the coordinates and the unit
+	// their sum weighted by the radices after them (unitPow2): no chain
+	// of remainders.
+	pow2         bool
+	dims         []int // the dimension of each digit
+	shift        []uint
+	mask, weight []uint64
 }
 
 // newHierKeyer returns g's keyer; ok is false when keys do not fit 64 bits.
@@ -474,7 +660,53 @@ func newHierKeyer(g *Grid) (kr hierKeyer, ok bool) {
 		kr.rdiv = append(kr.rdiv, newDivider(int(r)))
 	}
 	kr.span = span
+	kr.pow2 = true
+	w := uint64(1)
+	kr.weight = make([]uint64, len(kr.div))
+	for i := len(kr.div) - 1; i >= 0; i-- {
+		v, r := kr.div[i], kr.radix[i]
+		if v.d&(v.d-1) != 0 || i >= rank && r&(r-1) != 0 {
+			kr.pow2 = false
+		}
+		mask := ^uint64(0) // the grid level: coordinates are in bounds
+		if i >= rank {
+			mask = r - 1
+		}
+		kr.dims = append(kr.dims, i%rank)
+		kr.shift = append(kr.shift, v.shift)
+		kr.mask = append(kr.mask, mask)
+		kr.weight[i] = w
+		w *= r
+	}
+	slices.Reverse(kr.dims)
+	slices.Reverse(kr.shift)
+	slices.Reverse(kr.mask)
 	return kr, true
+}
+
+// checkedUnit returns the unit of p, and false when p lies outside shape.
+func (kr *hierKeyer) checkedUnit(p, shape []int, rem []uint64) (uint64, bool) {
+	shape = shape[:len(p)]
+	for d, c := range p {
+		if uint(c) >= uint(shape[d]) {
+			return 0, false
+		}
+	}
+	if kr.pow2 {
+		return kr.unitPow2(p), true
+	}
+	return kr.unit(p, rem), true
+}
+
+// unitPow2 is unit for a hierarchy of powers of two (kr.pow2), without
+// the remainders.
+func (kr *hierKeyer) unitPow2(p []int) uint64 {
+	var u uint64
+	dims, shift, mask, weight := kr.dims, kr.shift[:len(kr.dims)], kr.mask[:len(kr.dims)], kr.weight[:len(kr.dims)]
+	for i, d := range dims {
+		u += (uint64(p[d]) >> shift[i] & mask[i]) * weight[i]
+	}
+	return u
 }
 
 // unit returns the linear index of the read unit (innermost chunk) of p
@@ -587,9 +819,11 @@ type divider struct {
 	shift uint   // log₂ d for a power of two d > 1, else 0
 }
 
-func newDivider(d int) divider {
-	v := divider{d: uint64(d)}
-	if d > 1 && uint64(d) < 1<<32 {
+func newDivider(d int) divider { return newDivider64(uint64(d)) }
+
+func newDivider64(d uint64) divider {
+	v := divider{d: d}
+	if d > 1 && d < 1<<32 {
 		v.m = ^uint64(0)/v.d + 1
 	}
 	if d > 1 && d&(d-1) == 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/internal/cputime"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/sharding"
 )
@@ -177,7 +179,7 @@ func TestRadixSortBitsStable(t *testing.T) {
 			}
 			want := slices.Clone(xs)
 			slices.SortStableFunc(want, func(a, b uint64) int { return cmp.Compare(field(a), field(b)) })
-			if got := radixSortBits(xs, f[0], f[1]); !slices.Equal(got, want) {
+			if got := radixSortBits(xs, nil, f[0], f[1]); !slices.Equal(got, want) {
 				t.Fatalf("n=%d, bits %v: radix sort differs from a stable sort", n, f)
 			}
 		}
@@ -200,41 +202,62 @@ func BenchmarkSortPoints(b *testing.B) {
 		pts.Coords = append(pts.Coords, r.IntN(128), r.IntN(256), r.IntN(256))
 	}
 	b.ReportAllocs()
+	// CPU time of the process beside wall time: on a shared machine the
+	// wall time is mostly waiting for a core.
 	b.Run("read", func(b *testing.B) {
 		b.ReportAllocs()
+		c0 := cputime.Process()
 		for b.Loop() {
-			groupPoints(g, pts)
+			gr, err := groupPoints(g, pts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			gr.release()
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/point")
+		b.ReportMetric(float64((cputime.Process()-c0).Nanoseconds())/float64(b.N)/n, "cpu-ns/point")
 	})
 	b.ReportAllocs()
+	c0 := cputime.Process()
 	for b.Loop() {
 		sortPoints(g, pts, true)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/point")
+	b.ReportMetric(float64((cputime.Process()-c0).Nanoseconds())/float64(b.N)/n, "cpu-ns/point")
 }
 
 // TestGroupPoints checks the read side's grouping on the nested-shard grid
-// of TestSortPointsKeyEqualsTuple and a grid of many chunks: the grouped
-// points are the points asked, moved by order, and their read units (by
-// the tuple order of chunk coordinates at every level) never decrease, with
-// the counting sort (few units) and the radix sort (many) alike.
+// of TestSortPointsKeyEqualsTuple, a grid of many chunks and one of plain
+// shards: the grouped points are the points asked, moved by order, their
+// read units (by the tuple order of chunk coordinates at every level)
+// never decrease, with the counting sort (few units) and the radix sort
+// (many) alike, and the run ends at the grid and first inner level are
+// those found by dividing every coordinate; an out-of-bounds point is
+// ErrOutOfBounds.
 func TestGroupPoints(t *testing.T) {
 	plain := `[{"name": "bytes", "configuration": {"endian": "little"}}]`
+	sharded := `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [3, 5],
+		"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+		"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}]`
 	for _, c := range []struct {
 		specs        string
 		shape, chunk []int
 		n            int
+		sorted       bool
 	}{
-		{nestedSpecs, []int{37, 50}, []int{8, 12}, 3000}, // 2 × 5 × 4 × 8 units: counting
-		{plain, []int{3000, 4000}, []int{1, 1}, 500},     // 12M units: radix
-		{plain, []int{37, 50}, []int{5, 7}, 1},
+		{nestedSpecs, []int{37, 50}, []int{8, 12}, 3000, false}, // 2 × 5 × 4 × 8 units: counting
+		{nestedSpecs, []int{37, 50}, []int{8, 12}, 3000, true},
+		{plain, []int{3000, 4000}, []int{1, 1}, 500, false}, // 12M units: radix
+		{plain, []int{3000, 4000}, []int{1, 1}, 500, true},
+		{sharded, []int{3000, 4000}, []int{9, 10}, 700, false}, // radix, sharded
+		{sharded, []int{40, 50}, []int{9, 10}, 700, false},     // counting, sharded
+		{plain, []int{37, 50}, []int{5, 7}, 1, false},
 	} {
 		g := specGrid(t, c.specs, c.shape, c.chunk, dtype.TypeUint8)
 		lv := g.levels()
-		unitOf := func(p []int) []int {
+		unitOf := func(p []int, levels int) []int {
 			var u []int
-			for _, shape := range lv {
+			for _, shape := range lv[:levels] {
 				for d, s := range shape {
 					u = append(u, p[d]/s)
 				}
@@ -246,9 +269,21 @@ func TestGroupPoints(t *testing.T) {
 		for range c.n {
 			pts.Coords = append(pts.Coords, r.IntN(c.shape[0]), r.IntN(c.shape[1]))
 		}
-		grouped, order := groupPoints(g, pts)
-		if c.n > 1 && order == nil {
-			t.Fatalf("%v: random points came back as grouped", c.chunk)
+		if c.sorted {
+			gr, err := groupPoints(g, pts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pts = nd.Points{Rank: 2, Coords: slices.Clone(gr.pts.Coords)}
+			gr.release()
+		}
+		gr, err := groupPoints(g, pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grouped, order := gr.pts, gr.order
+		if c.n > 1 && !c.sorted && order == nil || c.sorted && order != nil {
+			t.Fatalf("%v: random points came back as grouped, or grouped ones as not", c.chunk)
 		}
 		if order != nil {
 			if grouped.Len() != pts.Len() {
@@ -261,12 +296,80 @@ func TestGroupPoints(t *testing.T) {
 			}
 		}
 		for i := 1; i < grouped.Len(); i++ {
-			if slices.Compare(unitOf(grouped.At(i-1)), unitOf(grouped.At(i))) > 0 {
+			if slices.Compare(unitOf(grouped.At(i-1), len(lv)), unitOf(grouped.At(i), len(lv))) > 0 {
 				t.Fatalf("%v: grouped point %d %v is in a unit before point %d's %v", c.chunk, i, grouped.At(i), i-1, grouped.At(i-1))
 			}
 		}
-		if again, o := groupPoints(g, grouped); o != nil || !slices.Equal(again.Coords, grouped.Coords) {
-			t.Fatalf("%v: grouped points are grouped again", c.chunk)
+		ends := func(levels int) []int {
+			var e []int
+			for i := 1; i <= grouped.Len(); i++ {
+				if i == grouped.Len() || !slices.Equal(unitOf(grouped.At(i-1), levels), unitOf(grouped.At(i), levels)) {
+					e = append(e, i)
+				}
+			}
+			return e
+		}
+		if want := ends(1); !slices.Equal(gr.chunks, want) {
+			t.Fatalf("%v: chunk runs end at %v, want %v", c.chunk, gr.chunks, want)
+		}
+		if want := ends(len(lv)); gr.units != len(want) {
+			t.Fatalf("%v: %d unit runs, want %d", c.chunk, gr.units, len(want))
+		}
+		if len(lv) > 1 {
+			if want := ends(2); !slices.Equal(gr.inner, want) {
+				t.Fatalf("%v: inner runs end at %v, want %v", c.chunk, gr.inner, want)
+			}
+		} else if len(gr.inner) != 0 {
+			t.Fatalf("%v: inner runs %v of an unsharded grid", c.chunk, gr.inner)
+		}
+		gr.release()
+		bad := nd.Points{Rank: 2, Coords: slices.Clone(pts.Coords)}
+		bad.Coords[2*(c.n/2)+1] = c.shape[1]
+		if _, err := groupPoints(g, bad); !errors.Is(err, nd.ErrOutOfBounds) {
+			t.Fatalf("%v: point out of bounds: %v", c.chunk, err)
+		}
+	}
+}
+
+// TestUnitPow2 checks the shift-and-mask read-unit index of hierarchies of
+// powers of two against the division chain of hierKeyer.unit, on plain
+// and nested shards with grids of any size, and that other hierarchies do
+// not take it.
+func TestUnitPow2(t *testing.T) {
+	nested := `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [8, 4, 16],
+		"codecs": [{"name": "sharding_indexed", "configuration": {"chunk_shape": [2, 4, 4], "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+			"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}],
+		"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}]`
+	sharded := `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [16, 16, 16],
+		"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+		"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}]`
+	plain := `[{"name": "bytes", "configuration": {"endian": "little"}}]`
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct {
+		specs        string
+		shape, chunk []int
+		pow2         bool
+	}{
+		{nested, []int{100, 37, 333}, []int{32, 8, 64}, true},
+		{sharded, []int{128, 256, 200}, []int{128, 128, 128}, true},
+		{plain, []int{1000, 999, 5}, []int{64, 1, 4}, true},
+		{plain, []int{1000, 999, 5}, []int{64, 3, 4}, false},
+		{sharded, []int{100, 100, 100}, []int{48, 32, 32}, false}, // radix 3
+	} {
+		g := specGrid(t, c.specs, c.shape, c.chunk, dtype.TypeUint8)
+		kr, ok := newHierKeyer(g)
+		if !ok || kr.pow2 != c.pow2 {
+			t.Fatalf("%v: keyer %v, pow2 %v, want %v", c.chunk, ok, kr.pow2, c.pow2)
+		}
+		if !kr.pow2 {
+			continue
+		}
+		rem := make([]uint64, 3)
+		for range 5000 {
+			p := []int{r.IntN(c.shape[0]), r.IntN(c.shape[1]), r.IntN(c.shape[2])}
+			if got, want := kr.unitPow2(p), kr.unit(p, rem); got != want {
+				t.Fatalf("%v: point %v: unit %d, want %d", c.chunk, p, got, want)
+			}
 		}
 	}
 }

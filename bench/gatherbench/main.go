@@ -21,7 +21,7 @@
 // of the inner chunks the selection touches (median, all cores) and the
 // ratio, the reads from the store such a gather needs at least
 // (fetch-only, all cores: codec-only leaves them out) and gozarr's ratio
-// to fetch-only + codec-only, the same three in CPU time of the process (steadier than wall
+// to fetch-only + codec-only, the same in CPU time of the process (steadier than wall
 // time on a shared machine), bytes fetched from the store, bytes decoded ÷ bytes delivered,
 // and zarr-python's time and gozarr's speed-up over it.
 package main
@@ -244,8 +244,8 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 	}
 	py := zarrPython(peers)
 	fmt.Printf("gatherbench: %d cores, GOMAXPROCS %d, %s\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
-	fmt.Println("| workload | gozarr | codec-only | ratio | fetch-only | ratio to fetch + codec | gozarr CPU | codec-only CPU | CPU ratio | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| workload | gozarr | codec-only | ratio | fetch-only | ratio to fetch + codec | gozarr CPU | codec-only CPU | CPU ratio | fetch-only CPU | CPU ratio to fetch + codec | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var prof *os.File
 	if cpuProfile != "" {
 		var err error
@@ -288,7 +288,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 		if err != nil {
 			return err
 		}
-		fetch, err := fetchOnly(a, paths[w.arr], w.touched, reps)
+		fetch, fetchCPU, err := fetchOnly(a, paths[w.arr], w.touched, reps)
 		if err != nil {
 			return err
 		}
@@ -302,8 +302,8 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 				speedCell = fmt.Sprintf("%.1f×", pt/median(gz))
 			}
 		}
-		fmt.Printf("| %s | %.3f s | %.3f s | %.2f | %.3f s | %.2f | %.3f s | %.3f s | %.2f | %s | %s | %d MiB | %.2f |\n", w.name, median(gz), codec, median(gz)/codec,
-			fetch, median(gz)/(codec+fetch), median(gzCPU), codecCPU, median(gzCPU)/codecCPU, pyCell, speedCell, fetched>>20, float64(decoded)/float64(w.out))
+		fmt.Printf("| %s | %.3f s | %.3f s | %.2f | %.3f s | %.2f | %.3f s | %.3f s | %.2f | %.3f s | %.2f | %s | %s | %d MiB | %.2f |\n", w.name, median(gz), codec, median(gz)/codec,
+			fetch, median(gz)/(codec+fetch), median(gzCPU), codecCPU, median(gzCPU)/codecCPU, fetchCPU, median(gzCPU)/(codecCPU+fetchCPU), pyCell, speedCell, fetched>>20, float64(decoded)/float64(w.out))
 	}
 	return nil
 }
@@ -435,7 +435,7 @@ func codecOnly(ctx context.Context, a *zarr.Array, path string, touched map[stri
 // and inner chunks, or the whole shard when every inner chunk is touched
 // (as gozarr then reads it) — into reused buffers, and returns the median
 // time: the I/O that codec-only leaves out.
-func fetchOnly(a *zarr.Array, path string, touched map[string]map[int]bool, reps int) (float64, error) {
+func fetchOnly(a *zarr.Array, path string, touched map[string]map[int]bool, reps int) (wall, cpu float64, err error) {
 	l := a.Sharding()
 	type read struct {
 		f      *os.File
@@ -445,12 +445,12 @@ func fetchOnly(a *zarr.Array, path string, touched map[string]map[int]bool, reps
 	for key, inner := range touched {
 		f, err := os.Open(filepath.Join(path, filepath.FromSlash(key)))
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		defer f.Close()
 		fi, err := f.Stat()
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if len(inner) == l.NumChunks() {
 			reads = append(reads, read{f, 0, fi.Size()})
@@ -458,11 +458,11 @@ func fetchOnly(a *zarr.Array, path string, touched map[string]map[int]bool, reps
 		}
 		b, err := os.ReadFile(f.Name())
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		ix, err := l.IndexOf(b)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		reads = append(reads, read{f, fi.Size() - int64(l.IndexSize()), int64(l.IndexSize())})
 		for lin := range inner {
@@ -472,12 +472,12 @@ func fetchOnly(a *zarr.Array, path string, touched map[string]map[int]bool, reps
 		}
 	}
 	workers := runtime.GOMAXPROCS(0)
-	var times []float64
+	var times, cpus []float64
 	for range reps {
 		var next atomic.Int64
 		var wg sync.WaitGroup
 		var firstErr atomic.Value
-		t0 := time.Now()
+		t0, c0 := time.Now(), cputime.Process()
 		for range workers {
 			wg.Go(func() {
 				var buf []byte
@@ -498,11 +498,12 @@ func fetchOnly(a *zarr.Array, path string, touched map[string]map[int]bool, reps
 		}
 		wg.Wait()
 		times = append(times, time.Since(t0).Seconds())
+		cpus = append(cpus, (cputime.Process() - c0).Seconds())
 		if err, _ := firstErr.Load().(error); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
-	return median(times), nil
+	return median(times), median(cpus), nil
 }
 
 // zarrPython returns the zarr-python wrapper when the chroot is present.
