@@ -11,32 +11,23 @@ import (
 // int64, uint64 or float64. Other types (and an elem of the wrong size)
 // give nil.
 func Scalar(d DataType, elem []byte) any {
-	if len(elem) != d.size {
+	switch d.kind {
+	case Bool, Int, Uint, Float:
+	default:
 		return nil
 	}
-	var u uint64
-	for i := len(elem) - 1; i >= 0; i-- {
-		u = u<<8 | uint64(elem[i])
-	}
-	switch d.kind {
-	case Bool:
+	n, err := NumberOf(d, elem)
+	switch {
+	case err != nil:
+		return nil
+	case d.kind == Bool:
 		return elem[0] != 0
-	case Int:
-		shift := 64 - 8*d.size
-		return int64(u<<shift) >> shift
-	case Uint:
-		return u
-	case Float:
-		switch d.size {
-		case 2:
-			return float64(Float16(u).Float32())
-		case 4:
-			return float64(math.Float32frombits(uint32(u)))
-		case 8:
-			return math.Float64frombits(u)
-		}
+	case d.kind == Int:
+		return n.i
+	case d.kind == Uint:
+		return n.u
 	}
-	return nil
+	return n.f
 }
 
 // PutScalar writes v, a Go number (or bool for bool), into out as one

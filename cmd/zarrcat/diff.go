@@ -221,16 +221,10 @@ func compareValues(ctx context.Context, a, b *zarr.Array, sel nd.Selection, budg
 	})
 }
 
-// loadFloat reads one real element as a float64.
+// loadFloat reads one real element as a float64 (0 for other types).
 func loadFloat(dt dtype.DataType, b []byte) float64 {
-	s := loadScalar(dt, b)
-	switch {
-	case s.isFloat:
-		return s.f
-	case s.neg:
-		return float64(s.i)
-	}
-	return float64(s.u)
+	v, _ := dtype.NumberOf(dt, b)
+	return v.Float64()
 }
 
 // sameElement compares two elements: bytes, except that any NaN equals any

@@ -264,7 +264,7 @@ func readNpyBounded(path string) (*npy.Array, error) {
 }
 
 // intReader returns a decoder of one integer of the .npy descr (any
-// little-endian integer type; loadScalar reads it): the value, or its
+// little-endian integer type; dtype.NumberOf reads it): the value, or its
 // digits when an int cannot hold it.
 func intReader(descr string) (func([]byte) (int, string), error) {
 	dt, big, err := dtype.ParseNumpy(descr)
@@ -275,16 +275,11 @@ func intReader(descr string) (func([]byte) (int, string), error) {
 		return nil, fmt.Errorf("dtype %s: want a little-endian integer type", descr)
 	}
 	return func(b []byte) (int, string) {
-		v := loadScalar(dt, b[:dt.Size()])
-		switch {
-		case v.neg && v.i < math.MinInt:
-			return 0, strconv.FormatInt(v.i, 10)
-		case v.neg:
-			return int(v.i), ""
-		case v.u > math.MaxInt:
-			return 0, strconv.FormatUint(v.u, 10)
+		v, _ := dtype.NumberOf(dt, b[:dt.Size()])
+		if i, ok := v.Int(); ok && i >= math.MinInt && i <= math.MaxInt {
+			return int(i), ""
 		}
-		return int(v.u), ""
+		return 0, v.String()
 	}, nil
 }
 

@@ -245,11 +245,8 @@ func appendValue(dst []byte, dt dtype.DataType, b []byte) []byte {
 	case dtype.Bool:
 		return strconv.AppendBool(dst, b[0] != 0)
 	case dtype.Int, dtype.Uint:
-		s := loadScalar(dt, b)
-		if s.neg {
-			return strconv.AppendInt(dst, s.i, 10)
-		}
-		return strconv.AppendUint(dst, s.u, 10)
+		v, _ := dtype.NumberOf(dt, b)
+		return append(dst, v.String()...)
 	case dtype.Float:
 		return appendFloat(dst, b)
 	case dtype.Complex:
@@ -268,13 +265,15 @@ func appendValue(dst []byte, dt dtype.DataType, b []byte) []byte {
 
 // floatOf decodes a little-endian float of 2, 4 or 8 bytes.
 func floatOf(b []byte) float64 {
+	dt := dtype.TypeFloat64
 	switch len(b) {
 	case 2:
-		return float64(dtype.Float16(binary.LittleEndian.Uint16(b)).Float32())
+		dt = dtype.TypeFloat16
 	case 4:
-		return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+		dt = dtype.TypeFloat32
 	}
-	return math.Float64frombits(binary.LittleEndian.Uint64(b))
+	v, _ := dtype.NumberOf(dt, b)
+	return v.Float64()
 }
 
 // appendFloat formats a float with the shortest representation that reads

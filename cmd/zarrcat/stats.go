@@ -304,6 +304,22 @@ func asSlice[T number](b []byte) []T {
 	return c
 }
 
+// widen decodes the elements of b (data type dt: float16, bfloat16, the
+// narrow types) into a wider Go type T that holds each exactly.
+func widen[T int8 | float32](dt dtype.DataType, b []byte) []T {
+	n := dt.Size()
+	out := make([]T, len(b)/n)
+	for i := range out {
+		v, _ := dtype.NumberOf(dt, b[i*n:(i+1)*n])
+		if x, ok := v.Int(); ok {
+			out[i] = T(x)
+		} else {
+			out[i] = T(v.Float64())
+		}
+	}
+	return out
+}
+
 // momentsOf returns the moments of the elements in b of data type dt
 // (fill: the fill value's bytes), adding to bins when hist is set.
 func momentsOf(dt dtype.DataType, b, fill []byte, hist *histogram, bins []int64) (moments, error) {
@@ -335,35 +351,16 @@ func momentsOf(dt dtype.DataType, b, fill []byte, hist *histogram, bins []int64)
 	case dtype.Float:
 		switch dt.Size() {
 		case 2:
-			f := make([]float32, len(b)/2)
-			for i := range f {
-				f[i] = dtype.Float16(binary.LittleEndian.Uint16(b[2*i:])).Float32()
-			}
-			fv := dtype.Float16(binary.LittleEndian.Uint16(fill)).Float32()
-			return accumulate(f, fv, hist, bins), nil
+			return accumulate(widen[float32](dt, b), widen[float32](dt, fill)[0], hist, bins), nil
 		case 4:
 			return accumulate(asSlice[float32](b), asSlice[float32](fill)[0], hist, bins), nil
 		case 8:
 			return accumulate(asSlice[float64](b), asSlice[float64](fill)[0], hist, bins), nil
 		}
-	case dtype.BFloat:
-		f := make([]float32, len(b)/2)
-		for i := range f {
-			f[i] = dtype.BFloat16(binary.LittleEndian.Uint16(b[2*i:])).Float32()
-		}
-		return accumulate(f, dtype.BFloat16(binary.LittleEndian.Uint16(fill)).Float32(), hist, bins), nil
-	case dtype.NarrowFloat: // every value exactly a float32
-		f := make([]float32, len(b))
-		for i, e := range b {
-			f[i] = float32(dtype.NarrowToFloat64(dt, e))
-		}
-		return accumulate(f, float32(dtype.NarrowToFloat64(dt, fill[0])), hist, bins), nil
+	case dtype.BFloat, dtype.NarrowFloat: // every value exactly a float32
+		return accumulate(widen[float32](dt, b), widen[float32](dt, fill)[0], hist, bins), nil
 	case dtype.NarrowInt, dtype.NarrowUint: // int2..uint4 fit int8
-		v := make([]int8, len(b))
-		for i, e := range b {
-			v[i] = int8(dtype.NarrowToInt64(dt, e))
-		}
-		return accumulate(v, int8(dtype.NarrowToInt64(dt, fill[0])), hist, bins), nil
+		return accumulate(widen[int8](dt, b), widen[int8](dt, fill)[0], hist, bins), nil
 	}
 	return moments{}, fmt.Errorf("%w: stats of %s values: only booleans, integers and real floats are supported", zarr.ErrUnsupported, dt)
 }
