@@ -24,6 +24,10 @@ file's own directory, and under each prefix given with --allow (any command,
 repeatable). Any other reference is refused, naming it, before a request:
   zarrcat --allow s3://bucket/data info refs.json/temp
   --allow PREFIX   a directory, s3://bucket/prefix, https://host/path, ...
+A local directory of kerchunk's Parquet references (refs.parq: .zmetadata and
+refs.N.parq files) is a TARGET too, read through the Parquet module's
+refs2parq command (next to zarrcat, on PATH, or $GOZARR_REFS2PARQ), and
+zarrcat virtualize -o OUT.parq writes one through it.
 `
 
 func init() { commandHelp["refs"] = refsHelp }

@@ -29,6 +29,9 @@ func openTarget(ctx context.Context, target string) (store.Reader, string, error
 	if st, node, ok, err := openRefsTarget(ctx, target); ok {
 		return st, node, err // refs.go
 	}
+	if st, node, ok, err := openParqTarget(ctx, target); ok {
+		return st, node, err // parq.go
+	}
 	if strings.Contains(target, "://") && !strings.HasPrefix(target, "file://") {
 		var opts []storeurl.Option
 		if t, ok := ctx.Value(timeoutKey{}).(store.Timeouts); ok {

@@ -154,6 +154,9 @@ func cmdVirtualize(ctx context.Context, args []string, stdout, stderr io.Writer)
 	for _, s := range refs.Skipped {
 		fmt.Fprintln(stderr, "zarrcat: skipped", s)
 	}
+	if o := flags["o"]; strings.HasSuffix(strings.ToLower(o), ".parq") {
+		return writeParq(ctx, refs, o) // parq.go
+	}
 	out, err := createOutput(flags["o"], stdout)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/gozarr/gozarr/internal/npy"
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/kerchunk"
 	"github.com/gozarr/gozarr/store/kerchunk/parquet"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/store/virtual"
@@ -199,5 +200,46 @@ func TestWriteAllReferenceFiles(t *testing.T) {
 			t.Errorf("%s: no dataset read", name)
 		}
 		t.Logf("%s: %d datasets equal h5py's through gozarr's Parquet (skipped %d: %q)", name, n, len(refs.Skipped), refs.Skipped)
+	}
+}
+
+// TestWriteJSONKerchunk turns kerchunk's own Parquet references into JSON
+// (WriteJSON) and reads them through store/kerchunk: the same values as
+// kerchunk's own JSON references give, every dataset of every file.
+func TestWriteJSONKerchunk(t *testing.T) {
+	ctx := context.Background()
+	var files map[string]refFile
+	loadJSON(t, "expected.json", &files)
+	var report map[string]map[string]verdict
+	loadJSON(t, "kerchunk/report.json", &report)
+	abs, err := filepath.Abs(hdf5Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := fs.New(hdf5Data, fs.ReadOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rf := range files {
+		stem := strings.TrimSuffix(name, filepath.Ext(name))
+		ps, err := parquet.Open(ctx, st, "kerchunk/"+stem+".parq/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc bytes.Buffer
+		if err := ps.WriteJSON(ctx, &doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		// The document stands where the Parquet directory was: its
+		// relative URLs ("../../NAME") resolve as from there.
+		m := mem.New()
+		m.Set(ctx, "refs.json", doc.Bytes())
+		ks, err := kerchunk.Open(ctx, m, "refs.json", kerchunk.WithLocation(filepath.Join(abs, "kerchunk", stem+".parq")), kerchunk.Allow(abs))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rep := report[name]
+		n := compareDatasets(t, ks, rf, func(p string) bool { v := rep[p]; return v.Status != "ok" || v.Strings != nil })
+		t.Logf("%s: %d datasets equal h5py's through WriteJSON of kerchunk's Parquet", name, n)
 	}
 }

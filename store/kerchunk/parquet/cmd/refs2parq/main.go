@@ -11,6 +11,11 @@
 // -record-size sets the rows per refs file (kerchunk's default, 100000).
 // References with "templates" or "gen" are refused: expand them first.
 // Relative URLs are made absolute against REFS.json's directory.
+//
+// "refs2parq -json IN.parq" does the reverse: it writes the Parquet
+// references of the directory IN.parq as one kerchunk JSON document to
+// stdout, URLs as they are (zarrcat runs it to read a .parq TARGET, since
+// it cannot link parquet-go).
 package main
 
 import (
@@ -18,6 +23,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,11 +35,23 @@ import (
 
 func main() {
 	rs := flag.Int("record-size", parquet.DefaultRecordSize, "rows per refs.N.parq file")
+	toJSON := flag.Bool("json", false, "write the Parquet references of IN.parq to stdout as kerchunk JSON")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: refs2parq [-record-size N] REFS.json OUT.parq")
+		fmt.Fprintln(os.Stderr, "usage: refs2parq [-record-size N] REFS.json OUT.parq\n       refs2parq -json IN.parq")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *toJSON {
+		if flag.NArg() != 1 {
+			flag.Usage()
+			os.Exit(2)
+		}
+		if err := dump(flag.Arg(0), os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "refs2parq:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if flag.NArg() != 2 {
 		flag.Usage()
 		os.Exit(2)
@@ -65,6 +83,20 @@ func run(in, out string, recordSize int) error {
 		return err
 	}
 	return parquet.Write(context.Background(), st, "", refs, recordSize)
+}
+
+// dump writes the Parquet references of the directory dir as kerchunk
+// JSON to w.
+func dump(dir string, w io.Writer) error {
+	st, err := fs.New(dir, fs.ReadOnly())
+	if err != nil {
+		return err
+	}
+	ps, err := parquet.Open(context.Background(), st, "")
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	return ps.WriteJSON(context.Background(), w)
 }
 
 // parse reads a kerchunk version 1 document (or version 0: the refs map
