@@ -131,7 +131,11 @@ func BenchmarkEncode(b *testing.B) {
 // 1024² of 256² zstd level-1 inner chunks, held in memory, with the
 // pure-Go codec and with libzstd, alternately in one loop: x-libzstd is
 // the pure-Go time over the libzstd time (cpu-x-libzstd: in CPU time of
-// the process).
+// the process). In the same loop each codec alone decodes the array's 64
+// inner-chunk frames (the same bytes: libzstd's level-1 frames of the
+// same tiles) on one goroutine: codec-x-libzstd is that ratio in CPU
+// time, and of-codec the read's ratio over the codec's — the share of
+// libzstd's speed the read keeps (1: all of it).
 func BenchmarkReadAll(b *testing.B) {
 	ctx := context.Background()
 	const n = 2048
@@ -168,8 +172,33 @@ func BenchmarkReadAll(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The inner chunks' frames, encoded as the write encoded them.
+	const inner = 256
+	var frames [][]byte
+	tile := make([]byte, inner*inner*4)
+	libCodec, _ := zstdc.New(1, false)
+	for i0 := 0; i0 < n; i0 += inner {
+		for j0 := 0; j0 < n; j0 += inner {
+			for i := range inner {
+				copy(tile[i*inner*4:(i+1)*inner*4], data[((i0+i)*n+j0)*4:])
+			}
+			f, err := libCodec.Encode(nil, tile)
+			if err != nil {
+				b.Fatal(err)
+			}
+			frames = append(frames, f)
+		}
+	}
+	scratch := make([]byte, len(tile)+codecs.DecodeSlack)
+	decodeAll := func(c *codecs.Chain) {
+		for _, f := range frames {
+			if err := c.Decode(scratch[:len(tile)], f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 	out := make([]byte, len(data))
-	var tPure, tLib, cPure, cLib time.Duration
+	var tPure, tLib, cPure, cLib, dPure, dLib time.Duration
 	b.SetBytes(int64(2 * len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -184,10 +213,18 @@ func BenchmarkReadAll(b *testing.B) {
 		tPure += t1.Sub(t0)
 		tLib += time.Since(t1)
 		cPure += c1 - c0
-		cLib += cputime.Process() - c1
+		c2 := cputime.Process()
+		cLib += c2 - c1
+		decodeAll(pure.Sharding().Inner())
+		c3 := cputime.Process()
+		decodeAll(lib.Sharding().Inner())
+		dPure += c3 - c2
+		dLib += cputime.Process() - c3
 	}
 	b.ReportMetric(float64(tPure)/float64(tLib), "x-libzstd")
-	if cLib > 0 {
+	if cLib > 0 && dLib > 0 {
 		b.ReportMetric(float64(cPure)/float64(cLib), "cpu-x-libzstd")
+		b.ReportMetric(float64(dPure)/float64(dLib), "codec-x-libzstd")
+		b.ReportMetric(float64(cPure)/float64(cLib)/(float64(dPure)/float64(dLib)), "of-codec")
 	}
 }

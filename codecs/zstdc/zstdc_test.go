@@ -311,3 +311,115 @@ func TestLimits(t *testing.T) {
 		t.Errorf("checksum mismatch: %v, want ErrChecksum", err)
 	}
 }
+
+// TestFixtures reads every Zarr array among the repository's other test
+// fixtures whose metadata names zstd (a zstd codec or compressor, Blosc
+// with zstd, sharded inner chunks: vlen strings and bytes, rectilinear
+// grids, consolidated groups, extension data types, filters, codec
+// compatibility cases, …) with libzstd and with the pure-Go codec and
+// compares the values: their own packages check them against the
+// reference implementations, so the libzstd codec must give the same.
+// The corpus of reference arrays (testdata/refdata) is TestCorpus's.
+func TestFixtures(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join("..", "..")
+	var dirs []string
+	for _, top := range []string{filepath.Join(root, "testdata"), filepath.Join(root, "codecs", "testdata")} {
+		err := filepath.WalkDir(top, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && path == filepath.Join(root, "testdata", "refdata") {
+				return filepath.SkipDir
+			}
+			if d.IsDir() || d.Name() != "zarr.json" && d.Name() != ".zarray" {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			var node struct {
+				NodeType string `json:"node_type"`
+			}
+			if json.Unmarshal(b, &node) == nil && node.NodeType == "group" {
+				return nil
+			}
+			if bytes.Contains(b, []byte("zstd")) {
+				dirs = append(dirs, filepath.Dir(path))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	libFactory, _ := codecs.Lookup("zstd")
+	pureFactory := func(cfg json.RawMessage) (codecs.Codec, error) {
+		c, err := libFactory(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return c.(*zstdc.Zstd).Zstd, nil
+	}
+	// read returns all of the array's values, in the form its data type
+	// reads in.
+	read := func(a *zarr.Array) (any, error) {
+		b, _, err := a.ReadBytes(ctx)
+		if err == nil {
+			return b, nil
+		}
+		if s, _, err := zarr.ReadStrings(ctx, a); err == nil {
+			return s, nil
+		}
+		if b, _, err := zarr.ReadByteStrings(ctx, a); err == nil {
+			return b, nil
+		}
+		if o, _, err := zarr.ReadObjects(ctx, a); err == nil {
+			return o, nil
+		}
+		return nil, err
+	}
+	n := 0
+	for _, dir := range dirs {
+		name, _ := filepath.Rel(root, dir)
+		st, err := fs.New(dir, fs.ReadOnly())
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib, err := zarr.OpenArray(ctx, st, "")
+		if err != nil {
+			t.Logf("%s: not opened (%v)", name, err) // a fixture of errors
+			continue
+		}
+		codecs.Register("zstd", pureFactory)
+		pure, err := zarr.OpenArray(ctx, st, "")
+		codecs.Register("zstd", libFactory)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want, werr := read(pure)
+		got, gerr := read(lib)
+		if werr != nil {
+			if gerr == nil || errors.Is(gerr, codecs.ErrCorrupt) != errors.Is(werr, codecs.ErrCorrupt) {
+				t.Errorf("%s: the pure-Go codec refuses it (%v), libzstd: %v", name, werr, gerr)
+			}
+			t.Logf("%s: refused alike (%v)", name, werr) // unreadable on purpose
+			n++
+			continue
+		}
+		if gerr != nil {
+			t.Errorf("%s: %v", name, gerr)
+			continue
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: values differ from the pure-Go codec's", name)
+		}
+		t.Logf("%s: same values", name)
+		n++
+	}
+	if n < 20 {
+		t.Fatalf("only %d fixture arrays with zstd read", n)
+	}
+	t.Logf("%d fixture arrays with zstd read alike through libzstd and pure Go", n)
+}
