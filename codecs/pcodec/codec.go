@@ -27,7 +27,9 @@
 // "try_consecutive" (or "auto" with delta_encoding_order) uses
 // delta_encoding_order (or estimates one), "no_op" and "none" use none;
 // mode_spec "auto" chooses among classic, int mult, float mult and float
-// quant by estimated size, "classic" writes classic.
+// quant by estimated size, "classic" writes classic. Dict mode and conv1
+// delta encoding, which numcodecs' configuration cannot name, are options
+// of Compress (EncodeOptions.Dict and Conv1).
 //
 // Everything in this package is safe for concurrent use.
 package pcodec

@@ -1,6 +1,7 @@
 package pcodec
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -30,12 +31,31 @@ type EncodeOptions struct {
 	// "classic"); false (default) lets a page use int mult, float mult or
 	// float quant mode when it estimates smaller.
 	Classic bool
+	// Dict writes every page in dict mode (pco's ModeSpec::TryDict): the
+	// page's distinct numbers once, most frequent first, then a u32 index
+	// per number. It suits IDs: few distinct values over a wide range. As
+	// in pco, the automatic choice never picks it. It overrides Classic.
+	Dict bool
+	// Conv1, 1..32, delta encodes every page by conv1 of this order (pco's
+	// DeltaSpec::TryConv1): each latent minus a linear prediction from the
+	// previous Conv1 ones, weights and bias fitted by least squares to the
+	// page. A page it cannot fit (fewer than Conv1+1 numbers, weights that
+	// would overflow) gets no delta encoding, as in pco. Like pco, it is
+	// refused for 64-bit types (even in dict mode). 0 (default): none; the
+	// automatic choice never picks conv1, as in pco. It overrides
+	// DeltaOrder and Lookback.
+	Conv1 int
+	// SecondaryDelta lets a page delta encode its secondary latents (int
+	// mult, float mult and float quant modes) as its primary ones, when that
+	// estimates at least half a bit per number smaller. pco's encoder never
+	// does this (its format and decoder allow it). Default true.
+	SecondaryDelta bool
 }
 
 // DefaultEncodeOptions returns the options numcodecs' PCodec defaults to,
 // as far as this encoder has them.
 func DefaultEncodeOptions() EncodeOptions {
-	return EncodeOptions{Level: defaultLevel, DeltaOrder: -1, PageN: defaultPageN, Lookback: true}
+	return EncodeOptions{Level: defaultLevel, DeltaOrder: -1, PageN: defaultPageN, Lookback: true, SecondaryDelta: true}
 }
 
 func (o EncodeOptions) check() error {
@@ -44,6 +64,9 @@ func (o EncodeOptions) check() error {
 	}
 	if o.DeltaOrder < -1 || o.DeltaOrder > maxConsecutive {
 		return fmt.Errorf("%w: pcodec: delta encoding order %d is not in 0..%d", codecs.ErrInvalidConfig, o.DeltaOrder, maxConsecutive)
+	}
+	if o.Conv1 < 0 || o.Conv1 > maxConv1Order {
+		return fmt.Errorf("%w: pcodec: conv1 order %d is not in 0..%d", codecs.ErrInvalidConfig, o.Conv1, maxConv1Order)
 	}
 	if o.PageN < 1 || o.PageN > maxEqualPagesUpTo {
 		return fmt.Errorf("%w: pcodec: equal_pages_up_to %d is not in 1..%d", codecs.ErrInvalidConfig, o.PageN, maxEqualPagesUpTo)
@@ -70,8 +93,8 @@ func pageSizes(n, pageN int) []int {
 
 // Compress appends to dst the standalone pcodec stream of the numbers in
 // src (little-endian numbers of type t) and returns the extended slice. It
-// writes wrapped format version 4.0 (no dict mode, no conv1), which pcodec
-// 0.4.8 and later read (1.0 and later for 8-bit types). Compress is safe
+// writes wrapped format version 4.0, which pcodec 0.4.8 and later read (1.0
+// and later for 8-bit types), or 4.1 (pcodec 1.0) with Dict or Conv1. Compress is safe
 // for concurrent use.
 func Compress(dst, src []byte, t NumberType, o EncodeOptions) ([]byte, error) {
 	if err := o.check(); err != nil {
@@ -80,6 +103,9 @@ func Compress(dst, src []byte, t NumberType, o EncodeOptions) ([]byte, error) {
 	w := t.Bits()
 	if w == 0 {
 		return nil, fmt.Errorf("%w: pcodec: unknown number type %d", codecs.ErrInvalidConfig, byte(t))
+	}
+	if o.Conv1 > 0 && w == 64 {
+		return nil, fmt.Errorf("%w: pcodec: conv1 delta encoding is only for types of at most 32 bits, not %s (as in pco)", codecs.ErrInvalidConfig, t)
 	}
 	size := int(w / 8)
 	if len(src)%size != 0 {
@@ -95,7 +121,11 @@ func Compress(dst, src []byte, t NumberType, o EncodeOptions) ([]byte, error) {
 	bw.write64(uint64(n), uint(power))
 	bw.align()
 	bw.write(formatMajor, 8)
-	bw.write(0, 8) // minor version 0: no 4.1 additions are used
+	if o.Dict || o.Conv1 > 0 {
+		bw.write(formatMinor, 8) // dict mode is a 4.1 addition (pco 1.0)
+	} else {
+		bw.write(0, 8) // minor version 0: older readers (pco 0.4.8) read it
+	}
 	off := 0
 	for _, pn := range pageSizes(n, o.PageN) {
 		page := src[off*size : (off+pn)*size]
@@ -237,34 +267,13 @@ func encodePage[L latent](bw *bitWriter, src []byte, t NumberType, n int, o Enco
 	getLatents(xs, src)
 	width := uint(bits.Len(uint(^L(0))))
 	mode := encMode{mode: modeClassic}
-	if !o.Classic {
+	switch {
+	case o.Dict:
+		mode.mode = modeDict
+	case !o.Classic:
 		mode = chooseMode(xs, t, o.Level)
 	}
 	toOrdered(t, xs)
-	prim, sec := splitLatents(mode, xs, t)
-
-	order := o.DeltaOrder
-	if order < 0 {
-		order = chooseOrder(prim)
-	}
-	order = min(order, n) // moments beyond n are never used
-	lookback := o.Lookback && n > 16 && lookbackPays(prim, order)
-	var vars []encWriter
-	winLog := uint(0)
-	stateN := order
-	if lookback {
-		winLog = min(max(uint(bits.Len(uint(n-1))), 4), 15)
-		lbs := chooseLookbacks(prim, winLog)
-		state, body := lookbackEncode(prim, lbs)
-		vars = append(vars, newEncVar(lbs, nil, 32, o.Level), newEncVar(body, state, width, o.Level))
-		stateN = 1
-	} else {
-		moments, body := deltaEncode(prim, order)
-		vars = append(vars, newEncVar(body, moments, width, o.Level))
-	}
-	if sec != nil {
-		vars = append(vars, newEncVar(sec, nil, width, o.Level))
-	}
 
 	bw.align()
 	bw.write(uint64(t), 8)
@@ -275,34 +284,138 @@ func encodePage[L latent](bw *bitWriter, src []byte, t NumberType, n int, o Enco
 		bw.write64(mode.base, width)
 	case modeFloatQuant:
 		bw.write(uint64(mode.k), 8)
+	case modeDict:
+		dict, idx := buildDict(xs)
+		bw.write(uint64(len(dict)), bitsDictLen)
+		bw.align()
+		for _, v := range dict {
+			bw.write64(uint64(v), width)
+		}
+		encodeLatents[uint32, L](bw, idx, nil, o)
+		return
 	}
+	prim, sec := splitLatents(mode, xs, t)
+	encodeLatents(bw, prim, sec, o)
+}
+
+// buildDict returns the distinct latents of xs, most frequent first (ties
+// by value), and each latent's index in that dictionary: dict mode, as
+// pco builds it.
+func buildDict[L latent](xs []L) ([]L, []uint32) {
+	count := map[L]int{}
+	for _, x := range xs {
+		count[x]++
+	}
+	dict := make([]L, 0, len(count))
+	for x := range count {
+		dict = append(dict, x)
+	}
+	slices.SortFunc(dict, func(a, b L) int {
+		if c := count[b] - count[a]; c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	index := make(map[L]uint32, len(dict))
+	for i, x := range dict {
+		index[x] = uint32(i)
+	}
+	idx := make([]uint32, len(xs))
+	for i, x := range xs {
+		idx[i] = index[x]
+	}
+	return dict, idx
+}
+
+// encodeLatents writes the rest of a chunk after its mode: the delta
+// encoding, the latent variables' metadata, the page metadata and the
+// batches, for the primary latents prim (P: u32 indices in dict mode, else
+// the numbers' latent type) and the secondary latents sec (nil when the
+// mode has none). prim and sec are delta encoded in place.
+func encodeLatents[P, S latent](bw *bitWriter, prim []P, sec []S, o EncodeOptions) {
+	n := len(prim)
+	pw := uint(bits.Len(uint(^P(0))))
+	sw := uint(bits.Len(uint(^S(0))))
+	var conv *conv1Config
+	if o.Conv1 > 0 && pw <= 32 {
+		conv = chooseConv1(prim, o.Conv1) // nil: none, as pco falls back
+	}
+	order := o.DeltaOrder
+	if o.Conv1 > 0 {
+		order = 0
+	} else if order < 0 {
+		order = chooseOrder(prim)
+	}
+	order = min(order, n) // moments beyond n are never used
+	lookback := conv == nil && o.Conv1 == 0 && o.Lookback && n > 16 && lookbackPays(prim, order)
+	var lbs []uint32
+	winLog := uint(0)
+	if lookback {
+		winLog = min(max(uint(bits.Len(uint(n-1))), 4), 15)
+		lbs = chooseLookbacks(prim, winLog)
+	}
+	secDelta := sec != nil && o.SecondaryDelta && (lookback || (conv == nil && order > 0)) && secondaryDeltaPays(sec, order, lbs)
+
+	var vars []encWriter
+	stateN := 0 // latents of delta state per variable that has delta
 	switch {
+	case conv != nil:
+		state, body := conv1Encode(prim, conv)
+		vars = append(vars, newEncVar(body, state, pw, o.Level))
+		stateN = len(conv.weights)
+	case lookback:
+		state, body := lookbackEncode(prim, lbs)
+		vars = append(vars, newEncVar(lbs, nil, 32, o.Level), newEncVar(body, state, pw, o.Level))
+		stateN = 1
+	default:
+		moments, body := deltaEncode(prim, order)
+		vars = append(vars, newEncVar(body, moments, pw, o.Level))
+		stateN = order
+	}
+	if sec != nil {
+		switch {
+		case secDelta && lookback:
+			state, body := lookbackEncode(sec, lbs)
+			vars = append(vars, newEncVar(body, state, sw, o.Level))
+		case secDelta:
+			moments, body := deltaEncode(sec, order)
+			vars = append(vars, newEncVar(body, moments, sw, o.Level))
+		default:
+			vars = append(vars, newEncVar(sec, nil, sw, o.Level))
+		}
+	}
+
+	switch {
+	case conv != nil:
+		bw.write(deltaConv1, 4)
+		bw.write(uint64(conv.quant), 5)
+		bw.write64(uint64(conv.bias)^1<<63, 64)
+		bw.write(uint64(len(conv.weights)-1), 5)
+		for _, w := range conv.weights {
+			bw.write(uint64(uint32(int32(w))^1<<31), 32)
+		}
 	case lookback:
 		bw.write(deltaLookback, 4)
 		bw.write(uint64(winLog-1), 5)
 		bw.write(0, 4) // one latent of state
-		bw.write(0, 1) // the secondary latent is not delta encoded
+		bw.write(uint64(b2i(secDelta)), 1)
 	case order == 0:
 		bw.write(deltaNone, 4)
 	default:
 		bw.write(deltaConsecutive, 4)
 		bw.write(uint64(order), 3)
-		bw.write(0, 1) // the secondary latent is not delta encoded
+		bw.write(uint64(b2i(secDelta)), 1)
+	}
+	widths := []uint{pw, sw}
+	if lookback {
+		widths = []uint{32, pw, sw}
 	}
 	for i, v := range vars {
-		if lookback && i == 0 {
-			v.writeMeta(bw, 32)
-		} else {
-			v.writeMeta(bw, width)
-		}
+		v.writeMeta(bw, widths[i])
 	}
 	bw.align()
 	for i, v := range vars {
-		if lookback && i == 0 {
-			v.writePageMeta(bw, 32)
-		} else {
-			v.writePageMeta(bw, width)
-		}
+		v.writePageMeta(bw, widths[i])
 	}
 	bw.align()
 	for at := 0; at < n; at += batchN {
@@ -311,7 +424,7 @@ func encodePage[L latent](bw *bitWriter, src []byte, t NumberType, n int, o Enco
 			switch {
 			case lookback && i == 0:
 				v.writeBatch(bw, at, min(max(rem-stateN, 0), batchN))
-			case i == len(vars)-1 && sec != nil:
+			case i == len(vars)-1 && sec != nil && !secDelta:
 				v.writeBatch(bw, at, min(batchN, rem))
 			default:
 				v.writeBatch(bw, at, min(batchN, max(rem-stateN, 0)))
@@ -319,6 +432,24 @@ func encodePage[L latent](bw *bitWriter, src []byte, t NumberType, n int, o Enco
 		}
 	}
 	bw.align()
+}
+
+// secondaryDeltaPays estimates, on a sample, whether delta encoding the
+// secondary latents as the primary ones are (consecutive of the order, or
+// by the lookbacks lbs) saves at least half a bit per number. pco's
+// encoder never does this; its format and decoder allow it.
+func secondaryDeltaPays[S latent](sec []S, order int, lbs []uint32) bool {
+	sample := sec[:min(len(sec), 4096)]
+	if len(sample) < 16 {
+		return false
+	}
+	var body []S
+	if lbs != nil {
+		_, body = lookbackEncode(slices.Clone(sample), lbs[:len(sample)-1])
+	} else {
+		_, body = deltaEncode(slices.Clone(sample), order)
+	}
+	return sampleBits(body) < sampleBits(sample)-0.5*float64(len(sample))
 }
 
 // deltaEncode applies consecutive delta encoding of the given order in

@@ -75,6 +75,7 @@ const (
 	maxConsecutive     = 7
 	maxLookbackWinLog  = 24
 	maxConv1Quant      = 31
+	maxConv1Order      = 32
 	modeClassic        = 0
 	modeIntMult        = 1
 	modeFloatMult      = 2

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -60,21 +61,29 @@ func TestReferenceDecodesOurs(t *testing.T) {
 
 // TestOursDecodesReference: Decompress reads what the Rust pco library
 // writes with its own mode and delta choices (int and float mult, float
-// quant, lookback, conv1 where its auto picks them).
+// quant, lookback, conv1 where its auto picks them, dict mode and dict
+// with conv1 where asked for).
 func TestOursDecodesReference(t *testing.T) {
 	ref := pcoref(t)
 	rng := rand.New(rand.NewPCG(5, 6))
-	deltas := []string{"auto", "noop", "consecutive:2", "lookback", "conv1:2", "conv1:6"}
+	deltas := []string{"auto", "noop", "consecutive:2", "lookback", "conv1:2", "conv1:6", "dict", "dict+conv1:2"}
 	seen := map[[2]int]bool{}
 	for _, nt := range allTypes {
 		for _, n := range []int{1, 1000, 3000} {
 			for shape := range nShapes {
 				for _, d := range deltas {
-					if d[:4] == "conv" && nt.Bits() == 64 {
+					if strings.Contains(d, "conv") && nt.Bits() == 64 {
 						continue
 					}
+					mode, delta := "auto", d
+					if rest, ok := strings.CutPrefix(d, "dict"); ok {
+						mode, delta = "dict", strings.TrimPrefix(rest, "+")
+						if delta == "" {
+							delta = "auto"
+						}
+					}
 					src := genData(rng, nt, n, shape)
-					enc := runRef(t, ref, src, "c", nt.String(), "8", "auto", d, "1000")
+					enc := runRef(t, ref, src, "c", nt.String(), "8", mode, delta, "1000")
 					if mode, delta, ok := firstChunkKind(enc, nt); ok {
 						seen[[2]int{mode, delta}] = true
 					}
@@ -89,9 +98,12 @@ func TestOursDecodesReference(t *testing.T) {
 			}
 		}
 	}
-	// the data must have made the reference use every mode but dict and
-	// every delta encoding
-	for _, mode := range []int{modeClassic, modeIntMult, modeFloatMult, modeFloatQuant} {
+	// the data must have made the reference use every mode and every delta
+	// encoding, and dict with conv1
+	if !seen[[2]int{modeDict, deltaConv1}] {
+		t.Errorf("no reference stream with dict mode and conv1")
+	}
+	for _, mode := range []int{modeClassic, modeIntMult, modeFloatMult, modeFloatQuant, modeDict} {
 		for _, delta := range []int{deltaNone, deltaConsecutive, deltaLookback, deltaConv1} {
 			if mode == modeClassic || delta == deltaNone {
 				if !seen[[2]int{mode, delta}] {

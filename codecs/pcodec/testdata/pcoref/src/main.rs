@@ -1,6 +1,6 @@
 // pcoref: compresses raw little-endian numbers from stdin with pco's
 // standalone format, or decompresses, for gozarr's pcodec tests.
-//   pcoref c TYPE LEVEL MODE DELTA PAGE_N  (MODE auto|classic; DELTA auto|noop|consecutive:N|lookback|conv1:N)
+//   pcoref c TYPE LEVEL MODE DELTA PAGE_N  (MODE auto|classic|dict; DELTA auto|noop|consecutive:N|lookback|conv1:N)
 //   pcoref d TYPE
 use pco::standalone::{simple_compress, simple_decompress};
 use pco::{ChunkConfig, DeltaSpec, ModeSpec, PagingSpec};
@@ -26,7 +26,7 @@ fn main() {
     let mut cfg = ChunkConfig::default();
     if a[1] == "c" {
         cfg = cfg.with_compression_level(a[3].parse().unwrap());
-        cfg = cfg.with_mode_spec(match a[4].as_str() { "classic" => ModeSpec::Classic, _ => ModeSpec::Auto });
+        cfg = cfg.with_mode_spec(match a[4].as_str() { "classic" => ModeSpec::Classic, "dict" => ModeSpec::TryDict, _ => ModeSpec::Auto });
         let d = a[5].as_str();
         cfg = cfg.with_delta_spec(if d == "noop" { DeltaSpec::NoOp } else if d == "lookback" { DeltaSpec::TryLookback }
             else if let Some(n) = d.strip_prefix("consecutive:") { DeltaSpec::TryConsecutive(n.parse().unwrap()) }
