@@ -57,9 +57,9 @@ type LimitError struct {
 func (e *LimitError) Error() string {
 	what := cmp.Or(e.What, "decoded data")
 	if e.Codec == "" {
-		return fmt.Sprintf("%s exceeds %d bytes", what, e.Limit)
+		return fmt.Sprintf("%s exceeds the limit of %d bytes", what, e.Limit)
 	}
-	return fmt.Sprintf("%s: %s exceeds %d bytes", e.Codec, what, e.Limit)
+	return fmt.Sprintf("%s: %s exceeds the limit of %d bytes", e.Codec, what, e.Limit)
 }
 
 // overLimit is ErrCorrupt with a *LimitError of codec and limit.

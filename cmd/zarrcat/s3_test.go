@@ -79,3 +79,56 @@ func TestGetFromS3(t *testing.T) {
 		})
 	}
 }
+
+// TestConsolidatedStaleOnS3 (issue 27): the stale-consolidated warning of
+// tree, ls and info holds on a remote store too: a consolidated group on
+// S3 with a node written after consolidation names it; once consolidated
+// again, nothing is said.
+func TestConsolidatedStaleOnS3(t *testing.T) {
+	srv := s3Server(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	g := filepath.Join(dir, "c.zarr")
+	runOK(t, "cp", filepath.Join(refDir, "v3_group.zarr"), g)
+	runOK(t, "consolidate", g)
+	if err := os.CopyFS(filepath.Join(g, "new"), os.DirFS(filepath.Join(refDir, "v3_dtype_int16.zarr"))); err != nil {
+		t.Fatal(err)
+	}
+	prefix := fmt.Sprintf("stale-%d", time.Now().UnixNano())
+	up := srv.Store(t, prefix)
+	err := filepath.WalkDir(g, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(g, path)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return up.Set(ctx, filepath.ToSlash(rel), b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "s3://" + srv.Bucket + "/" + prefix
+	for _, args := range [][]string{{"tree", url}, {"ls", "--depth", "1", url}, {"info", url}} {
+		_, warn := runWarn(t, args...)
+		if !strings.Contains(warn, url+`: its consolidated metadata does not list "new"`) || !strings.Contains(warn, "'zarrcat consolidate "+url+"'") {
+			t.Errorf("%v: warning %q", args, warn)
+		}
+	}
+	runOK(t, "consolidate", g)
+	b, err := os.ReadFile(filepath.Join(g, "zarr.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := up.Set(ctx, "zarr.json", b); err != nil {
+		t.Fatal(err)
+	}
+	if _, warn := runWarn(t, "tree", url); warn != "" {
+		t.Errorf("tree after consolidate warns %q", warn)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
@@ -79,7 +80,15 @@ type walker struct {
 	warn         io.Writer
 	target, root string
 	warnMu       sync.Mutex
+	// remoteChecks counts the staleness checks made on a remote store
+	// (one listing each), at most remoteStaleChecks.
+	remoteChecks atomic.Int32
 }
+
+// remoteStaleChecks bounds the consolidated groups whose staleness a
+// command checks on a remote store: one listing request each, where
+// reading the consolidated metadata is meant to save listing.
+const remoteStaleChecks = 8
 
 // warnTo makes w write its warnings to warn, naming the node at root as
 // target.
@@ -231,14 +240,31 @@ func (w *walker) consolidatedChildren(ctx context.Context, g *zarr.Group, depth 
 	return out, nil
 }
 
-// checkStale warns when a local store holds nodes directly in the
+// checkStale warns when the store holds nodes directly in the
 // consolidated group g at p that its consolidated metadata does not list
-// (written after it was consolidated): they are not shown. Remote stores
-// are not listed for this; reading consolidated metadata is how they
-// avoid listing.
+// (written after it was consolidated): they are not shown. On a remote
+// store each check is one listing request, for the first
+// remoteStaleChecks groups of the command (then one note says the rest
+// went unchecked); a store that cannot list (HTTP) is not checked.
 func (w *walker) checkStale(ctx context.Context, g *zarr.Group, p string) {
-	if w.warn == nil || !store.IsLocal(w.st) {
+	if w.warn == nil {
 		return
+	}
+	if _, ok := w.st.(store.Lister); !ok {
+		return
+	}
+	if !store.IsLocal(w.st) {
+		switch n := w.remoteChecks.Add(1); {
+		case n == remoteStaleChecks+1:
+			w.warnf("%s: the consolidated metadata of its groups was checked against a listing for %d groups only ('zarrcat consolidate --check %s' checks them all)", w.target, remoteStaleChecks, w.target)
+			return
+		case n > remoteStaleChecks:
+			return
+		}
+		if err := w.acquire(ctx); err != nil {
+			return
+		}
+		defer w.release()
 	}
 	if missing := unlisted(ctx, w.st, g, p); len(missing) > 0 {
 		w.warnf("%s: its consolidated metadata does not list %s, written since: not shown ('zarrcat consolidate %s' updates it)", w.display(p), strings.Join(missing, ", "), w.target)

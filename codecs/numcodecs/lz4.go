@@ -104,7 +104,7 @@ func (c *LZ4) Decode(dst, src []byte, limit int) ([]byte, error) {
 	}
 	size := binary.LittleEndian.Uint32(src)
 	if size > math.MaxInt32 || int64(size) > int64(max(limit, 0)) {
-		return dst, fmt.Errorf("%w: numcodecs.lz4: header says %d bytes, at most %d expected", codecs.ErrCorrupt, size, max(limit, 0))
+		return dst, fmt.Errorf("%w: numcodecs.lz4: header says %d bytes: %w", codecs.ErrCorrupt, size, &codecs.LimitError{What: "decoded size", Limit: max(limit, 0)})
 	}
 	block := src[4:]
 	if size == 0 {

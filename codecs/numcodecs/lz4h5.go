@@ -131,7 +131,7 @@ func (c *LZ4H5) Decode(dst, src []byte, limit int) ([]byte, error) {
 	total := binary.BigEndian.Uint64(src)
 	bs := uint64(binary.BigEndian.Uint32(src[8:]))
 	if total > uint64(max(limit, 0)) || total > math.MaxInt {
-		return dst, fmt.Errorf("%w: %s: header says %d bytes, at most %d expected", codecs.ErrCorrupt, name, total, max(limit, 0))
+		return dst, fmt.Errorf("%w: %s: header says %d bytes: %w", codecs.ErrCorrupt, name, total, &codecs.LimitError{What: "decoded size", Limit: max(limit, 0)})
 	}
 	if bs == 0 || bs > lz4MaxInput {
 		if total == 0 && len(src) == 12 {

@@ -213,7 +213,7 @@ func (l *LZMA) Decode(dst, src []byte, limit int) ([]byte, error) {
 		}
 		s := append([]byte(nil), src...)
 		if size := int64(binary.LittleEndian.Uint64(s[5:])); size != -1 && (size < 0 || size > int64(limit)) {
-			return dst, fmt.Errorf("%w: numcodecs.lzma: header claims %d bytes, at most %d expected", codecs.ErrCorrupt, size, limit)
+			return dst, fmt.Errorf("%w: numcodecs.lzma: header claims %d bytes: %w", codecs.ErrCorrupt, size, &codecs.LimitError{What: "decoded size", Limit: limit})
 		}
 		if d := binary.LittleEndian.Uint32(s[1:]); int64(d) > int64(dictLimit) {
 			binary.LittleEndian.PutUint32(s[1:], uint32(dictLimit))
@@ -245,7 +245,7 @@ func readBounded(dst []byte, r io.Reader, limit, hint int) ([]byte, error) {
 				n, err := r.Read(one[:])
 				switch {
 				case n > 0:
-					return dst, fmt.Errorf("%w: numcodecs.lzma: more than %d bytes decoded", codecs.ErrCorrupt, limit)
+					return dst, fmt.Errorf("%w: %w", codecs.ErrCorrupt, &codecs.LimitError{Codec: "numcodecs.lzma", Limit: limit})
 				case err == nil:
 					continue
 				case errors.Is(err, io.EOF):
@@ -263,7 +263,7 @@ func readBounded(dst []byte, r io.Reader, limit, hint int) ([]byte, error) {
 			idle = 0
 		}
 		if len(out)-start > limit {
-			return dst, fmt.Errorf("%w: numcodecs.lzma: more than %d bytes decoded", codecs.ErrCorrupt, limit)
+			return dst, fmt.Errorf("%w: %w", codecs.ErrCorrupt, &codecs.LimitError{Codec: "numcodecs.lzma", Limit: limit})
 		}
 		if errors.Is(err, io.EOF) {
 			return out, nil

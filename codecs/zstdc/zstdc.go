@@ -128,8 +128,8 @@ func (z *Zstd) Decode(dst, src []byte, limit int) ([]byte, error) {
 	size := limit
 	if h.HasFCS && !h.Skippable {
 		if h.FrameContentSize > uint64(limit) {
-			return dst, fmt.Errorf("%w: zstd: frame declares %d bytes, at most %d expected",
-				codecs.ErrCorrupt, h.FrameContentSize, limit)
+			return dst, fmt.Errorf("%w: zstd: frame declares %d bytes: %w",
+				codecs.ErrCorrupt, h.FrameContentSize, &codecs.LimitError{What: "decoded size", Limit: limit})
 		}
 		size = int(h.FrameContentSize)
 	}
@@ -153,7 +153,7 @@ func (z *Zstd) Decode(dst, src []byte, limit int) ([]byte, error) {
 			size = limit // more frames than the first declared: room for all that is allowed
 			continue
 		case errors.Is(err, errTooSmall):
-			return dst, fmt.Errorf("%w: zstd: decoded data exceeds %d bytes", codecs.ErrCorrupt, limit)
+			return dst, fmt.Errorf("%w: %w", codecs.ErrCorrupt, &codecs.LimitError{Codec: "zstd", Limit: limit})
 		case strings.Contains(err.Error(), "checksum"):
 			return dst, fmt.Errorf("%w: zstd: %v", codecs.ErrChecksum, err)
 		}

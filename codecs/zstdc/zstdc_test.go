@@ -423,3 +423,33 @@ func TestFixtures(t *testing.T) {
 	}
 	t.Logf("%d fixture arrays with zstd read alike through libzstd and pure Go", n)
 }
+
+// TestOverLimitIsLimitError (issue 27): a frame declaring more than the
+// limit, and frames whose output runs past it, are *codecs.LimitError
+// (with ErrCorrupt, as the pure-Go zstd codec reports them) saying
+// "limit".
+func TestOverLimitIsLimitError(t *testing.T) {
+	z, err := zstdc.New(3, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := bytes.Repeat([]byte("gozarr limit "), 400)
+	one, err := z.Encode(nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := append(append([]byte(nil), one...), one...)
+	for name, tc := range map[string]struct {
+		enc   []byte
+		limit int
+	}{"declared": {one, len(src) - 1}, "second frame": {two, len(src) + 100}} {
+		_, err := z.Decode(nil, tc.enc, tc.limit)
+		var le *codecs.LimitError
+		if !errors.As(err, &le) || le.Limit != tc.limit || !errors.Is(err, codecs.ErrCorrupt) || !strings.Contains(err.Error(), "limit") {
+			t.Errorf("%s: %v; want a LimitError of %d", name, err, tc.limit)
+		}
+	}
+	if out, err := z.Decode(nil, two, 2*len(src)); err != nil || len(out) != 2*len(src) {
+		t.Errorf("with room: %d bytes, %v", len(out), err)
+	}
+}
