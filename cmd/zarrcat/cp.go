@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -124,7 +125,7 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	} else if p.dst, err = resolveDestination(pos[0], pos[1]); err != nil {
 		return err
 	}
-	if err := checkCopy(ctx, src, n, srcPath, p); err != nil {
+	if err := checkCopy(ctx, src, n, srcPath, p, pos[0]); err != nil {
 		return err
 	}
 	if dst == nil {
@@ -370,9 +371,9 @@ func srcName(r *copyReport, rel string) string {
 // checkCopy checks, before anything is written, what can fail in a copy
 // of n: each array's new metadata (chunk and shard shapes, dtype, fill
 // value) and the encode settings of its codecs (compression levels).
-func checkCopy(ctx context.Context, src store.Reader, n *nodeInfo, root string, p copyPlan) error {
+func checkCopy(ctx context.Context, src store.Reader, n *nodeInfo, root string, p copyPlan, shown string) error {
 	for _, c := range n.Children {
-		if err := checkCopy(ctx, src, c, root, p); err != nil {
+		if err := checkCopy(ctx, src, c, root, p, shown); err != nil {
 			return err
 		}
 	}
@@ -392,7 +393,64 @@ func checkCopy(ctx context.Context, src store.Reader, n *nodeInfo, root string, 
 		// A dry run: the node path of the scratch store means nothing here.
 		return fmt.Errorf("copy of %s: %s", p.dstName(rel), strings.TrimPrefix(err.Error(), `create "": `))
 	}
-	return nil
+	return checkValuesFit(ctx, a, meta.DataType, p.budget, srcName(&copyReport{Source: shown}, rel))
+}
+
+// checkValuesFit reads a's values, before anything is written, when the
+// --dtype cast to dt may fail for some of them (a narrower or other kind
+// of type), and fails at the first that dt cannot hold, naming its array
+// coordinates; casts that hold every value of a's type read nothing.
+func checkValuesFit(ctx context.Context, a *zarr.Array, dt dtype.DataType, budget int64, name string) error {
+	from := a.Metadata().DataType
+	if !castMayFail(from, dt) {
+		return nil
+	}
+	sel, err := a.Selection()
+	if err != nil {
+		return err
+	}
+	return stream(ctx, a, sel, blockBytes(budget), func(b streamBlock) error {
+		if _, err := castValues(from, dt, b.Data); err != nil {
+			return fmt.Errorf("--dtype %s: %s%s: %w (nothing was written)", dt, name, castCoords(err, b.Sel), err)
+		}
+		return nil
+	})
+}
+
+// castMayFail tells whether some value of type from does not fit type to
+// (dtype.Number.Put fails): any cast but to a type whose range holds
+// from's. Rounding to a narrower float's precision is not a failure.
+func castMayFail(from, to dtype.DataType) bool {
+	if from == to {
+		return false
+	}
+	// lo, hi: the range of values of a type; whole: integers only.
+	rng := func(dt dtype.DataType) (lo, hi float64, whole bool) {
+		bits := 8 * dt.Size()
+		switch dt.Kind() {
+		case dtype.Bool:
+			return 0, 1, true
+		case dtype.Int:
+			return -math.Ldexp(1, bits-1), math.Ldexp(1, bits-1) - 1, true
+		case dtype.Uint:
+			return 0, math.Ldexp(1, bits) - 1, true
+		case dtype.Float:
+			switch dt.Size() {
+			case 2:
+				return -65504, 65504, false
+			case 4:
+				return -math.MaxFloat32, math.MaxFloat32, false
+			}
+			return math.Inf(-1), math.Inf(1), false
+		}
+		return 0, 0, false
+	}
+	flo, fhi, fwhole := rng(from)
+	tlo, thi, twhole := rng(to)
+	if twhole && !fwhole {
+		return true // a float into an integer type: fractions, NaN
+	}
+	return flo < tlo || fhi > thi
 }
 
 // copyNode copies the node n (at srcPath + n.Path in src) and what is

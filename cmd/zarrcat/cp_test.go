@@ -205,7 +205,7 @@ func TestDiff(t *testing.T) {
 	}
 	out.Reset()
 	err = run(ctx, []string{"diff", "--json", filepath.Join(refDir, "v2_dtype_int16.zarr"), filepath.Join(refDir, "v3_dtype_int16.zarr")}, &out, &out)
-	if !errors.Is(err, errDiffer) || !strings.Contains(out.String(), `"shape: [37 20] vs [31 19]"`) {
+	if !errors.Is(err, errDiffer) || !strings.Contains(out.String(), `"shape: [37 × 20] vs [31 × 19]"`) {
 		t.Errorf("diff of arrays of other shapes: %v\n%s", err, out.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // runErr runs a command line that must fail and returns its error text.
@@ -59,10 +60,11 @@ func TestCpIntoExistingDirectory(t *testing.T) {
 	}
 }
 
-// TestCpFailedLeavesNothing (trial F3): an out-of-range codec level is
-// refused before anything is written, a value the new dtype cannot hold
-// removes the partial copy, and the corrected command then succeeds; the
-// error names the source coordinates.
+// TestCpFailedLeavesNothing (trial F3): an out-of-range codec level, and
+// a value the new dtype cannot hold, are refused before anything is
+// written (not even a directory made and removed: the parents' mtimes
+// stay), and the corrected command then succeeds; the error names the
+// source coordinates.
 func TestCpFailedLeavesNothing(t *testing.T) {
 	a := filepath.Join(refDir, "v3_dtype_int16.zarr")
 	dir := t.TempDir()
@@ -75,9 +77,25 @@ func TestCpFailedLeavesNothing(t *testing.T) {
 	}
 	runOK(t, "cp", "--codec", "zstd:3", a, dst)
 	d8 := filepath.Join(dir, "zz8.zarr")
+	mtime := func(p string) time.Time {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.ModTime()
+	}
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	if err := os.Chtimes(dir, old, old); err != nil {
+		t.Fatal(err)
+	}
 	e := runErr(t, "cp", "--dtype", "int8", a, d8)
-	if !strings.Contains(e, "overflows int8") || !strings.Contains(e, " at [") || !strings.Contains(e, "nothing was left") {
+	// v3_dtype_int16.zarr[3, 16] is -32768, its first value outside int8
+	// in C order (zarrcat get A '3, 14:18': -3 -2 -32768 11).
+	if !strings.Contains(e, "-32768 overflows int8") || !strings.Contains(e, " at [3, 16]") || !strings.Contains(e, "nothing was written") {
 		t.Errorf("--dtype int8: %s", e)
+	}
+	if !mtime(dir).Equal(old) {
+		t.Errorf("failed --dtype int8 changed %s (made and removed something)", dir)
 	}
 	if _, err := os.Stat(d8); !os.IsNotExist(err) {
 		t.Fatalf("failed --dtype int8 left %s: %v", d8, err)
@@ -91,9 +109,29 @@ func TestCpFailedLeavesNothing(t *testing.T) {
 	// A failed copy inside a hierarchy removes only the groups it made.
 	g := filepath.Join(dir, "g.zarr")
 	runOK(t, "cp", filepath.Join(refDir, "v3_group.zarr"), g)
+	runOK(t, "consolidate", g)
+	if err := os.Chtimes(g, old, old); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(g, "zarr.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	runErr(t, "cp", "--dtype", "int8", a, filepath.Join(g, "new", "x"))
 	if _, err := os.Stat(filepath.Join(g, "new")); !os.IsNotExist(err) {
 		t.Errorf("failed copy left g.zarr/new: %v", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(g, "zarr.json")); !mtime(g).Equal(old) || string(after) != string(before) {
+		t.Errorf("failed copy into g.zarr touched it (mtime %v, zarr.json changed: %v)", mtime(g), string(after) != string(before))
+	}
+	// Resuming into an existing copy: refused before a chunk is replaced.
+	runOK(t, "cp", "--chunks", "8,8", a, d8)
+	if err := os.Chtimes(filepath.Join(d8, "c"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	runErr(t, "cp", "--resume", "--chunks", "8,8", "--dtype", "int8", a, d8)
+	if !mtime(filepath.Join(d8, "c")).Equal(old) {
+		t.Errorf("failed cp --resume --dtype int8 wrote into %s", d8)
 	}
 	runOK(t, "diff", filepath.Join(refDir, "v3_group.zarr", "mask"), filepath.Join(g, "mask"))
 }

@@ -118,7 +118,8 @@ func compareMetadata(a, b *zarr.Array) *diffReport {
 			*list = append(*list, fmt.Sprintf("%s: %v vs %v", name, x, y))
 		}
 	}
-	add(&r.Metadata, "shape", ma.Shape, mb.Shape)
+	// Shapes as info and tree write them: [31 × 19].
+	add(&r.Metadata, "shape", dims(ma.Shape), dims(mb.Shape))
 	add(&r.Metadata, "data_type", ma.DataType.String(), mb.DataType.String())
 	fa, _ := dtype.FormatFill(ma.DataType, ma.FillValue)
 	fb, _ := dtype.FormatFill(mb.DataType, mb.FillValue)
@@ -127,7 +128,7 @@ func compareMetadata(a, b *zarr.Array) *diffReport {
 	jb, _ := json.Marshal(b.Attributes())
 	add(&r.Metadata, "attributes", string(ja), string(jb))
 	add(&r.Layout, "zarr_format", a.ZarrFormat(), b.ZarrFormat())
-	add(&r.Layout, "chunk_shape", ma.ChunkShape, mb.ChunkShape)
+	add(&r.Layout, "chunk_shape", dims(ma.ChunkShape), dims(mb.ChunkShape))
 	add(&r.Layout, "codecs", specsString(ma.Codecs), specsString(mb.Codecs))
 	// A sharded array's inner chunks and their codecs are layout too.
 	inner := func(x *zarr.Array) (shape []int, codecs string) {
@@ -139,7 +140,7 @@ func compareMetadata(a, b *zarr.Array) *diffReport {
 	sa, ca := inner(a)
 	sb, cb := inner(b)
 	if sa != nil || sb != nil {
-		add(&r.Layout, "inner_chunk_shape", sa, sb)
+		add(&r.Layout, "inner_chunk_shape", dims(sa), dims(sb))
 		add(&r.Layout, "inner_codecs", ca, cb)
 	}
 	return r

@@ -56,7 +56,10 @@ func targetErr(ctx context.Context, st store.Reader, target, nodePath string, er
 	case errors.Is(err, zarr.ErrNodeType) && strings.Contains(msg, "not an array"):
 		msg += fmt.Sprintf("; 'zarrcat ls %s' lists the arrays in it", target)
 	}
-	return &targetError{msg: target + ": " + msg, err: err}
+	if !strings.HasPrefix(msg, target+": ") { // the walker's errors name it already
+		msg = target + ": " + msg
+	}
+	return &targetError{msg: msg, err: err}
 }
 
 // nodesBelow names the Zarr nodes directly below p, as TARGET/NAME, for a

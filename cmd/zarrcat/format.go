@@ -173,7 +173,9 @@ func (e *encoder) each(count int, appendOne func(dst []byte, k int) []byte) erro
 // text, a space within a row, a newline between rows and a blank line
 // between 2-D planes; in csv, a comma within a row and a newline between
 // rows; in JSON, the brackets closing and opening the dimensions that roll
-// over, and a comma.
+// over, and a comma, with a new line (indented under the brackets, as
+// NumPy prints arrays) where a row ends, so that each innermost list is
+// one line.
 func (e *encoder) separator(dst []byte) []byte {
 	// rolled: how many trailing dimensions start again at element e.i.
 	rolled, rem := 0, e.i
@@ -183,8 +185,12 @@ func (e *encoder) separator(dst []byte) []byte {
 	}
 	switch e.form {
 	case "json":
+		if rolled == 0 {
+			return append(dst, ", "...)
+		}
 		dst = append(dst, strings.Repeat("]", rolled)...)
-		dst = append(dst, ", "...)
+		dst = append(dst, ",\n"...)
+		dst = append(dst, strings.Repeat(" ", len(e.shape)-rolled)...)
 		return append(dst, strings.Repeat("[", rolled)...)
 	case "csv":
 		if rolled > 0 {

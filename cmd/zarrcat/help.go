@@ -31,7 +31,15 @@ shape, data type, fill value, chunk or shard and inner chunk shapes,
 codecs, chunk key encoding, attributes; a group's children.
   --size   also what the array holds in its store: stored bytes,
            compression ratio, chunks (shards) initialized
-  --json   one JSON document (a group's with its direct children)
+  --json   one JSON document (a group's with its direct children). Its
+           fields: shape, data_type, fill_value, dimension_names,
+           chunk_key_encoding as zarr.json names them; codecs as text,
+           codecs_json as zarr.json has them; chunk_shape is the write
+           unit (a sharded array's shard shape, also in shard_shape, with
+           inner_chunk_shape and index_location); with --size, storage:
+           stored_bytes, decoded_bytes, compression_ratio, stored_chunks
+           of the grid's chunks (shards of a sharded array), and
+           initialized, the fraction of them stored (0 to 1)
 Examples:
   zarrcat info testdata/refdata/v3_shard_start.zarr
   zarrcat info --size --json testdata/refdata/v3_gzip_l1.zarr

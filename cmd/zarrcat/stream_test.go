@@ -112,7 +112,7 @@ func TestGetFormats(t *testing.T) {
 	for _, c := range []struct{ format, want string }{
 		{"text", "-8 -5 4\n-4 2 7\n"},
 		{"csv", "-8,-5,4\n-4,2,7\n"},
-		{"json", "[[-8, -5, 4], [-4, 2, 7]]\n"},
+		{"json", "[[-8, -5, 4],\n [-4, 2, 7]]\n"},
 	} {
 		var out bytes.Buffer
 		if err := run(context.Background(), []string{"get", "--format", c.format, target, "0:2, 0:3"}, &out, &out); err != nil {

@@ -313,7 +313,7 @@ func unlisted(ctx context.Context, st store.Reader, g *zarr.Group, p string) []s
 func (w *walker) children(ctx context.Context, p string, depth int) ([]*nodeInfo, error) {
 	l, ok := w.st.(store.Lister)
 	if !ok {
-		return nil, fmt.Errorf("group %q: the store cannot list, so its children are unknown", p)
+		return nil, fmt.Errorf("%s: the store cannot list (plain HTTP), so the group's children are unknown without consolidated metadata: run 'zarrcat consolidate' on the group where it is written, and serve the new zarr.json (or .zmetadata)", w.display(p))
 	}
 	dir := ""
 	if p != "" {

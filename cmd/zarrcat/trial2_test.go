@@ -300,7 +300,7 @@ func TestDiffGroups(t *testing.T) {
 	c := filepath.Join(dir, "c.zarr")
 	runOK(t, "cp", g, c)
 	runOK(t, "cp", "--overwrite", "--chunks", "3,3", filepath.Join(g, "mask"), filepath.Join(c, "mask"))
-	if out := runOK(t, "diff", g, c); !strings.Contains(out, "/mask: layout   chunk_shape: [6 6] vs [3 3]") || !strings.Contains(out, "same nodes and values") {
+	if out := runOK(t, "diff", g, c); !strings.Contains(out, "/mask: layout   chunk_shape: [6 × 6] vs [3 × 3]") || !strings.Contains(out, "same nodes and values") {
 		t.Errorf("diff after a re-chunked copy: %q", out)
 	}
 	if err := os.RemoveAll(filepath.Join(c, "empty_group")); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -276,7 +277,7 @@ func TestDiffShardedAndDtype(t *testing.T) {
 	runOK(t, "cp", "--chunks", "8,8", "--shards", "16,16", "--codec", "zstd:3", a, s1)
 	runOK(t, "cp", "--chunks", "4,4", "--shards", "16,16", "--codec", "gzip:5", a, s2)
 	out := runOK(t, "diff", s1, s2)
-	if !strings.Contains(out, "inner_chunk_shape: [8 8] vs [4 4]") || !strings.Contains(out, "inner_codecs:") {
+	if !strings.Contains(out, "inner_chunk_shape: [8 × 8] vs [4 × 4]") || !strings.Contains(out, "inner_codecs:") {
 		t.Errorf("diff of sharded copies:\n%s", out)
 	}
 	f32 := filepath.Join(refDir, "v3_dtype_float32.zarr")
@@ -313,6 +314,22 @@ func TestInfoJSONRich(t *testing.T) {
 	json.Unmarshal([]byte(runOK(t, "info", "--json", filepath.Join(refDir, "v3_shard_start.zarr"))), &n)
 	if n["index_location"] != "start" || !strings.Contains(text, "shard_shape:") || n["shard_shape"] == nil {
 		t.Errorf("sharded info --json: %v", n)
+	}
+	// Every field of info --json --size is explained in 'zarrcat help info'
+	// (trial F16: "initialized" was a bare fraction, chunk_shape the shard).
+	var sized map[string]any
+	json.Unmarshal([]byte(runOK(t, "info", "--json", "--size", filepath.Join(refDir, "v3_shard_start.zarr"))), &sized)
+	keys := slices.Collect(maps.Keys(sized))
+	st, _ := sized["storage"].(map[string]any)
+	keys = append(keys, slices.Collect(maps.Keys(st))...)
+	help := commandHelp["info"]
+	for _, k := range keys {
+		if k != "path" && k != "node_type" && k != "zarr_format" && !strings.Contains(help, k) {
+			t.Errorf("info --json field %q: 'zarrcat help info' does not explain it", k)
+		}
+	}
+	if len(st) < 6 || !strings.Contains(help, "initialized, the fraction of them stored (0 to 1)") {
+		t.Errorf("storage %v; help:\n%s", st, help)
 	}
 }
 
