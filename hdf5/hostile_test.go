@@ -137,6 +137,27 @@ func TestHostile(t *testing.T) {
 	binary.LittleEndian.PutUint64(bad[int(root)+8+16+8:], root)
 	wantErr(t, "B-tree cycle", virtualizeBytes(bad), ErrFormat, "cycle")
 
+	// Two chunk B-trees (rank 2: 32-byte keys) made to point into each
+	// other: each root a level-1 node whose first child is the other's
+	// root; and one root whose two children are the same node (the
+	// "sparse" leaf, of the same chunk shape as "fletcher").
+	btreeOf := func(name string) int {
+		off, _ := messageOffset(t, "earliest.h5", early, name, msgLayout)
+		return int(binary.LittleEndian.Uint64(early[off+3:])) // version, class, rank, address
+	}
+	r1, r2 := btreeOf("/chunked_gzip_shuffle"), btreeOf("/fletcher")
+	const child0, child1 = 24 + 32, 24 + 32 + 8 + 32 // header, key (then child, key, child)
+	bad = patch(early, r1+5, []byte{1})
+	binary.LittleEndian.PutUint64(bad[r1+child0:], uint64(r2))
+	bad[r2+5] = 1
+	binary.LittleEndian.PutUint64(bad[r2+child0:], uint64(r1))
+	wantErr(t, "B-trees into each other", virtualizeBytes(bad), ErrFormat, "level")
+	r3 := btreeOf("/sparse")
+	bad = patch(early, r2+5, []byte{1})
+	binary.LittleEndian.PutUint64(bad[r2+child0:], uint64(r3))
+	binary.LittleEndian.PutUint64(bad[r2+child1:], uint64(r3))
+	wantErr(t, "a B-tree node twice", virtualizeBytes(bad), ErrFormat, "cycle")
+
 	// A contiguous dataset whose data lies past the end of the file.
 	off, _ = messageOffset(t, "earliest.h5", early, "/contiguous_be_f8", msgLayout)
 	bad = patch(early, off+2, binary.LittleEndian.AppendUint64(nil, 1<<40))
