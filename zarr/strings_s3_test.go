@@ -8,6 +8,7 @@ import (
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/store/s3/s3test"
+	"github.com/gozarr/gozarr/store/storetest"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -20,7 +21,8 @@ func TestVLenS3(t *testing.T) {
 	if !ok {
 		srv = s3test.NewFake(t, "gozarr")
 	}
-	st := srv.Store(t, "vlen")
+	st := srv.Store(t, storetest.UniquePrefix("vlen"))
+	storetest.Cleanup(t, st)
 	m, err := zarr.NewArrayMetadata([]int{40, 6}, dtype.TypeVarString, []int{20, 6}, zarr.Sharded(5, 3))
 	if err != nil {
 		t.Fatal(err)

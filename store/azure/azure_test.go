@@ -65,16 +65,19 @@ func newStore(t *testing.T) *azure.Store {
 	return st
 }
 
-func TestConformanceEmulator(t *testing.T) {
-	emulator(t) // skip once, not in every subtest
-	storetest.TestStore(t, func(t *testing.T) store.Store { return newStore(t) })
-}
-
-// TestConditionalReads: GetIf on the emulator, under storetest's checks
-// (the old ETag of a rewritten object, a time before its write: no bytes).
-func TestConditionalReads(t *testing.T) {
-	st := newStore(t)
-	storetest.TestConditionalReader(t, st, st, st.ReadCondition)
+// TestCloud runs storetest's cloud-store tests: conformance and
+// conditional reads on the emulator, a done context.
+func TestCloud(t *testing.T) {
+	storetest.TestCloud(t, storetest.Cloud{
+		New: func(t *testing.T) store.Store { return newStore(t) },
+		At: func(t *testing.T, endpoint string) store.Store {
+			st, err := azure.Open(context.Background(), "acct", "c", "p", azure.WithEndpoint(endpoint+"/acct"), azure.WithAnonymous(), azure.WithRetry(1, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		},
+	})
 }
 
 // TestMissingContainer: a container that does not exist is ErrContainer,
@@ -170,36 +173,6 @@ func TestOverlongBody(t *testing.T) {
 	var ke *store.KeyError
 	if !errors.As(err, &ke) || ke.Key != "k" {
 		t.Errorf("err %v does not name the key", err)
-	}
-}
-
-// TestCancelled: a done context fails before any request.
-func TestCancelled(t *testing.T) {
-	var requests atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		http.Error(w, "no", http.StatusInternalServerError)
-	}))
-	defer srv.Close()
-	st, err := azure.Open(context.Background(), "acct", "c", "p", azure.WithEndpoint(srv.URL+"/acct"), azure.WithAnonymous(), azure.WithRetry(1, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	for _, br := range []store.ByteRange{store.Full(), store.Suffix(4), store.OffsetLen(0, 0)} {
-		if _, err := st.Get(ctx, "k", br); !errors.Is(err, context.Canceled) {
-			t.Errorf("Get(%v): err = %v, want context.Canceled", br, err)
-		}
-	}
-	if err := st.Set(ctx, "k", []byte("v")); !errors.Is(err, context.Canceled) {
-		t.Errorf("Set: err = %v, want context.Canceled", err)
-	}
-	if err := st.Delete(ctx, "k"); !errors.Is(err, context.Canceled) {
-		t.Errorf("Delete: err = %v, want context.Canceled", err)
-	}
-	if n := requests.Load(); n != 0 {
-		t.Errorf("%d requests with a done context", n)
 	}
 }
 

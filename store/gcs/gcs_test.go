@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/gozarr/gozarr/store"
@@ -48,16 +47,19 @@ func newStore(t *testing.T, opts ...gcs.Option) *gcs.Store {
 	return st
 }
 
-func TestConformanceEmulator(t *testing.T) {
-	emulator(t) // skip once, not in every subtest
-	storetest.TestStore(t, func(t *testing.T) store.Store { return newStore(t) })
-}
-
-// TestConditionalReads: GetIf on the emulator, under storetest's checks
-// (the old ETag of a rewritten object, a time before its write: no bytes).
-func TestConditionalReads(t *testing.T) {
-	st := newStore(t)
-	storetest.TestConditionalReader(t, st, st, st.ReadCondition)
+// TestCloud runs storetest's cloud-store tests: conformance and
+// conditional reads on the emulator, a done context.
+func TestCloud(t *testing.T) {
+	storetest.TestCloud(t, storetest.Cloud{
+		New: func(t *testing.T) store.Store { return newStore(t) },
+		At: func(t *testing.T, endpoint string) store.Store {
+			st, err := gcs.Open(context.Background(), "b", "p", gcs.WithEndpoint(endpoint), gcs.WithRetry(1, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		},
+	})
 }
 
 // TestMissingBucket: a bucket that does not exist is ErrBucket, never a
@@ -169,34 +171,6 @@ func TestOverlongBody(t *testing.T) {
 	}
 	if n, err := st.Size(context.Background(), "k"); err != nil || n != int64(len(body)) {
 		t.Errorf("Size = %d, %v", n, err)
-	}
-}
-
-// TestCancelled: a done context fails before any request.
-func TestCancelled(t *testing.T) {
-	var requests atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		http.Error(w, "no", http.StatusInternalServerError)
-	}))
-	defer srv.Close()
-	st, err := gcs.Open(context.Background(), "b", "p", gcs.WithEndpoint(srv.URL), gcs.WithRetry(1, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := st.Get(ctx, "k", store.Full()); !errors.Is(err, context.Canceled) {
-		t.Errorf("Get: err = %v, want context.Canceled", err)
-	}
-	if err := st.Set(ctx, "k", []byte("v")); !errors.Is(err, context.Canceled) {
-		t.Errorf("Set: err = %v, want context.Canceled", err)
-	}
-	if err := st.Delete(ctx, "k"); !errors.Is(err, context.Canceled) {
-		t.Errorf("Delete: err = %v, want context.Canceled", err)
-	}
-	if n := requests.Load(); n != 0 {
-		t.Errorf("%d requests with a done context", n)
 	}
 }
 

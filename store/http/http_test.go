@@ -5,10 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	nethttp "net/http"
 	"net/http/httptest"
-	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/http"
-	"github.com/gozarr/gozarr/store/s3/s3test"
 	"github.com/gozarr/gozarr/store/storetest"
 )
 
@@ -73,7 +71,7 @@ func TestRangeHeaders(t *testing.T) {
 	ctx := context.Background()
 	for _, ignore := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ignoreRange=%v", ignore), func(t *testing.T) {
-			rec := s3test.NewRecorder(nil)
+			rec := storetest.NewRecorder(nil)
 			ts := newServer(t, serveContents(contents, ignore))
 			st, err := http.New(ts.URL+"/data/", http.WithClient(rec.Client()))
 			if err != nil {
@@ -215,119 +213,6 @@ func TestConcurrencyLimit(t *testing.T) {
 	}
 }
 
-// TestFaults: the first attempt of every request is answered with 503, a
-// reset connection or a body cut short; reads still return the right bytes.
-func TestFaults(t *testing.T) {
-	val := make([]byte, 100_000)
-	for i := range val {
-		val[i] = byte(i * 13 >> 2)
-	}
-	h := serveContents(map[string][]byte{"v": val}, false)
-	var mu sync.Mutex
-	seen := map[string]bool{}
-	var faults atomic.Int64
-	ts := newServer(t, nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		sig := r.Method + r.URL.Path + r.Header.Get("Range")
-		mu.Lock()
-		first := !seen[sig]
-		seen[sig] = true
-		n := len(seen)
-		mu.Unlock()
-		if !first {
-			h.ServeHTTP(w, r)
-			return
-		}
-		faults.Add(1)
-		switch n % 3 {
-		case 0:
-			nethttp.Error(w, "slow down", nethttp.StatusServiceUnavailable)
-		case 1:
-			panic(nethttp.ErrAbortHandler)
-		case 2:
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, r)
-			for k, v := range rec.Header() {
-				w.Header()[k] = v
-			}
-			w.WriteHeader(rec.Code)
-			w.Write(rec.Body.Bytes()[:rec.Body.Len()/2])
-			w.(nethttp.Flusher).Flush()
-			panic(nethttp.ErrAbortHandler)
-		}
-	}))
-	st, _ := http.New(ts.URL+"/data", http.WithRetry(4, 5*time.Millisecond))
-	ctx := context.Background()
-	for _, tc := range []struct {
-		r    store.ByteRange
-		want []byte
-	}{
-		{store.Full(), val},
-		{store.OffsetLen(10, 5000), val[10:5010]},
-		{store.Suffix(777), val[len(val)-777:]},
-		{store.From(99_000), val[99_000:]},
-	} {
-		if got, err := st.Get(ctx, "v", tc.r); err != nil || !bytes.Equal(got, tc.want) {
-			t.Errorf("Get(%v) = %d bytes, %v", tc.r, len(got), err)
-		}
-	}
-	dst := make([]byte, 1234)
-	if n, err := st.ReadInto(ctx, "v", 4321, dst); err != nil || n != len(dst) || !bytes.Equal(dst, val[4321:4321+1234]) {
-		t.Errorf("ReadInto = %d, %v", n, err)
-	}
-	if faults.Load() < 5 {
-		t.Errorf("only %d faults injected", faults.Load())
-	}
-}
-
-func TestHangingServer(t *testing.T) {
-	release := make(chan struct{})
-	ts := newServer(t, nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
-		if r.URL.Path == "/warm" {
-			return
-		}
-		select {
-		case <-r.Context().Done():
-		case <-release:
-		}
-	}))
-	t.Cleanup(func() { close(release) })
-	st, _ := http.New(ts.URL)
-	resp, err := nethttp.Get(ts.URL + "/warm")
-	if err == nil {
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}
-	before := runtime.NumGoroutine()
-	for name, call := range map[string]func(context.Context) error{
-		"Get":      func(ctx context.Context) error { _, err := st.Get(ctx, "k", store.Suffix(5)); return err },
-		"Size":     func(ctx context.Context) error { _, err := st.Size(ctx, "k"); return err },
-		"ReadInto": func(ctx context.Context) error { _, err := st.ReadInto(ctx, "k", 3, make([]byte, 4)); return err },
-		"GetRanges": func(ctx context.Context) error {
-			_, err := st.GetRanges(ctx, "k", []store.ByteRange{store.OffsetLen(0, 1), store.OffsetLen(1<<30, 1), store.Suffix(3), store.Full()})
-			return err
-		},
-	} {
-		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		start := time.Now()
-		err := call(ctx)
-		cancel()
-		t.Logf("%s returned after %v: %v", name, time.Since(start).Round(time.Millisecond), err)
-		var ke *store.KeyError
-		if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &ke) || ke.Key != "k" {
-			t.Errorf("%s against a hanging server: err = %v; want DeadlineExceeded in a KeyError for k", name, err)
-		}
-	}
-	after := runtime.NumGoroutine()
-	for i := 0; i < 200 && after > before; i++ {
-		time.Sleep(10 * time.Millisecond)
-		after = runtime.NumGoroutine()
-	}
-	if after > before {
-		buf := make([]byte, 1<<16)
-		t.Errorf("goroutines: %d before, %d after\n%s", before, after, buf[:runtime.Stack(buf, true)])
-	}
-}
-
 func TestURL(t *testing.T) {
 	for _, tc := range []struct{ base, key, want string }{
 		{"http://h/x", "a/b", "http://h/x/a/b"},
@@ -343,5 +228,121 @@ func TestURL(t *testing.T) {
 		if got := st.URL(tc.key); got != tc.want {
 			t.Errorf("New(%q).URL(%q) = %q, want %q", tc.base, tc.key, got, tc.want)
 		}
+	}
+}
+
+// TestRetryAfter checks that 429 and 503 answers are retried after the
+// wait their Retry-After asks for, and that a wait longer than the store
+// accepts fails at once.
+func TestRetryAfter(t *testing.T) {
+	var mu sync.Mutex
+	times := map[string][]time.Time{}
+	ts := newServer(t, nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		mu.Lock()
+		times[r.URL.Path] = append(times[r.URL.Path], time.Now())
+		n := len(times[r.URL.Path])
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/after1" && n == 1:
+			w.Header().Set("Retry-After", "1")
+			nethttp.Error(w, "slow down", nethttp.StatusTooManyRequests)
+		case r.URL.Path == "/date" && n == 1:
+			w.Header().Set("Retry-After", time.Now().Add(time.Second).UTC().Format(nethttp.TimeFormat))
+			nethttp.Error(w, "busy", nethttp.StatusServiceUnavailable)
+		case r.URL.Path == "/plain" && n == 1:
+			nethttp.Error(w, "slow down", nethttp.StatusTooManyRequests)
+		case r.URL.Path == "/hour":
+			w.Header().Set("Retry-After", "3600")
+			nethttp.Error(w, "come back later", nethttp.StatusTooManyRequests)
+		default:
+			nethttp.ServeContent(w, r, "", time.Time{}, strings.NewReader("value"))
+		}
+	}))
+	st, err := http.New(ts.URL, http.WithRetry(4, 10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, key := range []string{"after1", "date", "plain"} {
+		if got, err := st.Get(ctx, key, store.Full()); err != nil || string(got) != "value" {
+			t.Errorf("Get(%s) = %q, %v; want the value after a retry", key, got, err)
+		}
+		mu.Lock()
+		if n := len(times["/"+key]); n != 2 {
+			t.Errorf("Get(%s): %d requests, want 2", key, n)
+		}
+		mu.Unlock()
+	}
+	mu.Lock()
+	if ts := times["/after1"]; len(ts) == 2 && ts[1].Sub(ts[0]) < time.Second {
+		t.Errorf("Get(after1) retried after %v, before the second Retry-After asked for", ts[1].Sub(ts[0]))
+	}
+	mu.Unlock()
+	_, err = st.Get(ctx, "hour", store.Full())
+	var se *http.StatusError
+	if !errors.As(err, &se) || se.StatusCode != nethttp.StatusTooManyRequests || se.RetryAfter != time.Hour {
+		t.Errorf("Get(hour) = %v; want a 429 StatusError asking for 1h", err)
+	}
+	mu.Lock()
+	if n := len(times["/hour"]); n != 1 {
+		t.Errorf("Get(hour): %d requests, want 1 (an hour is too long to wait)", n)
+	}
+	mu.Unlock()
+}
+
+// TestRedirects checks that redirected reads land on the right bytes with
+// their Range header, and that a redirect loop fails after one round of
+// redirects, not one per retry.
+func TestRedirects(t *testing.T) {
+	contents := map[string][]byte{"c/0": []byte("0123456789")}
+	data := serveContents(contents, false)
+	var loops atomic.Int64
+	var mu sync.Mutex
+	var ranges []string
+	ts := newServer(t, nethttp.HandlerFunc(func(w nethttp.ResponseWriter, r *nethttp.Request) {
+		code, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		switch {
+		case code == "data":
+			mu.Lock()
+			ranges = append(ranges, r.Header.Get("Range"))
+			mu.Unlock()
+			data.ServeHTTP(w, r)
+		case code == "loop":
+			loops.Add(1)
+			nethttp.Redirect(w, r, r.URL.Path, nethttp.StatusFound)
+		case ok:
+			c, _ := strconv.Atoi(code)
+			nethttp.Redirect(w, r, "/data/"+rest, c)
+		}
+	}))
+	ctx := context.Background()
+	for _, code := range []int{301, 302, 303, 307, 308} {
+		st, err := http.New(fmt.Sprintf("%s/%d", ts.URL, code))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		ranges = nil
+		mu.Unlock()
+		if got, err := st.Get(ctx, "c/0", store.OffsetLen(2, 3)); err != nil || string(got) != "234" {
+			t.Errorf("Get through a %d redirect = %q, %v; want 234", code, got, err)
+		}
+		mu.Lock()
+		if len(ranges) != 1 || ranges[0] != "bytes=2-4" {
+			t.Errorf("%d redirect: the target saw Range %q; want [bytes=2-4]", code, ranges)
+		}
+		mu.Unlock()
+	}
+	st, err := http.New(ts.URL+"/loop", http.WithRetry(4, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.Get(ctx, "c/0", store.Full())
+	var ke *store.KeyError
+	if !errors.Is(err, http.ErrTooManyRedirects) || !errors.As(err, &ke) || ke.Key != "c/0" {
+		t.Errorf("Get through a redirect loop = %v; want ErrTooManyRedirects naming c/0", err)
+	}
+	if n := loops.Load(); n > 11 {
+		t.Errorf("redirect loop: %d requests, want one round (at most 11)", n)
 	}
 }

@@ -381,6 +381,11 @@ func (s *Store) put(ctx context.Context, key string, value []byte, cond Conditio
 		if errors.Is(err, store.ErrConflict) {
 			return &store.KeyError{Op: "set", Key: key, Err: err}
 		}
+		if cond.IfMatch != "" && ctx.Err() == nil && s.kind(ctx, "set", err) == KindNotFound {
+			// The object is gone (S3 answers If-Match on a missing key
+			// 404): it is not at the version the condition names.
+			return &store.KeyError{Op: "set", Key: key, Err: fmt.Errorf("%w: the object no longer exists (%w)", store.ErrConflict, err)}
+		}
 		return s.fail(ctx, "set", key, err)
 	}
 	return nil

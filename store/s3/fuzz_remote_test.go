@@ -1,13 +1,11 @@
 package s3_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,91 +14,7 @@ import (
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/s3/s3test"
-	"github.com/gozarr/gozarr/store/storetest"
 )
-
-// fuzzTimeouts keep a fuzzed answer from stalling a run for long.
-var fuzzTimeouts = s3.WithTimeouts(store.Timeouts{Header: 10 * time.Second, Idle: 10 * time.Second})
-
-// FuzzGetRanges reads fuzzed ranges of an object through GetRanges from
-// the fake S3 server behind storetest.RangeFaults: every answer the store
-// accepts must be exactly the right bytes, and the faults that a retry or
-// slicing repairs (none, Range ignored, one 503, no Content-Length) must
-// not fail the read.
-func FuzzGetRanges(f *testing.F) {
-	f.Add(uint16(1000), uint8(storetest.FaultNone), false, []byte{1, 10, 0, 20, 0, 1, 200, 0, 5, 0})
-	f.Add(uint16(1000), uint8(storetest.FaultIgnore), true, []byte{1, 10, 0, 20, 0, 3, 0, 0, 7, 0, 2, 0xe0, 3, 0, 0})
-	f.Add(uint16(5000), uint8(storetest.FaultOverlong), false, []byte{1, 0, 0, 10, 0, 1, 0x80, 0x13, 0xff, 0})
-	f.Add(uint16(300), uint8(storetest.FaultTruncate), true, []byte{1, 5, 0, 100, 0, 0, 0, 0, 0, 0})
-	f.Add(uint16(300), uint8(storetest.FaultRetry), false, []byte{3, 0, 0, 50, 0, 2, 250, 0, 0, 0, 1, 0, 2, 0, 0})
-	f.Add(uint16(300), uint8(storetest.FaultShift), false, []byte{1, 5, 0, 10, 0, 3, 0, 0, 9, 0})
-	f.Add(uint16(70), uint8(storetest.FaultChunked), true, []byte{1, 60, 0, 40, 0, 2, 10, 0, 0, 0, 3, 0, 0, 200, 0})
-	f.Add(uint16(0), uint8(storetest.FaultNone), false, []byte{3, 0, 0, 5, 0, 1, 0, 0, 1, 0})
-	f.Fuzz(func(t *testing.T, size uint16, fault uint8, coalesce bool, rdata []byte) {
-		fake := s3test.NewFake(t, "b")
-		val := make([]byte, size)
-		for i := range val {
-			val[i] = byte(i*31 + i>>8)
-		}
-		if _, err := fake.Backend.PutObject("b", "p/k", nil, bytes.NewReader(val), int64(len(val)), nil); err != nil {
-			t.Fatal(err)
-		}
-		ts := httptest.NewServer(storetest.RangeFaults(fake.Handler, int(fault)))
-		defer ts.Close()
-		srv := *fake
-		srv.Endpoint = ts.URL
-		opt := store.CoalesceOptions{MaxGap: -1}
-		if coalesce {
-			opt = store.CoalesceOptions{MaxGap: 100, MaxSize: 1000}
-		}
-		st := srv.Store(t, "p", s3.WithRetry(2, time.Millisecond), s3.WithCoalesce(opt), fuzzTimeouts)
-		ranges := storetest.FuzzRanges(rdata)
-		got, err := st.GetRanges(context.Background(), "k", ranges)
-		if err != nil {
-			var ke *store.KeyError
-			if !errors.As(err, &ke) || ke.Key != "k" {
-				t.Fatalf("GetRanges error %v does not name the key", err)
-			}
-			switch int(fault) % storetest.NumFaults {
-			case storetest.FaultNone, storetest.FaultIgnore, storetest.FaultRetry, storetest.FaultChunked:
-				t.Fatalf("GetRanges(%v) with fault %d: %v", ranges, fault, err)
-			}
-			return
-		}
-		storetest.CheckRanges(t, val, ranges, got)
-	})
-}
-
-// FuzzSize feeds Size (a HeadObject) arbitrary raw answers: status line,
-// headers and body as the server writes them. It must never panic or
-// hang, a size it accepts is not negative, and its errors name the key.
-func FuzzSize(f *testing.F) {
-	f.Add(uint16(200), "Content-Length: 10\r\n", []byte{})
-	f.Add(uint16(200), "", []byte{})
-	f.Add(uint16(200), "Content-Length: -1\r\n", []byte{})
-	f.Add(uint16(200), "Content-Length: 99999999999999999999\r\n", []byte{})
-	f.Add(uint16(200), "Content-Length: 1\r\nContent-Length: 2\r\n", []byte{})
-	f.Add(uint16(404), "Content-Type: application/xml\r\n", []byte{})
-	f.Add(uint16(403), "Content-Length: 5\r\n", []byte("nope!"))
-	f.Add(uint16(301), "x-amz-bucket-region: eu-west-1\r\n", []byte{})
-	f.Add(uint16(503), "Retry-After: 1\r\n", []byte{})
-	f.Fuzz(func(t *testing.T, status uint16, header string, body []byte) {
-		answer := []byte(fmt.Sprintf("HTTP/1.1 %d X\r\n%s\r\n", status%1000, header))
-		answer = append(answer, body...)
-		ts := httptest.NewServer(storetest.RawAnswer(func(*http.Request) []byte { return answer }))
-		defer ts.Close()
-		srv := &s3test.Server{Endpoint: ts.URL, AccessKey: "a", SecretKey: "b", Bucket: "b", Region: "us-east-1"}
-		st := srv.Store(t, "p", s3.WithRetry(1, time.Millisecond), fuzzTimeouts)
-		n, err := st.Size(context.Background(), "k")
-		var ke *store.KeyError
-		switch {
-		case err == nil && n < 0:
-			t.Fatalf("Size = %d", n)
-		case err != nil && (!errors.As(err, &ke) || ke.Key != "k"):
-			t.Fatalf("Size error %v does not name the key", err)
-		}
-	})
-}
 
 // listPages answers ListObjectsV2 requests from pages decoded from a fuzz
 // target's bytes, choosing the page by the request's continuation token,

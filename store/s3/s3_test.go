@@ -5,8 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/s3"
@@ -226,5 +231,28 @@ func TestListPagination(t *testing.T) {
 	}
 	if n := rec.Count("GET"); n != 1 {
 		t.Errorf("List stopped after one key made %d requests, want 1", n)
+	}
+}
+
+// TestRedirect checks that S3's PermanentRedirect (a bucket in another
+// region) is an error naming the key, not a missing key.
+func TestRedirect(t *testing.T) {
+	var hits atomic.Int64
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusMovedPermanently)
+		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>PermanentRedirect</Code><Message>use the other endpoint</Message><Endpoint>b.s3.eu-west-1.amazonaws.com</Endpoint></Error>`)
+	}))
+	t.Cleanup(ts.Close)
+	srv := &s3test.Server{Endpoint: ts.URL, AccessKey: "a", SecretKey: "b", Bucket: "b", Region: "us-east-1"}
+	st := srv.Store(t, "", s3.WithRetry(3, time.Millisecond))
+	_, err := st.Get(context.Background(), "k", store.Full())
+	var ke *store.KeyError
+	if err == nil || !errors.As(err, &ke) || ke.Key != "k" || errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "PermanentRedirect") {
+		t.Errorf("Get from a redirecting bucket = %v; want a PermanentRedirect KeyError for k", err)
+	}
+	if n := hits.Load(); n != 1 {
+		t.Errorf("redirect answered %d times, want 1 (not retried)", n)
 	}
 }

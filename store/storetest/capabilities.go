@@ -45,7 +45,7 @@ func TestCapabilities(t *testing.T, newStore func(t *testing.T) store.Store) {
 	})
 	t.Run("DeclaredReads", func(t *testing.T) { testDeclaredReads(t, s, caps) })
 	if caps.Conditional != nil {
-		t.Run("Conditional", func(t *testing.T) { testConditional(t, caps.Conditional) })
+		t.Run("Conditional", func(t *testing.T) { testConditional(t, s, caps.Conditional) })
 		t.Run("ConditionalRace", func(t *testing.T) { testConditionalRace(t, caps.Conditional) })
 	}
 }
@@ -84,8 +84,10 @@ func testDeclaredReads(t *testing.T, s store.Store, caps store.Capabilities) {
 	}
 }
 
-// testConditional checks the contract of a ConditionalWriter.
-func testConditional(t *testing.T, c store.ConditionalWriter) {
+// testConditional checks the contract of a ConditionalWriter c over the
+// store st: a version replaced once (by SetIfVersion, Set or Delete) is
+// stale, and a stale version writes nothing.
+func testConditional(t *testing.T, st store.Store, c store.ConditionalWriter) {
 	ctx := context.Background()
 	if _, _, err := c.GetVersion(ctx, "cond/k"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("GetVersion of a missing key: %v, want ErrNotFound", err)
@@ -116,6 +118,25 @@ func testConditional(t *testing.T, c store.ConditionalWriter) {
 	}
 	if b, v, err := c.GetVersion(ctx, "cond/empty"); err != nil || len(b) != 0 || v == "" {
 		t.Fatalf("GetVersion of an empty value: %q, %q, %v", b, v, err)
+	}
+	if err := st.Set(ctx, "cond/k", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetIfVersion(ctx, "cond/k", []byte("c"), v2); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("stale version after a Set: %v, want ErrConflict", err)
+	}
+	_, v3, err := c.GetVersion(ctx, "cond/k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Delete(ctx, "cond/k"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetIfVersion(ctx, "cond/k", []byte("f"), v3); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("stale version after a Delete: %v, want ErrConflict", err)
+	}
+	if got, err := st.Get(ctx, "cond/k", store.Full()); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("value %q (%v) after the conflicts, want none", got, err)
 	}
 }
 
