@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -53,7 +54,8 @@ type copyReport struct {
 	Skipped     int64  `json:"write_units_resumed"` // found complete and verified, not written again
 	Bytes       int64  `json:"bytes"`               // decoded bytes copied
 	Validated   bool   `json:"validated"`
-	Snapshot    string `json:"snapshot,omitempty"` // the commit of a copy into an Icechunk repository
+	TempRemoved int    `json:"temporary_files_removed,omitempty"` // left by the killed copy --resume completed
+	Snapshot    string `json:"snapshot,omitempty"`                // the commit of a copy into an Icechunk repository
 }
 
 // cmdCp copies an array or a group hierarchy from one URL to another,
@@ -149,6 +151,7 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	r := &copyReport{Source: pos[0], Destination: p.dst.shown}
 	prog := newProgress(stderr, flags, "cp")
 	prog.setTotal(totalBytes(n))
+	start := time.Now()
 	err = copyNode(ctx, src, dst, n, srcPath, p, r, prog)
 	prog.finish(err)
 	if err != nil {
@@ -162,6 +165,15 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w (nothing was left at %s)", err, p.dst.shown)
 		}
 		return err
+	}
+	if c, ok := dst.(interface {
+		CleanTemp(context.Context, time.Duration) (int, error)
+	}); ok && p.resume {
+		// The temporary files of the killed run this one completed: older
+		// than this run, whose own are all renamed into place by now.
+		if r.TempRemoved, err = c.CleanTemp(ctx, time.Since(start)); err != nil {
+			return fmt.Errorf("removing the temporary files the killed copy left: %w", err)
+		}
 	}
 	if err := updateConsolidated(ctx, dst, p.dst.node, stderr); err != nil {
 		return err
@@ -191,6 +203,9 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "copied %s and %s to %s: %s (%d found complete), %s decoded", plural(r.Arrays, "array"), plural(r.Groups, "group"), r.Destination, plural(int(r.Units), "write unit"), r.Skipped, humanBytes(r.Bytes))
 	if r.Validated {
 		fmt.Fprint(stdout, ", validated")
+	}
+	if r.TempRemoved > 0 {
+		fmt.Fprintf(stdout, ", %s of the killed copy removed", plural(r.TempRemoved, "temporary file"))
 	}
 	if r.Snapshot != "" {
 		fmt.Fprintf(stdout, ", committed as snapshot %s on branch %s", r.Snapshot, repo.branch)

@@ -135,20 +135,23 @@ is never written into; an existing array or group is refused (unless
 --resume or --overwrite). Inside a Zarr hierarchy (g.zarr/new/x) missing
 groups are created and a node inside an array is refused; a consolidated
 group above the copy is consolidated again. Shapes, codec levels and the
-fill value are checked before anything is written; a copy that fails
-later (a value --dtype cannot hold) removes what it wrote. A killed or
-interrupted (Ctrl-C) copy stays for --resume; zarrcat clean removes the
-temporary files a kill leaves. A DESTINATION inside an Icechunk repository
+fill value are checked before anything is written, and so is every value
+when --dtype narrows (a value it cannot hold); a copy that fails later (a
+store error) removes what it wrote. A killed or interrupted (Ctrl-C) copy
+stays for --resume, which also removes the temporary files the killed run
+left in a local DESTINATION (zarrcat clean removes those of other writes). A DESTINATION inside an Icechunk repository
 (REPO/NAME) is committed onto the branch --ref names (default main) with
 the message -m MSG (see zarrcat help log).
-  --chunks 64,64    chunk shape (inner chunks with --shards)
+  --chunks 64,64    chunk shape (inner chunks with --shards; 64x64 too)
   --shards 512,512  shard shape: a sharded copy
   --codec C         compressors after the bytes codec: zstd:LEVEL,
                     gzip:LEVEL, blosc:CNAME:SHUFFLE:CLEVEL, crc32c, a chain
                     "zstd:3,crc32c", none, or JSON ('{"name": "zstd", ...}'
                     or a list)
   --dtype T         cast (bool, int8..uint64, float16..float64); a value
-                    the new type cannot hold is an error naming it
+                    the new type cannot hold is an error naming it, found
+                    before anything is written (a narrowing cast reads the
+                    source twice)
   --resume          complete an interrupted copy: write units whose key
                     exists and reads back equal to the source are kept
   --overwrite       replace an array or group at DESTINATION (all of it)

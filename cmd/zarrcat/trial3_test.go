@@ -3,9 +3,11 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestHTTPGroupNeedsConsolidated (trial 2h): tree and ls of a group over
@@ -26,5 +28,39 @@ func TestHTTPGroupNeedsConsolidated(t *testing.T) {
 	defer csrv.Close()
 	if out := runOK(t, "tree", csrv.URL+"/v3_group.zarr"); !strings.Contains(out, "(array") {
 		t.Errorf("tree of a consolidated group over HTTP:\n%s", out)
+	}
+}
+
+// TestResumeRemovesKilledTemp (trial F25): cp --resume completes a killed
+// copy and removes the temporary files the killed run left (a kill stops
+// a write between creating its temporary file and renaming it), saying
+// how many; files of the destination and a fresh copy's are kept.
+func TestResumeRemovesKilledTemp(t *testing.T) {
+	a := filepath.Join(refDir, "v3_dtype_int16.zarr")
+	d := filepath.Join(t.TempDir(), "k.zarr")
+	runOK(t, "cp", "--chunks", "8,8", a, d)
+	// The killed run: one chunk never renamed into place, its temporary
+	// file left beside where it was going.
+	if err := os.Remove(filepath.Join(d, "c", "1", "1")); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(d, "c", "1", ".gozarr-tmp-123456")
+	if err := os.WriteFile(tmp, []byte("half a chunk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * time.Second)
+	if err := os.Chtimes(tmp, old, old); err != nil {
+		t.Fatal(err)
+	}
+	out := runOK(t, "cp", "--resume", "--chunks", "8,8", a, d)
+	if !strings.Contains(out, "12 write units (11 found complete)") || !strings.Contains(out, "1 temporary file of the killed copy removed") {
+		t.Errorf("cp --resume: %q", out)
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("the killed run's temporary file stays: %v", err)
+	}
+	runOK(t, "diff", a, d)
+	if out := runOK(t, "cp", "--resume", "--chunks", "8,8", a, d); strings.Contains(out, "temporary") {
+		t.Errorf("a second resume: %q", out)
 	}
 }
