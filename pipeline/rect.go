@@ -154,20 +154,43 @@ func (g *Grid) eachBlock(ctx context.Context, sel nd.Selection, opt Options, fn 
 	}
 	share := opt
 	share.MaxBytesInFlight = max(1, opt.WithDefaults().MaxBytesInFlight/int64(par))
+	// par workers take the blocks in turn: a goroutine per block would
+	// grow a new stack through the engine's calls every time (stack copying
+	// was 40% of the CPU time of a read of 256 one-chunk blocks).
+	type job struct {
+		sub *Grid
+		b   nd.Block
+	}
+	jobs := make(chan job)
 	eg, gctx := errgroup.WithContext(ctx)
-	eg.SetLimit(par)
+	for range par {
+		eg.Go(func() error {
+			for j := range jobs {
+				if err := fn(gctx, j.sub, j.b, share); err != nil {
+					return err // cancels gctx: the producer stops
+				}
+			}
+			return nil
+		})
+	}
+	var err error
+blocks:
 	for b := range sel.Blocks(g.Rect.Edges) {
-		if gctx.Err() != nil {
+		var sub *Grid
+		if sub, err = g.blockGrid(b); err != nil {
 			break
 		}
-		sub, err := g.blockGrid(b)
-		if err != nil {
-			_ = eg.Wait()
-			return err
+		select {
+		case jobs <- job{sub, b}:
+		case <-gctx.Done():
+			break blocks
 		}
-		eg.Go(func() error { return fn(gctx, sub, b, share) })
 	}
-	if err := eg.Wait(); err != nil {
+	close(jobs)
+	if werr := eg.Wait(); werr != nil {
+		return werr
+	}
+	if err != nil {
 		return err
 	}
 	return ctx.Err()

@@ -584,3 +584,53 @@ func TestRectilinearStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestRectilinearBlockError: a corrupt chunk in one block of a grid of
+// many one-chunk blocks (read by several workers) fails the read with
+// ErrCorrupt, every time, and a cancelled context stops it; the other
+// blocks still read.
+func TestRectilinearBlockError(t *testing.T) {
+	ctx := context.Background()
+	s := mem.New()
+	zs, err := codecs.NewZstd(1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges := []int{3, 5, 3, 5, 3, 5, 3, 5} // every chunk a block of its own
+	meta, err := zarr.NewArrayMetadata([]int{32, 32}, dtype.TypeInt32, nil, zarr.RectilinearChunks(edges, edges), zarr.Compress(zs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.CreateArray(ctx, s, "a", meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, 4*32*32)
+	for i := range data {
+		data[i] = byte(i * 13)
+	}
+	if err := a.WriteBytes(ctx, data); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set(ctx, "a/c/6/2", []byte("not zstd")); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if _, _, err := a.ReadBytes(ctx); !errors.Is(err, codecs.ErrCorrupt) {
+			t.Fatalf("read with a corrupt chunk: %v", err)
+		}
+	}
+	// rows 0..23 do not reach chunk row 6 (rows 24..26)
+	got, _, err := a.ReadBytes(ctx, nd.Range(0, 24), nd.Range(0, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, data[:4*24*32]) {
+		t.Error("the blocks before the corrupt one read wrong values")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := a.ReadBytes(cctx, nd.Range(0, 24), nd.Range(0, 32)); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled read: %v", err)
+	}
+}
