@@ -157,8 +157,8 @@ func (f *fetcher) readBatch(ctx context.Context, batch []nd.ChunkPart) error {
 		g.spans = append(g.spans, store.Span{Offset: off, Length: n})
 		g.parts = append(g.parts, i)
 	}
-	for _, g := range groups {
-		data, err := e.fetchSpansOf(ctx, h, g.st, store.CapabilitiesOf(g.st), g.key, 0, g.spans)
+	fetch := func(ctx context.Context, g *virtualGroup, caps store.Capabilities) error {
+		data, err := e.fetchSpansOf(ctx, h, g.st, caps, g.key, 0, g.spans)
 		if err != nil {
 			return fmt.Errorf("chunk %q: %w", keys[g.parts[0]], err)
 		}
@@ -171,8 +171,34 @@ func (f *fetcher) readBatch(ctx context.Context, batch []nd.ChunkPart) error {
 				return err
 			}
 		}
+		return nil
 	}
-	return nil
+	// The objects of remote stores are fetched concurrently, up to the
+	// read's I/O concurrency: a batch whose chunks live in many objects
+	// (kerchunk references to many files, native Icechunk chunks, one
+	// object each) would otherwise wait for one request after another.
+	// Local stores (and inline reads) fetch in order; they also read into
+	// h.bufs, which only one goroutine appends to.
+	var remote []*virtualGroup
+	for _, g := range groups {
+		caps := store.CapabilitiesOf(g.st)
+		if caps.Local || e.inline || len(groups) == 1 {
+			if err := fetch(ctx, g, caps); err != nil {
+				return err
+			}
+			continue
+		}
+		remote = append(remote, g)
+	}
+	if len(remote) == 0 {
+		return nil
+	}
+	eg, gctx := errgroup.WithContext(ctx)
+	eg.SetLimit(max(1, e.opt.IOConcurrency))
+	for _, g := range remote {
+		eg.Go(func() error { return fetch(gctx, g, store.CapabilitiesOf(g.st)) })
+	}
+	return eg.Wait()
 }
 
 // sendLocated hands one located chunk's encoded bytes to the decode
