@@ -21,7 +21,6 @@ import (
 	"github.com/gozarr/gozarr/store/s3/s3test"
 	"github.com/gozarr/gozarr/store/storeurl"
 	"github.com/gozarr/gozarr/store/virtual"
-	"github.com/gozarr/gozarr/zarr"
 )
 
 // conditionTarget is an object that virtual refs point to, on a real
@@ -126,21 +125,7 @@ func TestVirtualConditions(t *testing.T) {
 			}
 			lm := v.LastModified.UTC().Truncate(time.Second)
 			st := mem.New()
-			r, err := icechunk.Create(ctx, st)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := r.Session(ctx, "main")
-			if err != nil {
-				t.Fatal(err)
-			}
-			meta, err := zarr.NewArrayMetadata([]int{12}, dtype.TypeInt32, []int{4})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := zarr.CreateArray(ctx, s, "v", meta); err != nil {
-				t.Fatal(err)
-			}
+			s, _ := newArraySession(t, st, "v", dtype.TypeInt32, []int{12}, []int{4})
 			for key, ref := range map[string]virtual.Ref{
 				"v/c/0": {URL: tg.url, Offset: 0, Length: 16, Checksum: virtual.Checksum{ETag: v.ETag}},
 				"v/c/1": {URL: tg.url, Offset: 16, Length: 16, Checksum: virtual.Checksum{LastModified: lm}},
@@ -158,18 +143,7 @@ func TestVirtualConditions(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r, err := icechunk.Open(ctx, st, icechunk.WithVirtual(res))
-				if err != nil {
-					t.Fatal(err)
-				}
-				snap, err := r.CheckoutRef(ctx, "main")
-				if err != nil {
-					t.Fatal(err)
-				}
-				a, err := zarr.OpenArray(ctx, snap, "v")
-				if err != nil {
-					t.Fatal(err)
-				}
+				a := openMainArray(t, st, "v", icechunk.WithVirtual(res))
 				b, _, err := a.ReadBytes(ctx, sel...)
 				return b, err
 			}

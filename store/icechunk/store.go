@@ -28,6 +28,7 @@ var (
 	_ store.Reader     = (*Snapshot)(nil)
 	_ store.Lister     = (*Snapshot)(nil)
 	_ store.Identifier = (*Snapshot)(nil)
+	_ store.Locator    = (*Snapshot)(nil)
 )
 
 // Checkout opens snapshot id as a store.
@@ -197,21 +198,9 @@ func (s *Snapshot) Get(ctx context.Context, key string, r store.ByteRange) ([]by
 // readVirtual reads [start, end) of a virtual chunk through the
 // repository's resolver.
 func (s *Snapshot) readVirtual(ctx context.Context, ref chunkRef, start, end int64) ([]byte, error) {
-	res := s.repo.opts.virtual
-	if res == nil {
-		return nil, fmt.Errorf("%w (open the repository WithVirtual): %s", ErrVirtual, ref.location)
-	}
-	if ref.location == "" {
-		return nil, fmt.Errorf("%w: dictionary-compressed virtual locations", ErrUnsupported)
-	}
-	u, err := s.repo.resolveLocation(ctx, ref.location)
+	res, vr, err := s.virtualRef(ctx, ref, start, end)
 	if err != nil {
 		return nil, err
-	}
-	vr := virtual.Ref{URL: u, Offset: int64(ref.offset) + start, Length: end - start}
-	vr.Checksum.ETag = ref.etag
-	if ref.modified != 0 {
-		vr.Checksum.LastModified = time.Unix(int64(ref.modified), 0).UTC()
 	}
 	b, err := res.Get(ctx, vr)
 	if errors.Is(err, store.ErrNotFound) {
@@ -219,6 +208,108 @@ func (s *Snapshot) readVirtual(ctx context.Context, ref chunkRef, start, end int
 	}
 	return b, err
 }
+
+// virtualRef is the resolver and the reference that read [start, end) of
+// a virtual chunk: its location (vcc:// mapped to its container's URL),
+// the range, the recorded ETag or modification time as the condition.
+func (s *Snapshot) virtualRef(ctx context.Context, ref chunkRef, start, end int64) (*virtual.Resolver, virtual.Ref, error) {
+	res := s.repo.opts.virtual
+	if res == nil {
+		return nil, virtual.Ref{}, fmt.Errorf("%w (open the repository WithVirtual): %s", ErrVirtual, ref.location)
+	}
+	if ref.location == "" {
+		return nil, virtual.Ref{}, fmt.Errorf("%w: dictionary-compressed virtual locations", ErrUnsupported)
+	}
+	u, err := s.repo.resolveLocation(ctx, ref.location)
+	if err != nil {
+		return nil, virtual.Ref{}, err
+	}
+	vr := virtual.Ref{URL: u, Offset: int64(ref.offset) + start, Length: end - start}
+	vr.Checksum.ETag = ref.etag
+	if ref.modified != 0 {
+		vr.Checksum.LastModified = time.Unix(int64(ref.modified), 0).UTC()
+	}
+	return res, vr, nil
+}
+
+// Locate implements store.Locator, so that the pipeline groups the chunks
+// of one read by the object holding them and joins neighbouring ranges
+// into one request (virtual chunks of one file): a virtual chunk is its
+// range of the target object through the resolver (allow-list and
+// condition as for Get), a native one its range of its chunks/ file (a
+// missing or short file is ErrCorrupt, as for Get), an inline one (and a
+// zarr.json) its bytes. Nothing is read but the manifest.
+func (s *Snapshot) Locate(ctx context.Context, key string) (store.Location, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return store.Location{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return store.Location{}, err
+	}
+	if key == "zarr.json" || strings.HasSuffix(key, "/zarr.json") {
+		b, err := s.Get(ctx, key, store.Full())
+		return store.Location{Inline: b}, err
+	}
+	n, coords, ok := s.locate(key)
+	if !ok {
+		return store.Location{}, notFound("locate", key)
+	}
+	ref, ok, err := s.ref(ctx, n, coords)
+	if err != nil {
+		return store.Location{}, &store.KeyError{Op: "locate", Key: key, Err: err}
+	}
+	if !ok {
+		return store.Location{}, notFound("locate", key)
+	}
+	if ref.kind == refInline {
+		return store.Location{Inline: ref.inline}, nil
+	}
+	if ref.length > 1<<62 || ref.offset > 1<<62 {
+		return store.Location{}, &store.KeyError{Op: "locate", Key: key, Err: corruptf("chunk ref offset %d length %d", ref.offset, ref.length)}
+	}
+	if ref.kind == refVirtual {
+		res, vr, err := s.virtualRef(ctx, ref, 0, int64(ref.length))
+		if err == nil {
+			var loc store.Location
+			if loc, err = res.Locate(ctx, vr); err == nil {
+				loc.Store = missingCorrupt{loc.Store, "virtual chunk target"}
+				return loc, nil
+			}
+		}
+		return store.Location{}, &store.KeyError{Op: "locate", Key: key, Err: err}
+	}
+	return store.Location{Store: missingCorrupt{s.repo.src, "chunk file"}, Key: "chunks/" + ref.chunkID.String(),
+		Range: store.OffsetLen(int64(ref.offset), int64(ref.length))}, nil
+}
+
+// missingCorrupt reads from a store where a missing object is a corrupt
+// repository (a ref names it), not an absent chunk: ErrCorrupt.
+type missingCorrupt struct {
+	st   store.Reader
+	what string
+}
+
+// Get implements store.Reader.
+func (m missingCorrupt) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	b, err := m.st.Get(ctx, key, r)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, corruptf("%s %s of the ref is missing: %v", m.what, key, err)
+	}
+	return b, err
+}
+
+// StoreID implements store.Identifier: the store's own.
+func (m missingCorrupt) StoreID() string { return store.IDOf(m.st) }
+
+// Capabilities implements store.CapabilityReporter: plain gets (each
+// answer checked), with the store's coalescing and request limit.
+func (m missingCorrupt) Capabilities() store.Capabilities {
+	c := store.CapabilitiesOf(m.st)
+	return store.Capabilities{Coalesce: c.Coalesce, MaxConcurrency: c.MaxConcurrency}
+}
+
+// Unwrap implements store.Unwrapper.
+func (m missingCorrupt) Unwrap() store.Reader { return m.st }
 
 // sliceRange copies the part of b that r selects.
 func sliceRange(b []byte, r store.ByteRange) []byte {
