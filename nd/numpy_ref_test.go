@@ -20,6 +20,11 @@ type numpyCase struct {
 	Values      []int  `json:"values"`
 	Error       string `json:"error"`
 	Message     string `json:"message"`
+	// The orthogonal meaning (zarr-python's oindex), for texts with an
+	// index array or mask.
+	OShape  []int  `json:"oindex_shape"`
+	OValues []int  `json:"oindex_values"`
+	OError  string `json:"oindex_error"`
 }
 
 func loadNumpyCases(t *testing.T) []numpyCase {
@@ -52,6 +57,11 @@ func evalText(text string, shape []int) ([]int, []int, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return evalItems(items, shape)
+}
+
+// evalItems is evalText of parsed items.
+func evalItems(items []nd.Item, shape []int) ([]int, []int, error) {
 	pts, outShape, pointwise, err := nd.Broadcast(items, shape)
 	if err != nil {
 		return nil, nil, err
@@ -127,6 +137,39 @@ func TestNumpySubscripts(t *testing.T) {
 		if !slices.Equal(shape, c.ResultShape) || !slices.Equal(vals, c.Values) && len(c.Values) > 0 {
 			t.Errorf("%v [%s]: shape %v values %v, NumPy %v %v", c.Shape, c.Text, shape, vals, c.ResultShape, c.Values)
 		}
+	}
+}
+
+// TestNumpyOindex: Orthogonal of every text with an index array or mask
+// gives the orthogonal result the reference computed with NumPy (np.ix_,
+// zarr-python's oindex), or fails where that raises.
+func TestNumpyOindex(t *testing.T) {
+	n := 0
+	for _, c := range loadNumpyCases(t) {
+		if c.OShape == nil && c.OError == "" {
+			continue
+		}
+		n++
+		items, err := nd.ParseSelection(c.Text)
+		if err != nil {
+			if c.OError == "" {
+				t.Errorf("%v [%s]: %v", c.Shape, c.Text, err)
+			}
+			continue
+		}
+		vals, shape, err := evalItems(nd.Orthogonal(items), c.Shape)
+		switch {
+		case c.OError != "" && err == nil:
+			t.Errorf("%v oindex[%s]: shape %v, NumPy raises %s", c.Shape, c.Text, shape, c.OError)
+		case c.OError != "":
+		case err != nil:
+			t.Errorf("%v oindex[%s]: %v", c.Shape, c.Text, err)
+		case !slices.Equal(shape, c.OShape) || !slices.Equal(vals, c.OValues) && len(c.OValues) > 0:
+			t.Errorf("%v oindex[%s]: shape %v values %v, NumPy %v %v", c.Shape, c.Text, shape, vals, c.OShape, c.OValues)
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d oindex reference cases", n)
 	}
 }
 

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -13,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/internal/npy"
 	"github.com/gozarr/gozarr/nd"
 	fsstore "github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/zarr"
@@ -26,6 +29,9 @@ type numpyRefCase struct {
 	Values      []int  `json:"values"`
 	ToList      string `json:"tolist"`
 	Error       string `json:"error"`
+	OShape      []int  `json:"oindex_shape"`
+	OValues     []int  `json:"oindex_values"`
+	OError      string `json:"oindex_error"`
 }
 
 // arangeArrays writes np.arange(n).reshape(shape) as int64 arrays for the
@@ -115,6 +121,55 @@ func TestGetNumpySubscripts(t *testing.T) {
 	}
 	if empty < 4 {
 		t.Errorf("only %d empty results checked", empty)
+	}
+}
+
+// TestGetNumpyOindex: get --oindex gives the orthogonal result the
+// reference computed with NumPy (np.ix_: zarr-python's oindex) for every
+// text with an index array or mask, as npy (shape and values), and fails
+// with exit status 2 where that raises.
+func TestGetNumpyOindex(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/selections/numpy_subscripts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Cases []numpyRefCase }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	arrays := arangeArrays(t, f.Cases)
+	n := 0
+	for _, c := range f.Cases {
+		if c.OShape == nil && c.OError == "" {
+			continue
+		}
+		n++
+		var out, errw bytes.Buffer
+		err := run(context.Background(), []string{"get", "--oindex", "--format", "npy", arrays[fmt.Sprint(c.Shape)], c.Text}, &out, &errw)
+		if c.OError != "" {
+			if err == nil || exitCode(err) != 2 {
+				t.Errorf("%v oindex[%s]: %v (exit %d), NumPy raises %s", c.Shape, c.Text, err, exitCode(err), c.OError)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v oindex[%s]: %v", c.Shape, c.Text, err)
+			continue
+		}
+		got, err := npy.Read(&out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals := make([]int, len(got.Data)/8)
+		for i := range vals {
+			vals[i] = int(int64(binary.LittleEndian.Uint64(got.Data[8*i:])))
+		}
+		if !equalInts(got.Shape, c.OShape) || !slices.Equal(vals, c.OValues) && len(c.OValues) > 0 {
+			t.Errorf("%v oindex[%s]: shape %v values %v, NumPy %v %v", c.Shape, c.Text, got.Shape, vals, c.OShape, c.OValues)
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d oindex cases", n)
 	}
 }
 

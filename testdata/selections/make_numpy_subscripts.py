@@ -8,6 +8,11 @@ Writes testdata/selections/numpy_subscripts.json: for each array shape
 (values np.arange(n).reshape(shape)) and text, the result's shape and
 values in C order, or the exception NumPy raises. Read by
 nd/numpy_ref_test.go and cmd/zarrcat/numpy_ref_test.go.
+
+For texts with an index array or mask, also the orthogonal meaning
+(zarr-python's oindex, NumPy's a[np.ix_(...)] with slices as ranges and
+integers dropping their dimension): oindex_shape and oindex_values, or
+oindex_error; zarrcat get --oindex and nd.Orthogonal give it.
 """
 import json, os
 import numpy as np
@@ -37,6 +42,44 @@ texts = {
         "0:2, 0:0, 0:2", "3:3", "0:2, 4:4", "1:1, [0, 1], [2, 3]",
     ],
 }
+def oindex(a, t):
+    """a[t] with every index array and mask applied on its own dimension."""
+    items = eval(f"np.s_[{t}]", {"np": np, "True": True, "False": False})
+    if not isinstance(items, tuple):
+        items = (items,)
+    if sum(it is Ellipsis for it in items) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if Ellipsis in items:
+        k = items.index(Ellipsis)
+        items = items[:k] + (slice(None),) * (a.ndim - len(items) + 1) + items[k + 1:]
+    items = items + (slice(None),) * (a.ndim - len(items))
+    if len(items) > a.ndim:
+        raise IndexError("too many indices for array")
+    lists, drop = [], []
+    for d, it in enumerate(items):
+        n = a.shape[d]
+        if isinstance(it, slice):
+            lists.append(np.arange(n)[it])
+        elif isinstance(it, int):
+            if not -n <= it < n:
+                raise IndexError(f"index {it} is out of bounds for axis {d} with size {n}")
+            lists.append(np.array([it % n]))
+            drop.append(d)
+        else:
+            v = np.asarray(it)
+            if v.dtype == bool:
+                if v.shape != (n,):
+                    raise IndexError(f"boolean index did not match axis {d}")
+                v = np.nonzero(v)[0]
+            else:
+                v = v.astype(np.int64)
+                if v.size and (v.min() < -n or v.max() >= n):
+                    raise IndexError(f"index out of bounds for axis {d} with size {n}")
+                v = v % n if v.size else v
+            lists.append(v)
+    r = a[np.ix_(*lists)]
+    return r.reshape([s for d, s in enumerate(r.shape) if d not in drop])
+
 cases = []
 for shape, ts in texts.items():
     a = np.arange(int(np.prod(shape))).reshape(shape)
@@ -51,6 +94,13 @@ for shape, ts in texts.items():
         except Exception as e:
             c["error"] = type(e).__name__
             c["message"] = str(e)
+        if "[" in t:
+            try:
+                r = oindex(a, t)
+                c["oindex_shape"] = list(r.shape)
+                c["oindex_values"] = [int(v) for v in r.ravel()]
+            except Exception as e:
+                c["oindex_error"] = type(e).__name__
         cases.append(c)
 out = {"numpy": np.__version__, "generator": "testdata/selections/make_numpy_subscripts.py", "cases": cases}
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "numpy_subscripts.json"), "w") as f:
