@@ -383,15 +383,24 @@ func Compress(dst, src []byte, t Type, shape []int, p Params) ([]byte, error) {
 	if err := writeHeader(&w, t, shape, p); err != nil {
 		return dst, err
 	}
-	if len(shape) == 1 && !p.reversible() {
-		switch t {
-		case Float32:
+	if len(shape) == 1 {
+		rev := p.reversible()
+		switch {
+		case t == Float32 && rev:
+			compress1DRev[float32, int32, uint32](&w, src, n, &p, true)
+		case t == Float64 && rev:
+			compress1DRev[float64, int64, uint64](&w, src, n, &p, true)
+		case t == Int32 && rev:
+			compress1DRev[float32, int32, uint32](&w, src, n, &p, false)
+		case t == Int64 && rev:
+			compress1DRev[float64, int64, uint64](&w, src, n, &p, false)
+		case t == Float32:
 			compress1D[float32, int32, uint32](&w, src, n, &p, true)
-		case Float64:
+		case t == Float64:
 			compress1D[float64, int64, uint64](&w, src, n, &p, true)
-		case Int32:
+		case t == Int32:
 			compress1D[float32, int32, uint32](&w, src, n, &p, false)
-		case Int64:
+		case t == Int64:
 			compress1D[float64, int64, uint64](&w, src, n, &p, false)
 		}
 		return w.finish(), nil
@@ -430,17 +439,25 @@ func Decompress(dst, src []byte) (Header, error) {
 // decompressBody decodes the blocks after the header.
 func decompressBody(r *bitReader, h Header, dst []byte) error {
 	var ok bool
-	if len(h.Shape) == 1 && !h.Params.reversible() {
-		n := h.Shape[0]
-		switch h.Type {
-		case Float32:
-			ok = decompress1D[float32, int32, uint32](r, dst, n, &h.Params, true)
-		case Float64:
-			ok = decompress1D[float64, int64, uint64](r, dst, n, &h.Params, true)
-		case Int32:
-			ok = decompress1D[float32, int32, uint32](r, dst, n, &h.Params, false)
-		case Int64:
-			ok = decompress1D[float64, int64, uint64](r, dst, n, &h.Params, false)
+	if len(h.Shape) == 1 {
+		n, p, rev := h.Shape[0], &h.Params, h.Params.reversible()
+		switch {
+		case h.Type == Float32 && rev:
+			ok = decompress1DRev[float32, int32, uint32](r, dst, n, p, true)
+		case h.Type == Float64 && rev:
+			ok = decompress1DRev[float64, int64, uint64](r, dst, n, p, true)
+		case h.Type == Int32 && rev:
+			ok = decompress1DRev[float32, int32, uint32](r, dst, n, p, false)
+		case h.Type == Int64 && rev:
+			ok = decompress1DRev[float64, int64, uint64](r, dst, n, p, false)
+		case h.Type == Float32:
+			ok = decompress1D[float32, int32, uint32](r, dst, n, p, true)
+		case h.Type == Float64:
+			ok = decompress1D[float64, int64, uint64](r, dst, n, p, true)
+		case h.Type == Int32:
+			ok = decompress1D[float32, int32, uint32](r, dst, n, p, false)
+		case h.Type == Int64:
+			ok = decompress1D[float64, int64, uint64](r, dst, n, p, false)
 		}
 		if !ok || overrun(r) {
 			return fmt.Errorf("%w: stream of %d bytes ends inside the blocks (truncated)", ErrCorrupt, len(r.data))

@@ -431,3 +431,164 @@ func decompress1D[F float, I signed, U unsigned](r *bitReader, dst []byte, nx in
 	r.seek(pos)
 	return true
 }
+
+// compress1DRev codes a 1-D array of nx values losslessly (as
+// revEncodeFloatBlock and revEncodeIntBlock do, for blocks of 4).
+func compress1DRev[F float, I signed, U unsigned](w *bitWriter, src []byte, nx int, p *Params, isFloat bool) {
+	size := int(unsafe.Sizeof(I(0)))
+	ebits, ebias := floatInfo[F]()
+	tc := ^I(0) ^ I(-1)<<(size*8-1) // 0x7fff...
+	s := *w
+	for x := 0; x < nx; x += 4 {
+		raw := gather4(src[x*size:], min(4, nx-x), size)
+		iv := [4]I{I(raw[0]), I(raw[1]), I(raw[2]), I(raw[3])}
+		n := uint32(0)
+		if isFloat {
+			fv := [4]F{bitsFloat[F](iv[0]), bitsFloat[F](iv[1]), bitsFloat[F](iv[2]), bitsFloat[F](iv[3])}
+			emax := blockExponent(fv[:])
+			exact := true
+			var cv [4]I
+			if emax != -ebias {
+				sc := ldexp[F](size*8 - 2 - emax)
+				lim := ldexp[F](size*8 - 1)
+				back := ldexp[F](emax - (size*8 - 2))
+				for i, v := range fv {
+					cv[i] = toInt[F, I](sc*v, lim)
+					exact = exact && floatBits[F, I](back*F(cv[i])) == iv[i]
+				}
+			} else {
+				exact = iv == [4]I{}
+			}
+			if exact {
+				e := uint32(emax + ebias)
+				if e == 0 {
+					s.writeBit(0)
+					continue
+				}
+				s.writeBits(1, 2)
+				s.writeBits(uint64(e), uint(ebits))
+				n = 2 + ebits
+				iv = cv
+			} else {
+				for i, v := range iv {
+					if v < 0 {
+						iv[i] = v ^ tc
+					}
+				}
+				s.writeBits(3, 2)
+				n = 2
+			}
+		}
+		n += revEncodeInts4[I, U](&s, p.MinBits-min(n, p.MinBits), p.MaxBits-n, p.MaxPrec, iv)
+	}
+	*w = s
+}
+
+// revEncodeInts4 is revEncodeIntBlock for a block of 4 values.
+func revEncodeInts4[I signed, U unsigned](w *bitWriter, minbits, maxbits, maxprec uint32, v [4]I) uint32 {
+	x, y, z, t := v[0], v[1], v[2], v[3]
+	t -= z
+	z -= y
+	y -= x
+	t -= z
+	z -= y
+	t -= z
+	nb := nbmask[U]()
+	u := [4]U{(U(x) + nb) ^ nb, (U(y) + nb) ^ nb, (U(z) + nb) ^ nb, (U(t) + nb) ^ nb}
+	m := u[0] | u[1] | u[2] | u[3]
+	prec := uint32(0)
+	if m != 0 {
+		prec = intPrec[U]() - uint32(bits.TrailingZeros64(uint64(m)))
+	}
+	prec = max(min(prec, maxprec), 1)
+	pb := pbits[U]()
+	w.writeBits(uint64(prec-1), uint(pb))
+	n := pb + encodeInts4(w, maxbits-pb, prec, &u)
+	if n < minbits {
+		w.pad(minbits - n)
+		n = minbits
+	}
+	return n
+}
+
+// decompress1DRev decodes what compress1DRev wrote; it returns false when
+// the stream ends inside the blocks.
+func decompress1DRev[F float, I signed, U unsigned](r *bitReader, dst []byte, nx int, p *Params, isFloat bool) bool {
+	size := int(unsafe.Sizeof(I(0)))
+	ebits, ebias := floatInfo[F]()
+	tc := ^I(0) ^ I(-1)<<(size*8-1)
+	nb := nbmask[U]()
+	pb := pbits[U]()
+	data := r.data
+	end := uint64(len(data)) * 8
+	pos := r.consumed()
+	for x := 0; x < nx; x += 4 {
+		start := pos
+		var raw [4]uint64
+		n := uint32(0)
+		mode := 0 // ints; floats: 1 cast from emax, 2 bit patterns, 3 zero block
+		emax := 0
+		if isFloat {
+			h := peek(data, pos)
+			switch {
+			case h&1 == 0:
+				mode = 3
+				pos++
+			case h&2 != 0:
+				mode = 2
+				pos += 2
+			default:
+				mode = 1
+				emax = int(h>>2&(1<<ebits-1)) - ebias
+				pos += uint64(2 + ebits)
+			}
+			n = uint32(pos - start)
+		}
+		if mode != 3 {
+			minbits, maxbits := p.MinBits-min(n, p.MinBits), p.MaxBits-n
+			bstart := pos
+			prec := uint32(peek(data, pos)&(1<<pb-1)) + 1
+			pos += uint64(pb)
+			u, np := decodeInts4[U](data, pos, maxbits-pb, prec)
+			pos = np
+			if used := uint32(pos - bstart); used < minbits {
+				pos += uint64(minbits - used)
+			}
+			a, b, c, d := I((u[0]^nb)-nb), I((u[1]^nb)-nb), I((u[2]^nb)-nb), I((u[3]^nb)-nb)
+			d += c
+			c += b
+			d += c
+			b += a
+			c += b
+			d += c
+			iv := [4]I{a, b, c, d}
+			switch mode {
+			case 0:
+			case 1:
+				if emax != -ebias {
+					sc := ldexp[F](emax - (size*8 - 2))
+					for i, v := range iv {
+						iv[i] = floatBits[F, I](sc * F(v))
+					}
+				} else {
+					iv = [4]I{}
+				}
+			case 2:
+				for i, v := range iv {
+					if v < 0 {
+						iv[i] = v ^ tc
+					}
+				}
+			}
+			raw = [4]uint64{uint64(iv[0]), uint64(iv[1]), uint64(iv[2]), uint64(iv[3])}
+		} else if used := uint32(pos - start); used < p.MinBits {
+			pos += uint64(p.MinBits - used)
+		}
+		scatter4(dst[x*size:], min(4, nx-x), size, &raw)
+		if pos > end {
+			return false
+		}
+	}
+	r.seek(pos)
+	return true
+}
