@@ -54,7 +54,11 @@ read while one is written.
   --format   npy, text (default on stdout), csv, json, raw (little-endian
              bytes) or png; from -o's extension when not given (.npy, .txt,
              .csv, .json, .raw, .bin, .png; anything else: npy; -o /dev/stdout
-             and a terminal: text, as -o -)
+             and a terminal: text, as -o -). csv has one record per run of
+             the last dimension, the planes of 3-D and more one after
+             another with nothing between them (RFC 4180 has no blank
+             records; text output leaves a blank line); json nests as
+             NumPy's tolist(), one innermost list a line
   -o FILE    a regular file is replaced atomically when get succeeds;
              /dev/null, FIFOs, terminals and links are written in place
   -q         no progress line (shown on a terminal when writing to -o)
@@ -101,6 +105,8 @@ data type, shape, chunks (or shards of inner chunks) and codecs. Children
 are opened concurrently (64 requests in flight), which is what listing
 an object store needs; a group with consolidated metadata is walked from
 it, with no listing and no request per node.
+Paths start at TARGET, written "/" (as h5ls -r writes them); --json
+gives each node's path inside TARGET without it ("" for TARGET itself).
   --depth N  N levels below TARGET (default: all)
   --size     stored bytes, compression ratio and chunks initialized
   --json     the hierarchy as one JSON document

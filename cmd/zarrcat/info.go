@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/sharding"
+	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -64,8 +66,14 @@ func cmdInfo(ctx context.Context, args []string, w, stderr io.Writer) error {
 	if err != nil {
 		return targetErr(ctx, st, pos[0], nodePath, err)
 	}
-	if err := printArray(w, pos[0], a); err != nil || !size {
+	if err := printArray(w, pos[0], a); err != nil {
 		return err
+	}
+	if a.ZarrFormat() == 2 {
+		printZarray(ctx, w, st, nodePath)
+	}
+	if !size {
+		return nil
 	}
 	s, err := newWalker(st, true, false).storage(ctx, a)
 	if err != nil {
@@ -73,6 +81,38 @@ func cmdInfo(ctx context.Context, args []string, w, stderr io.Writer) error {
 	}
 	fmt.Fprintf(w, "%-20s %s\n", "storage:", storageLine(s))
 	return nil
+}
+
+// printZarray writes what a v2 array's .zarray says in its own terms
+// (dtype, order, compressor, filters), which the codecs line shows in
+// their v3 translation: nothing when it cannot be read again.
+func printZarray(ctx context.Context, w io.Writer, st store.Reader, nodePath string) {
+	key := ".zarray"
+	if nodePath != "" {
+		key = nodePath + "/.zarray"
+	}
+	b, err := st.Get(ctx, key, store.Full())
+	if err != nil || len(b) > 1<<20 {
+		return
+	}
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(b, &doc) != nil {
+		return
+	}
+	var parts []string
+	for _, k := range []string{"dtype", "order", "compressor", "filters", "dimension_separator"} {
+		if v, ok := doc[k]; ok {
+			var c bytes.Buffer
+			if json.Compact(&c, v) == nil {
+				t := c.String()
+				if len(t) > 200 { // hostile metadata is not echoed whole
+					t = t[:200] + "..."
+				}
+				parts = append(parts, k+" "+t)
+			}
+		}
+	}
+	fmt.Fprintf(w, "%-20s %s\n", "v2 .zarray:", strings.Join(parts, ", "))
 }
 
 // printArray writes an array's description, one "name: value" per line.

@@ -120,7 +120,11 @@ func (p *progress) draw(final bool) {
 		tail += " done in " + elapsed.Round(time.Millisecond).String()
 	case rate > 0 && total > done:
 		eta := time.Duration(float64(total-done) / rate * float64(time.Second))
-		tail += " ETA " + eta.Round(time.Second).String()
+		if eta < time.Second {
+			tail += " ETA <1s" // not "0s" with half the work left
+		} else {
+			tail += " ETA " + eta.Round(time.Second).String()
+		}
 	}
 	// The bar keeps one width from draw to draw: it leaves room for the
 	// longest tail, not for this one (whose length changes with the

@@ -46,7 +46,14 @@ func TestProgressLine(t *testing.T) {
 	if n := len([]rune(line)); n > 59 {
 		t.Errorf("progress line is %d columns on a terminal of 60", n)
 	}
-	p.add(75 << 20)
+	// 55% done at 55 MiB/s: under a second left is "<1s", not "0s"
+	// (trial 2i: "ETA 0s" from 55 %).
+	p.add(30 << 20)
+	p.draw(false)
+	if line := buf.String()[strings.LastIndexByte(buf.String(), '\r')+1:]; !strings.Contains(line, " 55% ") || !strings.HasSuffix(strings.TrimRight(line, " "), "ETA <1s") {
+		t.Errorf("progress line at 55%% of a fast copy: %q", line)
+	}
+	p.add(45 << 20)
 	clock = clock.Add(time.Second)
 	p.finish(nil)
 	out := buf.String()

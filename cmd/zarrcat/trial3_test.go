@@ -64,3 +64,17 @@ func TestResumeRemovesKilledTemp(t *testing.T) {
 		t.Errorf("a second resume: %q", out)
 	}
 }
+
+// TestInfoV2InItsOwnTerms (trial 2c): info of a v2 array also says what
+// its .zarray (written by zarr-python) says, in v2's terms (order F, the
+// compressor), beside the codecs' v3 translation; v3 arrays have no such
+// line.
+func TestInfoV2InItsOwnTerms(t *testing.T) {
+	out := runOK(t, "info", filepath.Join(refDir, "v2_order_F_2d.zarr"))
+	if !strings.Contains(out, `v2 .zarray:          dtype "<f8", order "F", compressor {"id":"zstd","level":1}, filters null`) || !strings.Contains(out, "transpose{") {
+		t.Errorf("info of a v2 array:\n%s", out)
+	}
+	if out := runOK(t, "info", filepath.Join(refDir, "v3_dtype_int16.zarr")); strings.Contains(out, ".zarray") {
+		t.Errorf("info of a v3 array:\n%s", out)
+	}
+}
