@@ -207,11 +207,13 @@ func planRanges(key string, ranges []ByteRange, opt CoalesceOptions, get GetFunc
 // GetRangesConcurrent implements RangesReader.GetRanges for a remote
 // backend: it validates key and ranges (as ValidateRequest), reads the
 // bounded ranges with as few gets as Coalesce with opt allows and Full,
-// From and Suffix ranges with a get each, runs the gets concurrently (get
-// itself holds the backend's concurrency slot) and returns the results in
-// the order of ranges. The first error cancels the other gets and is
-// returned. Results of overlapping ranges may share memory with each other.
-func GetRangesConcurrent(ctx context.Context, key string, ranges []ByteRange, opt CoalesceOptions, get GetFunc) ([][]byte, error) {
+// From and Suffix ranges with a get each, runs the gets concurrently, at
+// most workers at a time (the backend's request limit: so a call of many
+// groups starts no more goroutines than can send; workers < 1: one per get)
+// and returns the results in the order of ranges. The first error cancels
+// the other gets and is returned. Results of overlapping ranges may share
+// memory with each other.
+func GetRangesConcurrent(ctx context.Context, key string, ranges []ByteRange, opt CoalesceOptions, workers int, get GetFunc) ([][]byte, error) {
 	if err := ValidateRequest("get", key, ranges...); err != nil {
 		return nil, err
 	}
@@ -226,6 +228,9 @@ func GetRangesConcurrent(ctx context.Context, key string, ranges []ByteRange, op
 		return out, nil
 	}
 	g, gctx := errgroup.WithContext(ctx)
+	if workers > 0 {
+		g.SetLimit(workers)
+	}
 	for _, job := range jobs {
 		g.Go(func() error { return job(gctx) })
 	}

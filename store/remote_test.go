@@ -60,7 +60,7 @@ func TestGetRangesConcurrent(t *testing.T) {
 	ranges := []ByteRange{OffsetLen(500, 10), Suffix(4), OffsetLen(0, 10), OffsetLen(5, 10), OffsetLen(990, 50), Full(), OffsetLen(2000, 5), From(996), OffsetLen(510, 0)}
 	want := [][]byte{value[500:510], value[996:], value[0:10], value[5:15], value[990:], value, {}, value[996:], {}}
 	g := &recordingGetter{value: value, fail: OffsetLen(-5, 0)}
-	got, err := GetRangesConcurrent(context.Background(), "k", ranges, CoalesceOptions{MaxGap: 100}, g.get)
+	got, err := GetRangesConcurrent(context.Background(), "k", ranges, CoalesceOptions{MaxGap: 100}, 0, g.get)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,28 +79,55 @@ func TestGetRangesConcurrent(t *testing.T) {
 
 	// One request runs without goroutines; errors come back unchanged.
 	g = &recordingGetter{value: value, fail: OffsetLen(0, 10)}
-	if _, err := GetRangesConcurrent(context.Background(), "k", []ByteRange{OffsetLen(0, 10)}, CoalesceOptions{}, g.get); !errors.Is(err, errFail) {
+	if _, err := GetRangesConcurrent(context.Background(), "k", []ByteRange{OffsetLen(0, 10)}, CoalesceOptions{}, 0, g.get); !errors.Is(err, errFail) {
 		t.Errorf("single failing get: %v", err)
 	}
-	if _, err := GetRangesConcurrent(context.Background(), "k", []ByteRange{Full(), OffsetLen(0, 10)}, CoalesceOptions{}, g.get); !errors.Is(err, errFail) {
+	if _, err := GetRangesConcurrent(context.Background(), "k", []ByteRange{Full(), OffsetLen(0, 10)}, CoalesceOptions{}, 0, g.get); !errors.Is(err, errFail) {
 		t.Errorf("one of two gets failing: %v", err)
 	}
-	if _, err := GetRangesConcurrent(context.Background(), "missing", []ByteRange{Full(), Suffix(1)}, CoalesceOptions{}, g.get); !errors.Is(err, ErrNotFound) {
+	if _, err := GetRangesConcurrent(context.Background(), "missing", []ByteRange{Full(), Suffix(1)}, CoalesceOptions{}, 0, g.get); !errors.Is(err, ErrNotFound) {
 		t.Errorf("missing key: %v", err)
 	}
 	// Arguments are checked before any get.
 	g = &recordingGetter{value: value}
-	if _, err := GetRangesConcurrent(context.Background(), "k", []ByteRange{Full(), OffsetLen(-1, 2)}, CoalesceOptions{}, g.get); !errors.Is(err, ErrInvalidRange) {
+	if _, err := GetRangesConcurrent(context.Background(), "k", []ByteRange{Full(), OffsetLen(-1, 2)}, CoalesceOptions{}, 0, g.get); !errors.Is(err, ErrInvalidRange) {
 		t.Errorf("negative range: %v", err)
 	}
-	if _, err := GetRangesConcurrent(context.Background(), "/k", []ByteRange{Full()}, CoalesceOptions{}, g.get); !errors.Is(err, ErrInvalidKey) {
+	if _, err := GetRangesConcurrent(context.Background(), "/k", []ByteRange{Full()}, CoalesceOptions{}, 0, g.get); !errors.Is(err, ErrInvalidKey) {
 		t.Errorf("bad key: %v", err)
 	}
 	if len(g.gets) != 0 {
 		t.Errorf("gets %v for invalid arguments", g.gets)
 	}
 	// No ranges, no gets.
-	if got, err := GetRangesConcurrent(context.Background(), "k", nil, CoalesceOptions{}, g.get); err != nil || len(got) != 0 || len(g.gets) != 0 {
+	if got, err := GetRangesConcurrent(context.Background(), "k", nil, CoalesceOptions{}, 0, g.get); err != nil || len(got) != 0 || len(g.gets) != 0 {
 		t.Errorf("no ranges: %v, %v, gets %v", got, err, g.gets)
+	}
+}
+
+// TestGetRangesConcurrentBounded: 40 groups under a limit of 3 never have
+// more than 3 gets (goroutines) in flight.
+func TestGetRangesConcurrentBounded(t *testing.T) {
+	var mu sync.Mutex
+	inFlight, peak := 0, 0
+	get := func(ctx context.Context, key string, r ByteRange) ([]byte, error) {
+		mu.Lock()
+		inFlight++
+		peak = max(peak, inFlight)
+		mu.Unlock()
+		defer func() { mu.Lock(); inFlight--; mu.Unlock() }()
+		_, n, _ := r.Bounded()
+		return make([]byte, n), nil
+	}
+	var ranges []ByteRange
+	for i := range 40 {
+		ranges = append(ranges, OffsetLen(int64(i)*1000, 10))
+	}
+	got, err := GetRangesConcurrent(context.Background(), "k", ranges, CoalesceOptions{MaxGap: -1}, 3, get)
+	if err != nil || len(got) != 40 {
+		t.Fatalf("%d results, %v", len(got), err)
+	}
+	if peak > 3 || peak < 1 {
+		t.Errorf("%d gets in flight at once, want at most 3", peak)
 	}
 }

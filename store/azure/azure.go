@@ -30,9 +30,11 @@
 //
 // Every request holds one slot of a per-store limit, 64 by default
 // (WithConcurrency). Throttling (429, 503), other 5xx answers and broken
-// connections are retried by the SDK's retry policy with exponential
-// backoff (DefaultMaxAttempts attempts, pauses up to DefaultMaxBackoff;
-// WithRetry), and a body that breaks off is read on from where it broke.
+// connections, and a body that breaks off or stalls, are retried by
+// store/objstore, the layer every remote store shares, with full-jitter
+// exponential backoff (DefaultMaxAttempts attempts, pauses up to
+// DefaultMaxBackoff; WithRetry); the SDK sends each request once, whatever
+// the retry policy of a client given to New.
 // Every call honours its context's deadline and cancellation.
 //
 // # Credentials
@@ -52,7 +54,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -75,7 +79,7 @@ import (
 // DefaultConcurrency is the default per-store limit of requests in flight.
 const DefaultConcurrency = objstore.DefaultConcurrency
 
-// DefaultMaxAttempts is the number of attempts Open configures for each
+// DefaultMaxAttempts is the number of attempts the store makes for each
 // request (the first try and up to four retries).
 const DefaultMaxAttempts = 5
 
@@ -148,8 +152,7 @@ func WithConcurrency(n int) Option { return func(o *options) { o.Concurrency = n
 
 // WithRetry sets the attempts per request (first try included; default
 // DefaultMaxAttempts) and the longest pause between attempts (default
-// DefaultMaxBackoff) of the client Open builds; with New only the
-// attempts at reading a broken body apply.
+// DefaultMaxBackoff): the layer's retries, for Open and New alike.
 func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
 	return func(o *options) { o.Retry = objstore.Retry{MaxAttempts: maxAttempts, MaxBackoff: maxBackoff} }
 }
@@ -180,9 +183,8 @@ const tokenProbe = 10 * time.Second
 // container.
 func Open(ctx context.Context, account, containerName, prefix string, opts ...Option) (*Store, error) {
 	o := buildOptions(opts)
-	co := &azblob.ClientOptions{ClientOptions: azcore.ClientOptions{
-		Retry: policy.RetryOptions{MaxRetries: int32(o.Retry.MaxAttempts - 1), RetryDelay: 100 * time.Millisecond, MaxRetryDelay: o.Retry.MaxBackoff},
-	}}
+	// The layer retries; the SDK tries once (see once).
+	co := &azblob.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}}
 	if o.transport != nil {
 		co.Transport = o.transport
 	}
@@ -288,10 +290,9 @@ func New(c *container.Client, prefix string, opts ...Option) (*Store, error) {
 	if name == "" || strings.ContainsAny(name, "\\") {
 		return nil, fmt.Errorf("%w: invalid container URL %q", ErrContainer, c.URL())
 	}
-	d := &driver{client: c, container: name, attempts: o.Retry.MaxAttempts}
+	d := &driver{client: c, container: name}
 	st, err := objstore.New(d, objstore.Config{Scheme: "az", Host: accountFromURL(c.URL()), Bucket: name, Prefix: prefix,
-		// The SDK retries: the layer makes one attempt.
-		Options: objstore.Options{Concurrency: o.Concurrency, Coalesce: o.Coalesce}, Conditional: true})
+		Options: o.Options, Conditional: true})
 	if err != nil {
 		return nil, fmt.Errorf("azure: %w", err)
 	}
@@ -316,7 +317,13 @@ func (s *Store) Container() string { return s.container }
 type driver struct {
 	client    *container.Client
 	container string
-	attempts  int
+}
+
+// once makes the SDK send a request once, whatever the client's retry
+// policy: the layer retries (backoff, conditional writes re-sent only after
+// a check).
+func once(ctx context.Context) context.Context {
+	return policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
 }
 
 func (d *driver) blob(name string) *blob.Client { return d.client.NewBlobClient(name) }
@@ -373,11 +380,11 @@ func accessConditions(cond store.ReadCondition, etag *azcore.ETag) *blob.AccessC
 
 // download opens hr of name under ac (nil: none).
 func (d *driver) download(ctx context.Context, name string, hr blob.HTTPRange, ac *blob.AccessConditions) (objstore.Object, error) {
-	resp, err := d.blob(name).DownloadStream(ctx, &blob.DownloadStreamOptions{Range: hr, AccessConditions: ac})
+	resp, err := d.blob(name).DownloadStream(once(ctx), &blob.DownloadStreamOptions{Range: hr, AccessConditions: ac})
 	if err != nil {
 		return objstore.Object{}, err
 	}
-	o := objstore.Object{Body: resp.NewRetryReader(ctx, &blob.RetryReaderOptions{MaxRetries: int32(d.attempts - 1)}), Length: -1}
+	o := objstore.Object{Body: resp.Body, Length: -1}
 	if resp.ContentLength != nil {
 		o.Length = *resp.ContentLength
 	}
@@ -395,7 +402,7 @@ func (d *driver) Head(ctx context.Context, name string, cond store.ReadCondition
 	if ac := accessConditions(cond, nil); ac != nil {
 		opt = &blob.GetPropertiesOptions{AccessConditions: ac}
 	}
-	p, err := d.blob(name).GetProperties(ctx, opt)
+	p, err := d.blob(name).GetProperties(once(ctx), opt)
 	if err != nil {
 		return objstore.Info{}, err
 	}
@@ -420,13 +427,13 @@ func (d *driver) Put(ctx context.Context, name string, value []byte, cond objsto
 		}
 		opt = &blockblob.UploadOptions{AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: mc}}
 	}
-	_, err := d.client.NewBlockBlobClient(name).Upload(ctx, streaming.NopCloser(bytes.NewReader(value)), opt)
+	_, err := d.client.NewBlockBlobClient(name).Upload(once(ctx), streaming.NopCloser(bytes.NewReader(value)), opt)
 	return err
 }
 
 // Delete implements objstore.Driver.
 func (d *driver) Delete(ctx context.Context, name string) error {
-	_, err := d.blob(name).Delete(ctx, nil)
+	_, err := d.blob(name).Delete(once(ctx), nil)
 	return err
 }
 
@@ -440,13 +447,13 @@ func (d *driver) ListPage(ctx context.Context, prefix, delim, token string) (obj
 	var p objstore.Page
 	var items []*container.BlobItem
 	if delim == "" {
-		page, err := d.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{Prefix: &prefix, Marker: marker}).NextPage(ctx)
+		page, err := d.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{Prefix: &prefix, Marker: marker}).NextPage(once(ctx))
 		if err != nil {
 			return p, err
 		}
 		items, p.Next = page.Segment.BlobItems, deref(page.NextMarker)
 	} else {
-		page, err := d.client.NewListBlobsHierarchyPager(delim, &container.ListBlobsHierarchyOptions{Prefix: &prefix, Marker: marker}).NextPage(ctx)
+		page, err := d.client.NewListBlobsHierarchyPager(delim, &container.ListBlobsHierarchyOptions{Prefix: &prefix, Marker: marker}).NextPage(once(ctx))
 		if err != nil {
 			return p, err
 		}
@@ -477,7 +484,7 @@ func deref[T any](p *T) T {
 // Classify implements objstore.Driver: a missing blob, a failed condition
 // (412, or 409 for If-None-Match on an existing blob), a range past the
 // end, and a missing container (ErrContainer).
-func (d *driver) Classify(_ context.Context, op string, err error) (objstore.Kind, error) {
+func (d *driver) Classify(ctx context.Context, op string, err error) (objstore.Kind, error) {
 	status := httpStatus(err)
 	switch {
 	case bloberror.HasCode(err, bloberror.ContainerNotFound):
@@ -491,8 +498,24 @@ func (d *driver) Classify(_ context.Context, op string, err error) (objstore.Kin
 		return objstore.KindConflict, err
 	case bloberror.HasCode(err, bloberror.InvalidRange) || status == http.StatusRequestedRangeNotSatisfiable:
 		return objstore.KindEmptyRange, err
+	case ctx.Err() == nil && transient(err, status):
+		return objstore.KindTransient, err
 	}
 	return objstore.KindOther, err
+}
+
+// transient reports what the SDK's retry policy would retry (408, 429,
+// 500, 502, 503, 504 answers, a failed round trip) and a body that broke
+// off or stalled, for the layer to retry.
+func transient(err error, status int) bool {
+	switch status {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusInternalServerError,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	var ue *url.Error
+	var ne net.Error
+	return errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, store.ErrStalled)
 }
 
 func httpStatus(err error) int {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 
@@ -70,8 +71,9 @@ func newStore(t *testing.T) *azure.Store {
 func TestCloud(t *testing.T) {
 	storetest.TestCloud(t, storetest.Cloud{
 		New: func(t *testing.T) store.Store { return newStore(t) },
-		At: func(t *testing.T, endpoint string) store.Store {
-			st, err := azure.Open(context.Background(), "acct", "c", "p", azure.WithEndpoint(endpoint+"/acct"), azure.WithAnonymous(), azure.WithRetry(1, 0))
+		At: func(t *testing.T, endpoint string, attempts int) store.Store {
+			st, err := azure.Open(context.Background(), "acct", "c", "p", azure.WithEndpoint(endpoint+"/acct"), azure.WithAnonymous(),
+				azure.WithRetry(attempts, time.Millisecond))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -28,10 +28,13 @@
 // # Requests, retries and deadlines
 //
 // Every request holds one slot of a per-store limit, 64 by default
-// (WithConcurrency). Transient errors (429, 5xx, broken connections) are
-// retried by the SDK with exponential backoff, for every request including
-// writes (a Set replaces the whole object, so repeating it is harmless):
-// DefaultMaxAttempts attempts, pauses up to DefaultMaxBackoff (WithRetry).
+// (WithConcurrency). Transient errors (429, 5xx, broken connections, a body
+// that breaks off) are retried by store/objstore, the layer every remote
+// store shares, with full-jitter exponential backoff: DefaultMaxAttempts
+// attempts, pauses up to DefaultMaxBackoff (WithRetry). The SDK itself
+// sends each request once. A Set is sent again freely (it replaces the
+// whole object); a conditional write only after a check that its condition
+// still holds.
 // Every call honours its context's deadline and cancellation.
 //
 // # Credentials
@@ -60,7 +63,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/storage"
-	"github.com/googleapis/gax-go/v2"
 	"golang.org/x/oauth2/google"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
@@ -73,7 +75,7 @@ import (
 // DefaultConcurrency is the default per-store limit of requests in flight.
 const DefaultConcurrency = objstore.DefaultConcurrency
 
-// DefaultMaxAttempts is the number of attempts Open configures for each
+// DefaultMaxAttempts is the number of attempts the store makes for each
 // request (the first try and up to four retries).
 const DefaultMaxAttempts = 5
 
@@ -129,7 +131,7 @@ func WithConcurrency(n int) Option { return func(o *options) { o.Concurrency = n
 
 // WithRetry sets the attempts per request (first try included; default
 // DefaultMaxAttempts) and the longest pause between attempts (default
-// DefaultMaxBackoff). New applies them to the bucket handle it makes.
+// DefaultMaxBackoff): the layer's retries (the SDK makes one attempt).
 func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
 	return func(o *options) { o.Retry = objstore.Retry{MaxAttempts: maxAttempts, MaxBackoff: maxBackoff} }
 }
@@ -201,15 +203,11 @@ func New(client *storage.Client, bucket, prefix string, opts ...Option) (*Store,
 		return nil, fmt.Errorf("%w: invalid bucket name %q", ErrBucket, bucket)
 	}
 	o := buildOptions(opts)
-	b := client.Bucket(bucket).Retryer(
-		storage.WithPolicy(storage.RetryAlways),
-		storage.WithMaxAttempts(o.Retry.MaxAttempts),
-		storage.WithBackoff(gax.Backoff{Initial: 100 * time.Millisecond, Max: o.Retry.MaxBackoff, Multiplier: 2}),
-	)
+	// The layer retries (objstore: backoff, a conditional write re-sent
+	// only after a check), so the SDK sends each request once.
+	b := client.Bucket(bucket).Retryer(storage.WithPolicy(storage.RetryNever))
 	d := &driver{bucket: b, name: bucket}
-	st, err := objstore.New(d, objstore.Config{Scheme: "gs", Bucket: bucket, Prefix: prefix,
-		// The SDK retries: the layer makes one attempt.
-		Options: objstore.Options{Concurrency: o.Concurrency, Coalesce: o.Coalesce}, Conditional: true})
+	st, err := objstore.New(d, objstore.Config{Scheme: "gs", Bucket: bucket, Prefix: prefix, Options: o.Options, Conditional: true})
 	if err != nil {
 		return nil, fmt.Errorf("gcs: %w", err)
 	}
@@ -381,6 +379,11 @@ func (d *driver) Classify(ctx context.Context, op string, err error) (objstore.K
 		return objstore.KindConflict, err
 	case status == http.StatusRequestedRangeNotSatisfiable:
 		return objstore.KindEmptyRange, err
+	case ctx.Err() == nil && (storage.ShouldRetry(err) || status == http.StatusTooManyRequests || status >= 500 ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, store.ErrStalled)):
+		// What the SDK's own retryer would retry (throttling, 5xx,
+		// broken connections), for the layer to retry.
+		return objstore.KindTransient, err
 	}
 	return objstore.KindOther, err
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/gcs"
@@ -52,8 +53,8 @@ func newStore(t *testing.T, opts ...gcs.Option) *gcs.Store {
 func TestCloud(t *testing.T) {
 	storetest.TestCloud(t, storetest.Cloud{
 		New: func(t *testing.T) store.Store { return newStore(t) },
-		At: func(t *testing.T, endpoint string) store.Store {
-			st, err := gcs.Open(context.Background(), "b", "p", gcs.WithEndpoint(endpoint), gcs.WithRetry(1, 0))
+		At: func(t *testing.T, endpoint string, attempts int) store.Store {
+			st, err := gcs.Open(context.Background(), "b", "p", gcs.WithEndpoint(endpoint), gcs.WithRetry(attempts, time.Millisecond))
 			if err != nil {
 				t.Fatal(err)
 			}

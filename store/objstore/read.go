@@ -46,10 +46,11 @@ func (s *Store) getIf(ctx context.Context, key string, r store.ByteRange, c stor
 
 // GetRanges reads several ranges of key, in the order of ranges: nearby
 // bounded ranges joined into one request with the store's knobs
-// (CoalesceOptions), the requests run concurrently under its limit.
+// (CoalesceOptions), the requests run concurrently, no more goroutines
+// than the store's request limit.
 // Results of overlapping ranges may share memory.
 func (s *Store) GetRanges(ctx context.Context, key string, ranges []store.ByteRange) ([][]byte, error) {
-	return store.GetRangesConcurrent(ctx, key, ranges, s.cfg.Coalesce, s.get)
+	return store.GetRangesConcurrent(ctx, key, ranges, s.cfg.Coalesce, s.lim.Slots(), s.get)
 }
 
 // errRefetchFull: a non-empty suffix of the object is not satisfiable,

@@ -18,13 +18,17 @@ type Cloud struct {
 	// ends (it skips t when no emulator is configured).
 	New func(t *testing.T) store.Store
 	// At opens a store whose requests go to the server at endpoint, with
-	// one attempt per request and no credentials.
-	At func(t *testing.T, endpoint string) store.Store
+	// attempts attempts per request (pauses of at most a millisecond) and
+	// no credentials.
+	At func(t *testing.T, endpoint string, attempts int) store.Store
 }
 
 // TestCloud runs the tests every cloud store shares: TestStore (with its
-// capability checks) and TestConditionalReader on the emulator, and a done
-// context failing every call before any request.
+// capability checks) and TestConditionalReader on the emulator, a done
+// context failing every call before any request, and retries made by the
+// store's layer alone (a server answering 503 sees exactly the configured
+// attempts: the SDK adds none; a conditional write is re-sent only after a
+// check).
 func TestCloud(t *testing.T, c Cloud) {
 	t.Run("Conformance", func(t *testing.T) { TestStore(t, c.New) })
 	t.Run("ConditionalReads", func(t *testing.T) {
@@ -45,7 +49,7 @@ func TestCloud(t *testing.T, c Cloud) {
 			http.Error(w, "no", http.StatusInternalServerError)
 		}))
 		defer srv.Close()
-		st := c.At(t, srv.URL)
+		st := c.At(t, srv.URL, 1)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		for _, br := range []store.ByteRange{store.Full(), store.Suffix(4), store.OffsetLen(0, 0)} {
@@ -61,6 +65,45 @@ func TestCloud(t *testing.T, c Cloud) {
 		}
 		if n := requests.Load(); n != 0 {
 			t.Errorf("%d requests with a done context", n)
+		}
+	})
+	t.Run("Retries", func(t *testing.T) {
+		var requests atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			requests.Add(1)
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		}))
+		defer srv.Close()
+		for _, attempts := range []int{1, 3} {
+			st := c.At(t, srv.URL, attempts)
+			for name, call := range map[string]func() error{
+				"Get": func() error { _, err := st.Get(context.Background(), "k", store.OffsetLen(0, 4)); return err },
+				"Set": func() error { return st.Set(context.Background(), "k", []byte("v")) },
+			} {
+				requests.Store(0)
+				err := call()
+				var ke *store.KeyError
+				if !errors.As(err, &ke) || ke.Key != "k" {
+					t.Errorf("%s from an always-503 server: %v, want a KeyError for k", name, err)
+				}
+				if n := requests.Load(); n != int64(attempts) {
+					t.Errorf("%s with %d attempts: the server saw %d requests", name, attempts, n)
+				}
+			}
+		}
+		// A conditional write is sent again only after a check that its
+		// condition still holds: the check fails here too, so the write
+		// goes once and the check once, never three blind writes.
+		cw := store.CapabilitiesOf(c.At(t, srv.URL, 3)).Conditional
+		if cw == nil {
+			t.Fatal("no conditional writes")
+		}
+		requests.Store(0)
+		if err := cw.SetIfVersion(context.Background(), "k", []byte("v"), ""); err == nil {
+			t.Error("SetIfVersion against an always-503 server succeeded")
+		}
+		if n := requests.Load(); n != 2 {
+			t.Errorf("SetIfVersion with 3 attempts: the server saw %d requests, want 2 (the write, its check)", n)
 		}
 	})
 }
