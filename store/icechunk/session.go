@@ -158,8 +158,11 @@ func parseNodeMeta(data []byte) (*nodeMeta, error) {
 	if m.NodeType == "group" {
 		return nm, nil
 	}
+	if m.NodeType == "array" && m.ChunkGrid != nil && m.ChunkGrid.Name == "rectilinear" && len(m.Shape) <= maxDims {
+		return rectilinearMeta(nm, data, m.Enc)
+	}
 	if m.NodeType != "array" || m.ChunkGrid == nil || m.ChunkGrid.Name != "regular" || len(m.ChunkGrid.Configuration.ChunkShape) != len(m.Shape) || len(m.Shape) > maxDims {
-		return nil, fmt.Errorf("%w: zarr.json of a %q node (a regular chunk grid is needed)", ErrUnsupported, m.NodeType)
+		return nil, fmt.Errorf("%w: zarr.json of a %q node (a regular or rectilinear chunk grid is needed)", ErrUnsupported, m.NodeType)
 	}
 	nm.kind, nm.shape, nm.chunks = KindArray, m.Shape, m.ChunkGrid.Configuration.ChunkShape
 	nm.numChunks = make([]uint32, len(m.Shape))
@@ -176,6 +179,41 @@ func parseNodeMeta(data []byte) (*nodeMeta, error) {
 	}
 	if m.Enc != nil {
 		nm.enc = *m.Enc
+	}
+	return nm, nil
+}
+
+// rectilinearMeta is the node of an array with a rectilinear chunk grid:
+// its chunks per dimension from the grid's edges (as the snapshot's v2
+// shape records them; the chunk lengths themselves stay in zarr.json),
+// and for spec 1, whose snapshot records a chunk length, the one the core
+// writes: ceil(length / chunks).
+func rectilinearMeta(nm *nodeMeta, data []byte, enc *zarr.ChunkKeyEncoding) (*nodeMeta, error) {
+	meta, err := zarr.ParseArrayMetadata(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: zarr.json: %w", ErrUnsupported, err)
+	}
+	if meta.Rectilinear == nil {
+		return nil, fmt.Errorf("%w: zarr.json: no rectilinear grid", ErrUnsupported)
+	}
+	grid := meta.GridShape()
+	nm.kind = KindArray
+	nm.shape = make([]uint64, len(meta.Shape))
+	nm.chunks = make([]uint64, len(meta.Shape))
+	nm.numChunks = make([]uint32, len(meta.Shape))
+	for i, n := range meta.Shape {
+		k := grid[i]
+		if uint64(k) >= 1<<32 {
+			return nil, fmt.Errorf("%w: %d chunks along dimension %d", ErrUnsupported, k, i)
+		}
+		nm.shape[i], nm.numChunks[i] = uint64(n), uint32(k)
+		nm.chunks[i] = uint64(max(meta.ChunkShape[i], 1))
+		if k > 0 {
+			nm.chunks[i] = (uint64(n) + uint64(k) - 1) / uint64(k)
+		}
+	}
+	if enc != nil {
+		nm.enc = *enc
 	}
 	return nm, nil
 }
