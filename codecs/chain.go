@@ -2,6 +2,7 @@ package codecs
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -9,17 +10,26 @@ import (
 // Chain is an array's codec pipeline resolved for one chunk representation:
 // kinds checked, intermediate representations and size bounds computed once.
 // A Chain is immutable and safe for concurrent use.
+//
+// A Chain is the prepared value of its codecs: Prepare resolves them once
+// per array and chunk shape (and per operation, for the options it takes),
+// each array->bytes codec prepares itself (ArrayToBytesPreparer), and what
+// the chain can do is worked out then and kept (Capabilities), so nothing
+// is resolved again per chunk.
 type Chain struct {
+	built    []Codec // the codecs as given to Prepare, for preparing again
 	codecs   []Codec
 	a2a      []ArrayToArray
 	a2aReprs []ChunkRepr // a2aReprs[i] is the decoded repr a2a[i] sees
 	a2b      ArrayToBytes
 	a2bRepr  ChunkRepr
+	a2bP     PreparedArrayToBytes // a2b prepared for a2bRepr
 	b2b      []BytesToBytes
 	// limits[i] bounds the size of b2b[i]'s decoded output (the encoded
 	// size of everything before it in the chain).
 	limits []int
 	repr   ChunkRepr
+	caps   Capabilities
 }
 
 // NewChain builds the codecs that specs name and resolves them for chunks of
@@ -33,16 +43,22 @@ func NewChain(specs []Spec, repr ChunkRepr) (*Chain, error) {
 		}
 		cs = append(cs, c)
 	}
-	return ResolveChain(cs, repr)
+	return Prepare(cs, repr, PrepareOptions{})
 }
 
-// ResolveChain resolves already-built codecs for chunks of repr. An
-// array->bytes codec with a ValidateRepr(ChunkRepr) error method (bytes) is
-// asked whether it fits the representation it will see; a bytes->bytes
-// codec before it that is an ArrayToArrayForm is used in its array->array
-// form.
+// ResolveChain is Prepare with no options.
 func ResolveChain(cs []Codec, repr ChunkRepr) (*Chain, error) {
-	c := &Chain{repr: repr}
+	return Prepare(cs, repr, PrepareOptions{})
+}
+
+// Prepare resolves already-built codecs for chunks of repr and the
+// operation opts: kinds and order checked, representations and size bounds
+// computed, the array->bytes codec prepared (which checks that it fits
+// the representation it will see), capabilities found. A bytes->bytes
+// codec before the array->bytes codec that is an ArrayToArrayForm is used
+// in its array->array form. Errors wrap ErrInvalidConfig.
+func Prepare(cs []Codec, repr ChunkRepr, opts PrepareOptions) (*Chain, error) {
+	c := &Chain{repr: repr, built: cs}
 	if !repr.DType.Valid() {
 		return nil, fmt.Errorf("%w: invalid data type", ErrInvalidConfig)
 	}
@@ -76,12 +92,11 @@ func ResolveChain(cs []Codec, repr ChunkRepr) (*Chain, error) {
 			if c.a2b != nil {
 				return nil, fmt.Errorf("%w: second array->bytes codec %q (position %d)", ErrInvalidConfig, codec.Name(), i)
 			}
-			if v, ok := k.(interface{ ValidateRepr(ChunkRepr) error }); ok {
-				if err := v.ValidateRepr(cur); err != nil {
-					return nil, fmt.Errorf("codec %s: %w", codec.Name(), err)
-				}
+			p, err := prepareArrayToBytes(k, cur, opts)
+			if err != nil {
+				return nil, nameCodec(codec.Name(), err)
 			}
-			c.a2b, c.a2bRepr = k, cur
+			c.a2b, c.a2bRepr, c.a2bP = k, cur, p
 		case BytesToBytes:
 			if c.a2b == nil {
 				return nil, fmt.Errorf("%w: bytes->bytes codec %q before the array->bytes codec", ErrInvalidConfig, codec.Name())
@@ -99,12 +114,30 @@ func ResolveChain(cs []Codec, repr ChunkRepr) (*Chain, error) {
 	if c.a2b == nil {
 		return nil, fmt.Errorf("%w: no array->bytes codec (such as \"bytes\")", ErrInvalidConfig)
 	}
-	n := c.a2b.MaxEncodedSize(c.a2bRepr)
+	n := c.a2bP.MaxEncodedSize()
 	for _, b := range c.b2b {
 		c.limits = append(c.limits, n)
 		n = b.MaxEncodedSize(n)
 	}
+	c.caps = c.capabilities()
 	return c, nil
+}
+
+// Prepare returns the chain's codecs prepared again, for chunks of repr
+// and the operation opts: another chunk shape of a rectilinear grid, or a
+// string read's arena (PrepareOptions.VLen). The receiver is left as it
+// is, so an array's own chain stays unbound.
+func (c *Chain) Prepare(repr ChunkRepr, opts PrepareOptions) (*Chain, error) {
+	return Prepare(c.built, repr, opts)
+}
+
+// nameCodec prefixes err with the codec's name unless its text already
+// names it: the name once in a configuration error.
+func nameCodec(name string, err error) error {
+	if msg := err.Error(); strings.Contains(msg, name+":") || strings.Contains(msg, name+" ") {
+		return err
+	}
+	return fmt.Errorf("codec %s: %w", name, err)
 }
 
 // CheckEncode reports whether the chain can encode: nil, or the first
@@ -151,24 +184,23 @@ func (c *Chain) Specs() ([]Spec, error) {
 	return out, nil
 }
 
+// PreparedArrayToBytes returns the chain's array->bytes codec as prepared
+// for the representation it sees: for the package that implements the
+// codec, the value it made (sharding's layout).
+func (c *Chain) PreparedArrayToBytes() PreparedArrayToBytes { return c.a2bP }
+
 // MaxEncodedSize returns an upper bound on the size of an encoded chunk.
 func (c *Chain) MaxEncodedSize() int {
 	if len(c.b2b) == 0 {
-		return c.a2b.MaxEncodedSize(c.a2bRepr)
+		return c.a2bP.MaxEncodedSize()
 	}
 	return c.b2b[len(c.b2b)-1].MaxEncodedSize(c.limits[len(c.limits)-1])
 }
 
 // Identity reports whether an encoded chunk is byte for byte its decoded
 // form (only "bytes" with little-endian or single-byte elements), so a
-// reader may read it straight into its destination.
-func (c *Chain) Identity() bool {
-	if len(c.a2a) != 0 || len(c.b2b) != 0 {
-		return false
-	}
-	id, ok := c.a2b.(interface{ IsIdentity(ChunkRepr) bool })
-	return ok && id.IsIdentity(c.a2bRepr)
-}
+// reader may read it straight into its destination: Capabilities().Identity.
+func (c *Chain) Identity() bool { return c.caps.Identity }
 
 // Decode decodes the encoded chunk src into dst, which must hold exactly
 // Repr().NumBytes() bytes. dst and src must not overlap. Decoders may use
@@ -190,15 +222,14 @@ func (c *Chain) Decode(dst, src []byte) error {
 			}
 		}
 	}()
-	inPlace, _ := c.a2b.(InPlaceDecoder)
-	direct := inPlace != nil && len(c.a2a) == 0
+	direct := c.caps.InPlace
 	for i := len(c.b2b) - 1; i >= 0; i-- {
 		var out []byte
 		var err error
 		if i == 0 && direct {
 			out, err = c.b2b[i].Decode(dst[:0], data, c.limits[i])
 			if err == nil && len(out) == len(dst) && len(out) > 0 && unsafe.SliceData(out) == unsafe.SliceData(dst) {
-				return inPlace.DecodeInPlace(dst, c.a2bRepr)
+				return c.a2bP.Decode(dst, dst)
 			}
 		} else {
 			s := scratch[i%2]
@@ -215,14 +246,14 @@ func (c *Chain) Decode(dst, src []byte) error {
 		data = out
 	}
 	if len(c.a2a) == 0 {
-		return c.a2b.Decode(dst, data, c.a2bRepr)
+		return c.a2bP.Decode(dst, data)
 	}
 	// Array->array codecs: decode through scratch, the last one into dst.
 	n := c.a2bRepr.NumBytes()
 	bufA := getBuf()
 	defer putBuf(bufA)
 	cur := grow(bufA, n)
-	if err := c.a2b.Decode(cur, data, c.a2bRepr); err != nil {
+	if err := c.a2bP.Decode(cur, data); err != nil {
 		return fmt.Errorf("codec %s: %w", c.a2b.Name(), err)
 	}
 	bufB := getBuf()
@@ -252,7 +283,7 @@ func (c *Chain) Decode(dst, src []byte) error {
 // most 6% more memory than its length).
 func (c *Chain) DecodeNew(src []byte) ([]byte, error) {
 	n := c.repr.NumBytes()
-	if c.Identity() {
+	if c.caps.Identity {
 		out := make([]byte, n)
 		if err := c.Decode(out, src); err != nil {
 			return nil, err
@@ -307,7 +338,7 @@ func (c *Chain) Encode(dst, src []byte) ([]byte, error) {
 		cur = out
 	}
 	if len(c.b2b) == 0 {
-		out, err := c.a2b.Encode(dst, cur, c.a2bRepr)
+		out, err := c.a2bP.Encode(dst, cur)
 		if err != nil {
 			return nil, fmt.Errorf("codec %s: %w", c.a2b.Name(), err)
 		}
@@ -315,7 +346,7 @@ func (c *Chain) Encode(dst, src []byte) ([]byte, error) {
 	}
 	b := getBuf()
 	held = append(held, b)
-	enc, err := c.a2b.Encode((*b)[:0], cur, c.a2bRepr)
+	enc, err := c.a2bP.Encode((*b)[:0], cur)
 	if err != nil {
 		return nil, fmt.Errorf("codec %s: %w", c.a2b.Name(), err)
 	}

@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/gozarr/gozarr/dtype"
@@ -145,15 +144,6 @@ type ArrayToBytes interface {
 	MaxEncodedSize(repr ChunkRepr) int
 }
 
-// InPlaceDecoder is implemented by ArrayToBytes codecs whose encoding has
-// exactly the decoded size (bytes): DecodeInPlace turns buf, holding the
-// encoded chunk, into the decoded chunk without another buffer. The chain
-// uses it to let the last BytesToBytes codec write straight into the
-// caller's output.
-type InPlaceDecoder interface {
-	DecodeInPlace(buf []byte, repr ChunkRepr) error
-}
-
 // BytesToBytes is a codec that turns bytes into bytes (gzip, zstd, crc32c,
 // blosc).
 type BytesToBytes interface {
@@ -252,17 +242,33 @@ var registry = struct {
 	m map[string]Factory
 }{m: map[string]Factory{}}
 
-// Register makes a codec available by name. It is meant for init functions
-// and replaces any earlier factory of that name. It is safe for concurrent use.
+// Register makes a codec available by name. It is meant for init
+// functions and is safe for concurrent use. A name registered twice is a
+// programming error (which of two packages' codecs reads an array would
+// depend on init order), so Register panics; a package that replaces a
+// codec on purpose (an alternative implementation) calls Replace.
 func Register(name string, f Factory) {
 	registry.Lock()
 	defer registry.Unlock()
+	if _, dup := registry.m[name]; dup {
+		panic(fmt.Sprintf("codecs: Register called twice for %q (use Replace to replace a codec)", name))
+	}
 	registry.m[name] = f
 }
 
-// Lookup returns the factory registered under name, if any: a package that
-// registers a codec of its own under a name already taken (an alternative
-// implementation) can build on the one it replaces.
+// Replace registers f under name in place of the factory registered there,
+// and returns that one (nil if none): an alternative implementation
+// (codecs/zstdc for "zstd") replaces a codec, and may build on the one it
+// replaces. It is safe for concurrent use.
+func Replace(name string, f Factory) (previous Factory) {
+	registry.Lock()
+	defer registry.Unlock()
+	previous = registry.m[name]
+	registry.m[name] = f
+	return previous
+}
+
+// Lookup returns the factory registered under name, if any.
 func Lookup(name string) (Factory, bool) {
 	registry.RLock()
 	defer registry.RUnlock()
@@ -292,10 +298,7 @@ func New(s Spec) (Codec, error) {
 	}
 	c, err := f(s.Configuration)
 	if err != nil {
-		if strings.Contains(err.Error(), s.Name+":") || strings.Contains(err.Error(), s.Name+" ") {
-			return nil, err // the factory named the codec: once is enough
-		}
-		return nil, fmt.Errorf("codec %s: %w", s.Name, err)
+		return nil, nameCodec(s.Name, err) // once, if the factory named it
 	}
 	return c, nil
 }

@@ -28,6 +28,19 @@ type CRC32C struct{}
 func NewCRC32C() *CRC32C { return &CRC32C{} }
 
 func init() {
+	// numcodecs' CRC32C with the checksum at the end (its default) is the
+	// core crc32c, byte for byte: the CRC-32C of the data as 4
+	// little-endian bytes after it. "location": "start" is not.
+	RegisterV2("crc32c", func(object json.RawMessage, _ int) (Spec, bool, error) {
+		var c struct {
+			ID       string  `json:"id"`
+			Location *string `json:"location"`
+		}
+		if DecodeConfig(object, &c) != nil || (c.Location != nil && *c.Location != "end") {
+			return Spec{}, false, nil
+		}
+		return Spec{Name: "crc32c"}, true, nil
+	})
 	Register("crc32c", func(configuration json.RawMessage) (Codec, error) {
 		var cfg struct{}
 		if err := DecodeConfig(configuration, &cfg); err != nil {

@@ -46,6 +46,17 @@ func NewGzip(level int) (*Gzip, error) {
 }
 
 func init() {
+	// numcodecs' GZip: the core codec, with the same stream.
+	RegisterV2("gzip", func(object json.RawMessage, _ int) (Spec, bool, error) {
+		g := struct {
+			ID    string `json:"id"`
+			Level int    `json:"level"`
+		}{Level: 1}
+		if DecodeConfig(object, &g) != nil {
+			return Spec{}, false, nil
+		}
+		return specOf("gzip", map[string]any{"level": g.Level})
+	})
 	Register("gzip", func(configuration json.RawMessage) (Codec, error) {
 		cfg := struct {
 			Level *int `json:"level"`

@@ -51,8 +51,9 @@ func init() {
 	for _, name := range []string{"vlen-utf8", "vlen-bytes"} {
 		Register(name, func(configuration json.RawMessage) (Codec, error) {
 			// The configuration is empty: any field (an arena named in
-			// metadata included) is refused. An operation binds its arena
-			// with BindVLen, never through the configuration.
+			// metadata included) is refused. An operation gives its arena
+			// to Prepare (PrepareOptions.VLen), never through the
+			// configuration.
 			var cfg struct{}
 			if err := DecodeConfig(configuration, &cfg); err != nil {
 				return nil, err
@@ -62,62 +63,22 @@ func init() {
 	}
 }
 
-// VLenBinder is a codec that is or holds variable-length codecs (vlen-utf8,
-// vlen-bytes, sharding_indexed over them): BindVLen returns a copy whose
-// vlen codecs decode into and encode from arena. The receiver is left as
-// it is, so an array's own chain stays unbound.
-type VLenBinder interface {
-	BindVLen(arena *VLenArena) Codec
-}
-
-// BindVLen returns a copy of the chain whose array->bytes codec (and,
-// through sharding_indexed, its inner codecs at every level) is bound to
-// arena: the per-operation state of a string read or write. A chain with
-// no variable-length codec is returned as it is.
+// BindVLen returns the chain prepared again with arena as its
+// PrepareOptions.VLen, or the chain itself should that fail (it then
+// refuses variable-length chunks, ErrVLenUnbound). It is kept for callers
+// not yet moved to Prepare.
 func (c *Chain) BindVLen(arena *VLenArena) *Chain {
-	b, ok := c.a2b.(VLenBinder)
-	if !ok {
+	b, err := c.Prepare(c.repr, PrepareOptions{VLen: arena})
+	if err != nil {
 		return c
 	}
-	bound := *c
-	a2b, ok := b.BindVLen(arena).(ArrayToBytes)
-	if !ok {
-		return c
-	}
-	bound.a2b = a2b
-	bound.codecs = make([]Codec, len(c.codecs))
-	for i, k := range c.codecs {
-		if k == Codec(c.a2b) {
-			k = a2b
-		}
-		bound.codecs[i] = k
-	}
-	bound.limits = make([]int, 0, len(c.b2b))
-	n := a2b.MaxEncodedSize(c.a2bRepr)
-	for _, k := range c.b2b {
-		bound.limits = append(bound.limits, n)
-		n = k.MaxEncodedSize(n)
-	}
-	return &bound
-}
-
-// BindVLenCodecs returns cs with every VLenBinder bound to arena (for
-// codecs holding an inner chain, such as sharding_indexed).
-func BindVLenCodecs(cs []Codec, arena *VLenArena) []Codec {
-	out := make([]Codec, len(cs))
-	for i, k := range cs {
-		if b, ok := k.(VLenBinder); ok {
-			k = b.BindVLen(arena)
-		}
-		out[i] = k
-	}
-	return out
+	return b
 }
 
 // VLen is the vlen-utf8 or vlen-bytes codec. Unbound (as an array's
 // metadata builds it) it refuses to decode or encode (ErrVLenUnbound);
-// bound to a VLenArena (BindVLen) it decodes chunks into handles of the
-// arena. It is safe for concurrent use.
+// prepared with a VLenArena (PrepareOptions.VLen) it decodes chunks into
+// handles of the arena. It is safe for concurrent use.
 type VLen struct {
 	name  string
 	utf8  bool
@@ -134,8 +95,8 @@ func NewVLen(d dtype.DataType) (*VLen, error) {
 	return &VLen{name: name, utf8: name == "vlen-utf8"}, nil
 }
 
-// BindVLen returns a copy of the codec bound to arena.
-func (c *VLen) BindVLen(arena *VLenArena) Codec {
+// bind returns a copy of the codec bound to arena.
+func (c *VLen) bind(arena *VLenArena) *VLen {
 	b := *c
 	b.arena = arena
 	return &b
@@ -311,8 +272,8 @@ func ValidateVLen(d dtype.DataType, src []byte, n int) error {
 // its length) and the caller's values to write. A handle is the segment
 // number (high 32 bits) and the offset or element index in it (low 32);
 // handle 0 is the fill value. An arena is safe for concurrent use. It
-// reaches the codecs as an argument of the operation (Chain.BindVLen),
-// never through metadata.
+// reaches the codecs as an argument of the operation (Chain.Prepare with
+// PrepareOptions.VLen), never through metadata.
 type VLenArena struct {
 	fill  []byte
 	limit int

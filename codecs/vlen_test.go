@@ -35,7 +35,7 @@ func boundVLen(t testing.TB, d dtype.DataType, fill string) (*VLen, *VLenArena) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.BindVLen(a).(*VLen), a
+	return c.bind(a), a
 }
 
 // TestVLenDecodeEncode decodes a zarr-python chunk (the bytes of
@@ -163,8 +163,8 @@ func TestVLenHostile(t *testing.T) {
 	// A chunk larger than the arena's bound is refused before decoding.
 	small := NewVLenArena(nil, 4)
 	u2, _ := NewVLen(dtype.TypeVarBytes)
-	sc := u2.BindVLen(small)
-	if err := sc.(*VLen).Decode(make([]byte, 8), encodeVLen("12345"), vlenRepr(dtype.TypeVarBytes, 1)); !errors.Is(err, ErrCorrupt) {
+	sc := u2.bind(small)
+	if err := sc.Decode(make([]byte, 8), encodeVLen("12345"), vlenRepr(dtype.TypeVarBytes, 1)); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("over the bound: %v", err)
 	}
 	// The wrong data type is refused when the chain is resolved.

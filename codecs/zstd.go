@@ -55,6 +55,18 @@ func NewZstd(level int, checksum bool) (*Zstd, error) {
 }
 
 func init() {
+	// numcodecs' Zstd: the core codec, with the same stream.
+	RegisterV2("zstd", func(object json.RawMessage, _ int) (Spec, bool, error) {
+		var z struct {
+			ID       string `json:"id"`
+			Level    int    `json:"level"`
+			Checksum bool   `json:"checksum"`
+		}
+		if DecodeConfig(object, &z) != nil {
+			return Spec{}, false, nil
+		}
+		return specOf("zstd", map[string]any{"level": z.Level, "checksum": z.Checksum})
+	})
 	Register("zstd", func(configuration json.RawMessage) (Codec, error) {
 		var cfg struct {
 			Level    int  `json:"level"`

@@ -1,14 +1,10 @@
 package sharding
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
-	"sync"
 
 	"github.com/gozarr/gozarr/codecs"
 )
@@ -82,8 +78,11 @@ type config struct {
 // index_codecs (a chain of fixed encoded size; bytes + crc32c is the usual
 // one), index_location "start" or "end" (default "end").
 //
-// A Codec is immutable and safe for concurrent use. It resolves a Layout per
-// shard representation on first use and keeps it.
+// A Codec is immutable and safe for concurrent use. A chain prepares it
+// (codecs.ArrayToBytesPreparer) into the Layout of its shard
+// representation, inner chain and nested layouts included, once; the
+// Encode, Decode and MaxEncodedSize that take a representation resolve a
+// Layout on every call.
 type Codec struct {
 	chunkShape []int
 	innerSpecs []codecs.Spec
@@ -91,8 +90,6 @@ type Codec struct {
 	inner      []codecs.Codec
 	index      []codecs.Codec
 	loc        IndexLocation
-	mu         sync.Mutex
-	layouts    map[string]*Layout // by reprKey
 }
 
 // New builds a sharding_indexed codec with inner chunks of chunkShape,
@@ -121,7 +118,6 @@ func New(chunkShape []int, inner, index []codecs.Spec, loc IndexLocation) (*Code
 		innerSpecs: append([]codecs.Spec(nil), inner...),
 		indexSpecs: append([]codecs.Spec(nil), index...),
 		loc:        loc,
-		layouts:    map[string]*Layout{},
 	}
 	for _, s := range inner {
 		k, err := codecs.New(s)
@@ -138,21 +134,6 @@ func New(chunkShape []int, inner, index []codecs.Spec, loc IndexLocation) (*Code
 		c.index = append(c.index, k)
 	}
 	return c, nil
-}
-
-// BindVLen implements codecs.VLenBinder: a copy of the codec whose inner
-// codecs (nested shards included) decode variable-length elements into
-// arena. Its configuration (InnerSpecs) is the metadata's, unchanged.
-func (c *Codec) BindVLen(arena *codecs.VLenArena) codecs.Codec {
-	return &Codec{
-		chunkShape: c.chunkShape,
-		innerSpecs: c.innerSpecs,
-		indexSpecs: c.indexSpecs,
-		inner:      codecs.BindVLenCodecs(c.inner, arena),
-		index:      c.index,
-		loc:        c.loc,
-		layouts:    map[string]*Layout{},
-	}
 }
 
 // Name returns "sharding_indexed".
@@ -175,44 +156,30 @@ func (c *Codec) IndexSpecs() []codecs.Spec { return append([]codecs.Spec(nil), c
 // IndexLocation returns where the index sits in a shard.
 func (c *Codec) IndexLocation() IndexLocation { return c.loc }
 
-// reprKey identifies a shard representation for the layout cache.
-func reprKey(r codecs.ChunkRepr) string {
-	var b strings.Builder
-	for _, s := range r.Shape {
-		b.WriteString(strconv.Itoa(s))
-		b.WriteByte(',')
-	}
-	b.WriteString(r.DType.Name())
-	b.WriteByte(':')
-	b.WriteString(hex.EncodeToString(r.Fill))
-	return b.String()
-}
-
-// maxCachedLayouts bounds the per-codec layout cache; a codec normally sees
-// one shard representation (its array's), so this only guards against a
-// caller that feeds it endless shapes.
-const maxCachedLayouts = 64
-
-// layout returns the (cached) Layout for repr.
-func (c *Codec) layout(repr codecs.ChunkRepr) (*Layout, error) {
-	k := reprKey(repr)
-	c.mu.Lock()
-	l := c.layouts[k]
-	c.mu.Unlock()
-	if l != nil {
-		return l, nil
-	}
-	l, err := c.Layout(repr)
+// PrepareArrayToBytes implements codecs.ArrayToBytesPreparer: the Layout
+// of shards of repr, its inner chain prepared with opts (and through it
+// every nested level). Its Capabilities declare PartialDecode.
+func (c *Codec) PrepareArrayToBytes(repr codecs.ChunkRepr, opts codecs.PrepareOptions) (codecs.PreparedArrayToBytes, error) {
+	l, err := c.prepare(repr, opts)
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	if len(c.layouts) >= maxCachedLayouts {
-		clear(c.layouts)
-	}
-	c.layouts[k] = l
-	c.mu.Unlock()
-	return l, nil
+	return prepared{l}, nil
+}
+
+// prepared is a Layout as a codecs.PreparedArrayToBytes.
+type prepared struct{ l *Layout }
+
+func (p prepared) Capabilities() codecs.Capabilities {
+	return codecs.Capabilities{PartialDecode: true}
+}
+func (p prepared) MaxEncodedSize() int { return p.l.MaxEncodedSize() }
+func (p prepared) Decode(dst, src []byte) error {
+	return p.l.DecodeShard(dst, src)
+}
+func (p prepared) Encode(dst, src []byte) ([]byte, error) {
+	out, _, err := p.l.EncodeShard(dst, src)
+	return out, err
 }
 
 // Encode appends the encoded shard src (repr.NumBytes() bytes, C order) to
@@ -221,7 +188,7 @@ func (c *Codec) layout(repr codecs.ChunkRepr) (*Layout, error) {
 // valid shard; callers that delete such shards instead (as zarr-python
 // does) use Layout.EncodeShard, which reports it.
 func (c *Codec) Encode(dst, src []byte, repr codecs.ChunkRepr) ([]byte, error) {
-	l, err := c.layout(repr)
+	l, err := c.Layout(repr)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +200,7 @@ func (c *Codec) Encode(dst, src []byte, repr codecs.ChunkRepr) ([]byte, error) {
 // validating the index against the shard's size. Missing inner chunks read
 // as the fill value.
 func (c *Codec) Decode(dst, src []byte, repr codecs.ChunkRepr) error {
-	l, err := c.layout(repr)
+	l, err := c.Layout(repr)
 	if err != nil {
 		return err
 	}
@@ -244,27 +211,21 @@ func (c *Codec) Decode(dst, src []byte, repr codecs.ChunkRepr) error {
 // every inner chunk (saturating at math.MaxInt), or math.MaxInt when repr
 // does not fit the codec.
 func (c *Codec) MaxEncodedSize(repr codecs.ChunkRepr) int {
-	l, err := c.layout(repr)
+	l, err := c.Layout(repr)
 	if err != nil {
 		return math.MaxInt
 	}
 	return l.MaxEncodedSize()
 }
 
-// PartialDecode implements codecs.PartialDecoder: a shard's inner chunks
-// can be located (Layout) and read one by one.
-func (c *Codec) PartialDecode() bool { return true }
-
 // LayoutOf returns the shard layout of a chain that is sharding_indexed
-// alone (its Capabilities().PartialDecode), resolved for the chain's chunk
-// (shard) representation, or nil when the chain is anything else.
+// alone (its Capabilities().PartialDecode), as the chain prepared it for
+// its chunk (shard) representation, or nil when the chain is anything
+// else. The error is always nil (the chain was prepared already).
 func LayoutOf(chain *codecs.Chain) (*Layout, error) {
-	if !chain.Capabilities().PartialDecode {
+	p, ok := chain.PreparedArrayToBytes().(prepared)
+	if !ok || !chain.Capabilities().PartialDecode {
 		return nil, nil
 	}
-	sc, ok := chain.ArrayToBytes().(*Codec)
-	if !ok {
-		return nil, nil
-	}
-	return sc.layout(chain.Repr())
+	return p.l, nil
 }

@@ -45,7 +45,15 @@ type Layout struct {
 // shard's shape must have one entry per inner chunk dimension, each a
 // multiple of the inner chunk's; the index chain must have a fixed encoded
 // size. Errors wrap codecs.ErrInvalidConfig (or the inner chain's errors).
+// It is the codec prepared with no options (PrepareArrayToBytes); a chain
+// prepares it itself, once, and sharding.LayoutOf returns that layout.
 func (c *Codec) Layout(shard codecs.ChunkRepr) (*Layout, error) {
+	return c.prepare(shard, codecs.PrepareOptions{})
+}
+
+// prepare resolves the codec for shards of representation shard, its
+// inner chain prepared with opts.
+func (c *Codec) prepare(shard codecs.ChunkRepr, opts codecs.PrepareOptions) (*Layout, error) {
 	if len(shard.Shape) != len(c.chunkShape) {
 		return nil, fmt.Errorf("%w: sharding_indexed: chunk_shape %v has %d dimensions, shard shape %v has %d",
 			codecs.ErrInvalidConfig, c.chunkShape, len(c.chunkShape), shard.Shape, len(shard.Shape))
@@ -68,14 +76,12 @@ func (c *Codec) Layout(shard codecs.ChunkRepr) (*Layout, error) {
 	l.cpsStrides = nd.CStrides(l.perShard, 1)
 	innerRepr := codecs.ChunkRepr{Shape: c.chunkShape, DType: shard.DType, Fill: shard.Fill}
 	var err error
-	if l.inner, err = codecs.ResolveChain(c.inner, innerRepr); err != nil {
+	if l.inner, err = codecs.Prepare(c.inner, innerRepr, opts); err != nil {
 		return nil, fmt.Errorf("sharding_indexed codecs: %w", err)
 	}
 	l.innerBytes = innerRepr.NumBytes()
 	l.identity = l.inner.Identity()
-	if l.nested, err = LayoutOf(l.inner); err != nil {
-		return nil, err
-	}
+	l.nested, _ = LayoutOf(l.inner) // prepared with the inner chain
 	fillIdx := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 	indexRepr := codecs.ChunkRepr{Shape: append(append([]int{}, l.perShard...), 2), DType: dtype.TypeUint64, Fill: fillIdx}
 	if l.index, err = codecs.ResolveChain(c.index, indexRepr); err != nil {

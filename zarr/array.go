@@ -266,7 +266,7 @@ func newArray(s store.Reader, p string, meta *ArrayMetadata, format int, opts []
 		}
 	}
 	if meta.Rectilinear != nil {
-		if g.Rect, err = rectGrid(meta, l); err != nil {
+		if g.Rect, err = rectGrid(meta, chain, l); err != nil {
 			return nil, fmt.Errorf("open %q: %w", p, err)
 		}
 	}

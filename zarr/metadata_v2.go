@@ -265,8 +265,8 @@ func MarshalAttributes(attrs map[string]any) ([]byte, error) {
 //     nothing for them) included;
 //     3. each v2 filter, in order, as a BYTES -> BYTES codec named
 //     "numcodecs.<id>" whose configuration is the filter object without
-//     "id" (blosc and zstd, which kerchunk writes as filters too, as the
-//     core codecs of step 4). In v2, filters see the serialised chunk (elements in C/F
+//     "id" (compressors, which kerchunk writes as filters too, map as in
+//     step 4). In v2, filters see the serialised chunk (elements in C/F
 //     order, in the dtype's byte order) and reinterpret it through their
 //     own configuration (delta's "dtype"/"astype", shuffle's
 //     "elementsize"), so a bytes -> bytes codec over exactly those bytes
@@ -274,7 +274,8 @@ func MarshalAttributes(attrs map[string]any) ([]byte, error) {
 //     byte filter precedes a typed one. Implementations of these codecs
 //     must follow numcodecs' buffer semantics (delta of astype narrower
 //     than dtype shrinks the buffer).
-//     4. the compressor: "blosc" with the v3 configuration (shuffle 0/1/2
+//     4. the compressor, through the mapping its codec's package
+//     registered (codecs.RegisterV2): "blosc" with the v3 configuration (shuffle 0/1/2
 //     → "noshuffle"/"shuffle"/"bitshuffle"; -1, AUTOSHUFFLE, →
 //     "bitshuffle" for one-byte items else "shuffle"; typesize = the
 //     element size reaching the compressor: the last filter's "astype"
@@ -371,12 +372,9 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 	v3.Codecs = append(v3.Codecs, bytesSpec)
 	typesize := m.DataType.Size()
 	for i, f := range filters {
-		spec, err := v2CodecSpec(f)
-		if f.ID == "blosc" || f.ID == "zstd" {
-			// Compressors as filters (kerchunk writes every HDF5 filter
-			// there): the core codecs, as for the compressor.
-			spec, err = compressorSpec(f, typesize)
-		}
+		// Compressors as filters (kerchunk writes every HDF5 filter
+		// there) map as they do as the compressor.
+		spec, err := v2CodecSpec(f, typesize)
 		if err != nil {
 			return nil, metaErr(fmt.Sprintf("filters[%d]", i), "%v", err)
 		}
@@ -395,7 +393,7 @@ func (m *ArrayMetadataV2) ToV3() (*ArrayMetadata, error) {
 		}
 	}
 	if m.Compressor != nil {
-		spec, err := compressorSpec(*m.Compressor, typesize)
+		spec, err := v2CodecSpec(*m.Compressor, typesize)
 		if err != nil {
 			return nil, metaErr("compressor", "%v", err)
 		}
@@ -453,20 +451,14 @@ func isDecimal(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// v2CodecSpec maps a v2 filter, or a compressor ToV3 has no other mapping
-// for, to a v3 codec: numcodecs' crc32c with the checksum at the end (its
-// default) is the core crc32c codec, byte for byte (the CRC-32C of the
-// data as 4 little-endian bytes after it); everything else is
-// numcodecSpec's "numcodecs.<id>".
-func v2CodecSpec(c Numcodec) (codecs.Spec, error) {
-	if c.ID == "crc32c" {
-		var cfg struct {
-			ID       string  `json:"id"`
-			Location *string `json:"location"`
-		}
-		if strictUnmarshal(c.Object, &cfg) == nil && (cfg.Location == nil || *cfg.Location == "end") {
-			return codecs.Spec{Name: "crc32c"}, nil
-		}
+// v2CodecSpec maps a v2 filter or compressor to a v3 codec: the mapping
+// the codec's package registered (codecs.RegisterV2: blosc, zstd, gzip,
+// crc32c with the checksum at the end), else numcodecSpec's
+// "numcodecs.<id>". typesize is the size of the elements reaching it.
+func v2CodecSpec(c Numcodec, typesize int) (codecs.Spec, error) {
+	spec, ok, err := codecs.V2Spec(c.ID, c.Object, typesize)
+	if ok || err != nil {
+		return spec, err
 	}
 	return numcodecSpec(c)
 }
@@ -505,85 +497,6 @@ func marshalSorted(obj map[string]json.RawMessage) (json.RawMessage, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
-}
-
-// compressorSpec maps a v2 compressor to a v3 codec (see ToV3).
-func compressorSpec(c Numcodec, typesize int) (codecs.Spec, error) {
-	switch c.ID {
-	case "blosc":
-		var b struct {
-			ID        string  `json:"id"`
-			Cname     *string `json:"cname"`
-			Clevel    *int    `json:"clevel"`
-			Shuffle   *int    `json:"shuffle"`
-			Blocksize *int    `json:"blocksize"`
-		}
-		if strictUnmarshal(c.Object, &b) != nil {
-			break
-		}
-		cname, clevel, shuffle, blocksize := "lz4", 5, 1, 0
-		if b.Cname != nil {
-			cname = *b.Cname
-		}
-		if b.Clevel != nil {
-			clevel = *b.Clevel
-		}
-		if b.Shuffle != nil {
-			shuffle = *b.Shuffle
-		}
-		if b.Blocksize != nil {
-			blocksize = *b.Blocksize
-		}
-		var sh string
-		switch shuffle {
-		case 0:
-			sh = "noshuffle"
-		case 1:
-			sh = "shuffle"
-		case 2:
-			sh = "bitshuffle"
-		case -1:
-			sh = "shuffle"
-			if typesize == 1 {
-				sh = "bitshuffle"
-			}
-		default:
-			return codecs.Spec{}, fmt.Errorf("blosc shuffle %d", shuffle)
-		}
-		cfg, err := json.Marshal(struct {
-			Typesize  int    `json:"typesize"`
-			Cname     string `json:"cname"`
-			Clevel    int    `json:"clevel"`
-			Shuffle   string `json:"shuffle"`
-			Blocksize int    `json:"blocksize"`
-		}{typesize, cname, clevel, sh, blocksize})
-		if err != nil {
-			return codecs.Spec{}, err
-		}
-		return codecs.Spec{Name: "blosc", Configuration: cfg}, nil
-	case "zstd":
-		var z struct {
-			ID       string `json:"id"`
-			Level    int    `json:"level"`
-			Checksum bool   `json:"checksum"`
-		}
-		if strictUnmarshal(c.Object, &z) != nil {
-			break
-		}
-		cfg, _ := json.Marshal(map[string]any{"level": z.Level, "checksum": z.Checksum})
-		return codecs.Spec{Name: "zstd", Configuration: cfg}, nil
-	case "gzip":
-		g := struct {
-			ID    string `json:"id"`
-			Level int    `json:"level"`
-		}{Level: 1}
-		if strictUnmarshal(c.Object, &g) != nil {
-			break
-		}
-		cfg, _ := json.Marshal(map[string]any{"level": g.Level})
-		return codecs.Spec{Name: "gzip", Configuration: cfg}, nil
-	}
-	return v2CodecSpec(c)
 }
 
 // ParseGroupMetadataV2 parses a Zarr v2 .zgroup document (zarr_format must

@@ -281,9 +281,10 @@ func (g *RectilinearGrid) checkInner(inner []int) error {
 	return nil
 }
 
-// rectGrid builds the engine's view of meta's rectilinear grid; l is the
-// shard layout of the largest chunks (nil when not sharded).
-func rectGrid(meta *ArrayMetadata, l *sharding.Layout) (*pipeline.Rectilinear, error) {
+// rectGrid builds the engine's view of meta's rectilinear grid; chain is
+// the chain of the largest chunks, whose codecs every other chunk shape
+// is prepared from, and l its shard layout (nil when not sharded).
+func rectGrid(meta *ArrayMetadata, chain *codecs.Chain, l *sharding.Layout) (*pipeline.Rectilinear, error) {
 	edges, err := meta.Rectilinear.Edges(meta.Shape)
 	if err != nil {
 		return nil, err
@@ -293,11 +294,17 @@ func rectGrid(meta *ArrayMetadata, l *sharding.Layout) (*pipeline.Rectilinear, e
 			return nil, err
 		}
 	}
-	return &pipeline.Rectilinear{Edges: edges, Prepare: func(shape []int) (*codecs.Chain, error) {
-		repr := meta.ChunkRepr()
+	return &pipeline.Rectilinear{Edges: edges, Prepare: prepareShapes(chain, codecs.PrepareOptions{})}, nil
+}
+
+// prepareShapes returns the function that prepares chain's codecs for
+// chunks of a shape with opts (pipeline.Rectilinear.Prepare).
+func prepareShapes(chain *codecs.Chain, opts codecs.PrepareOptions) func([]int) (*codecs.Chain, error) {
+	return func(shape []int) (*codecs.Chain, error) {
+		repr := chain.Repr()
 		repr.Shape = shape
-		return codecs.NewChain(meta.Codecs, repr)
-	}}, nil
+		return chain.Prepare(repr, opts)
+	}
 }
 
 // rectChunkOf returns the grid coordinates of the chunk holding the

@@ -302,26 +302,22 @@ func writeHandles(ctx context.Context, a *Array, sel nd.Selection, n int, put fu
 	})
 }
 
-// vlenGrid returns a copy of the array's grid whose chain is bound to a
-// new arena (codecs.Chain.BindVLen), without the chunk cache.
+// vlenGrid returns a copy of the array's grid whose chain is prepared with
+// a new arena (codecs.PrepareOptions.VLen), without the chunk cache.
 func (a *Array) vlenGrid() (*pipeline.Grid, *codecs.VLenArena, error) {
 	arena := codecs.NewVLenArena(a.meta.FillValue, a.vlenLimit())
+	opts := codecs.PrepareOptions{VLen: arena}
 	g := *a.grid
-	g.Chain, g.Cache = a.grid.Chain.BindVLen(arena), nil
+	chain, err := a.grid.Chain.Prepare(a.grid.Chain.Repr(), opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%q: %w", a.path, err)
+	}
+	g.Chain, g.Cache = chain, nil
 	if r := a.grid.Rect; r != nil { // every chunk shape's chain, bound too
-		g.Rect = &pipeline.Rectilinear{Edges: r.Edges, Prepare: func(shape []int) (*codecs.Chain, error) {
-			c, err := r.Prepare(shape)
-			if err != nil {
-				return nil, err
-			}
-			return c.BindVLen(arena), nil
-		}}
+		g.Rect = &pipeline.Rectilinear{Edges: r.Edges, Prepare: prepareShapes(a.grid.Chain, opts)}
 	}
 	if g.Shard != nil {
-		var err error
-		if g.Shard, err = sharding.LayoutOf(g.Chain); err != nil {
-			return nil, nil, fmt.Errorf("%q: %w", a.path, err)
-		}
+		g.Shard, _ = sharding.LayoutOf(g.Chain) // the one the chain prepared
 	}
 	return &g, arena, nil
 }

@@ -66,15 +66,15 @@ type objectFormat interface {
 }
 
 // ObjectCodec is one of the object codecs. Unbound (as metadata builds it)
-// it refuses to decode; bound to an operation's arena (BindVLen, which
-// codecs.Chain.BindVLen calls) it decodes chunks into handles. It is
+// it refuses to decode; prepared with an operation's arena
+// (codecs.PrepareOptions.VLen) it decodes chunks into handles. It is
 // immutable and safe for concurrent use.
 type ObjectCodec struct {
 	name   string
 	config any
 	dt     dtype.DataType // the array's: VarObject, VarArray or VarString
 	format objectFormat
-	inner  *codecs.VLen // vlen-bytes or vlen-utf8, bound to the arena
+	inner  *codecs.VLen // vlen-bytes or vlen-utf8 (unbound; bound when prepared)
 }
 
 // Name returns the codec's name ("numcodecs.json2", ...).
@@ -88,11 +88,48 @@ func (c *ObjectCodec) Configuration() any { return c.config }
 // (vlen-array) or TypeVarString (categorize).
 func (c *ObjectCodec) DataType() dtype.DataType { return c.dt }
 
-// BindVLen returns a copy of the codec bound to arena.
-func (c *ObjectCodec) BindVLen(arena *codecs.VLenArena) codecs.Codec {
-	b := *c
-	b.inner = c.inner.BindVLen(arena).(*codecs.VLen)
-	return &b
+// PrepareArrayToBytes implements codecs.ArrayToBytesPreparer: the data
+// type is checked and the codec bound to opts.VLen (nil: it refuses to
+// decode, codecs.ErrVLenUnbound).
+func (c *ObjectCodec) PrepareArrayToBytes(repr codecs.ChunkRepr, opts codecs.PrepareOptions) (codecs.PreparedArrayToBytes, error) {
+	if err := c.ValidateRepr(repr); err != nil {
+		return nil, err
+	}
+	inner, err := c.inner.PrepareArrayToBytes(c.innerRepr(repr), opts)
+	if err != nil {
+		return nil, err
+	}
+	return &preparedObject{c: c, repr: repr, inner: inner}, nil
+}
+
+// preparedObject is an object codec prepared for one representation.
+type preparedObject struct {
+	c     *ObjectCodec
+	repr  codecs.ChunkRepr
+	inner codecs.PreparedArrayToBytes // vlen-bytes or vlen-utf8, bound
+}
+
+func (p *preparedObject) Capabilities() codecs.Capabilities { return codecs.Capabilities{} }
+
+func (p *preparedObject) MaxEncodedSize() int {
+	content := p.inner.MaxEncodedSize() - 4 - 4*p.repr.NumElements()
+	return p.c.format.maxSize(p.repr, max(content, 0))
+}
+
+func (p *preparedObject) Decode(dst, src []byte) error {
+	buf, err := p.c.vlenOf(src, p.repr)
+	if err != nil {
+		return err
+	}
+	return p.inner.Decode(dst, buf)
+}
+
+func (p *preparedObject) Encode(dst, src []byte) ([]byte, error) {
+	buf, err := p.inner.Encode(nil, src)
+	if err != nil {
+		return dst, err
+	}
+	return p.c.joinVLen(dst, buf, p.repr)
 }
 
 // innerRepr is repr as the inner vlen codec sees it.
@@ -127,19 +164,28 @@ func (c *ObjectCodec) Decode(dst, src []byte, repr codecs.ChunkRepr) error {
 	if err := c.ValidateRepr(repr); err != nil {
 		return err
 	}
+	buf, err := c.vlenOf(src, repr)
+	if err != nil {
+		return err
+	}
+	return c.inner.Decode(dst, buf, c.innerRepr(repr))
+}
+
+// vlenOf returns the chunk src of repr in the vlen-bytes encoding.
+func (c *ObjectCodec) vlenOf(src []byte, repr codecs.ChunkRepr) ([]byte, error) {
 	elems, err := c.format.split(src, repr)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", codecs.ErrCorrupt, c.name, err)
+		return nil, fmt.Errorf("%w: %s: %v", codecs.ErrCorrupt, c.name, err)
 	}
 	if len(elems) != repr.NumElements() {
-		return fmt.Errorf("%w: %s: chunk holds %d elements, want %d", codecs.ErrCorrupt, c.name, len(elems), repr.NumElements())
+		return nil, fmt.Errorf("%w: %s: chunk holds %d elements, want %d", codecs.ErrCorrupt, c.name, len(elems), repr.NumElements())
 	}
 	n := int64(4 + 4*len(elems))
 	for _, e := range elems {
 		n += int64(len(e))
 	}
 	if n > math.MaxUint32 {
-		return fmt.Errorf("%w: %s: chunk of more than 4 GiB", codecs.ErrCorrupt, c.name)
+		return nil, fmt.Errorf("%w: %s: chunk of more than 4 GiB", codecs.ErrCorrupt, c.name)
 	}
 	buf := make([]byte, 0, n)
 	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(elems)))
@@ -147,7 +193,7 @@ func (c *ObjectCodec) Decode(dst, src []byte, repr codecs.ChunkRepr) error {
 		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(e)))
 		buf = append(buf, e...)
 	}
-	return c.inner.Decode(dst, buf, c.innerRepr(repr))
+	return buf, nil
 }
 
 // Encode appends the encoding of the chunk of handles src to dst.
@@ -159,6 +205,12 @@ func (c *ObjectCodec) Encode(dst, src []byte, repr codecs.ChunkRepr) ([]byte, er
 	if err != nil {
 		return dst, err
 	}
+	return c.joinVLen(dst, buf, repr)
+}
+
+// joinVLen appends the chunk of repr whose vlen-bytes encoding is buf,
+// in the codec's format, to dst.
+func (c *ObjectCodec) joinVLen(dst, buf []byte, repr codecs.ChunkRepr) ([]byte, error) {
 	elems, err := splitVLen(buf)
 	if err != nil {
 		return dst, err

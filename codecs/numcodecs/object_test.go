@@ -42,16 +42,19 @@ func FuzzObjectDecode(f *testing.F) {
 			d = dtype.TypeVarString
 		}
 		arena := codecs.NewVLenArena([]byte{}, 1<<16)
-		bound := c.(codecs.VLenBinder).BindVLen(arena).(codecs.ArrayToBytes)
 		repr := codecs.ChunkRepr{Shape: []int{rows, cols}, DType: d}
+		bound, err := c.(codecs.ArrayToBytesPreparer).PrepareArrayToBytes(repr, codecs.PrepareOptions{VLen: arena})
+		if err != nil {
+			t.Fatal(err)
+		}
 		dst := make([]byte, repr.NumBytes())
-		if err := bound.Decode(dst, src, repr); err != nil {
+		if err := bound.Decode(dst, src); err != nil {
 			if !errors.Is(err, codecs.ErrCorrupt) {
 				t.Fatalf("error %v is not ErrCorrupt", err)
 			}
 			return
 		}
-		enc, err := bound.Encode(nil, dst, repr)
+		enc, err := bound.Encode(nil, dst)
 		if err != nil {
 			t.Fatalf("re-encode: %v", err)
 		}
@@ -60,9 +63,12 @@ func FuzzObjectDecode(f *testing.F) {
 			t.Fatal(err)
 		}
 		arena2 := codecs.NewVLenArena([]byte{}, 1<<16)
-		bound2 := c.(codecs.VLenBinder).BindVLen(arena2).(codecs.ArrayToBytes)
+		bound2, err := c.(codecs.ArrayToBytesPreparer).PrepareArrayToBytes(repr, codecs.PrepareOptions{VLen: arena2})
+		if err != nil {
+			t.Fatal(err)
+		}
 		dst2 := make([]byte, len(dst))
-		if err := bound2.Decode(dst2, enc, repr); err != nil {
+		if err := bound2.Decode(dst2, enc); err != nil {
 			t.Fatalf("re-encoded chunk %q does not decode: %v", enc, err)
 		}
 		b := make([][]byte, rows*cols)

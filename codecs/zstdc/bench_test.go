@@ -160,7 +160,7 @@ func BenchmarkReadAll(b *testing.B) {
 	}
 	// The same array with the pure-Go codec: registered for the open only.
 	libFactory, _ := codecs.Lookup("zstd")
-	codecs.Register("zstd", func(cfg json.RawMessage) (codecs.Codec, error) {
+	codecs.Replace("zstd", func(cfg json.RawMessage) (codecs.Codec, error) {
 		c, err := libFactory(cfg)
 		if err != nil {
 			return nil, err
@@ -168,7 +168,7 @@ func BenchmarkReadAll(b *testing.B) {
 		return c.(*zstdc.Zstd).Zstd, nil
 	})
 	pure, err := zarr.OpenArray(ctx, st, "a")
-	codecs.Register("zstd", libFactory)
+	codecs.Replace("zstd", libFactory)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func init() {
 	if !ok {
 		panic("zstdc: the core zstd codec is not registered")
 	}
-	codecs.Register("zstd", func(configuration json.RawMessage) (codecs.Codec, error) {
+	codecs.Replace("zstd", func(configuration json.RawMessage) (codecs.Codec, error) {
 		c, err := pure(configuration)
 		if err != nil {
 			return nil, err
