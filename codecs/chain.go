@@ -207,7 +207,7 @@ func (c *Chain) Identity() bool { return c.caps.Identity }
 // dst's spare capacity (bytes past len(dst)) as scratch: pass dst[:n:n]
 // when those bytes belong to someone else, and give scratch buffers
 // DecodeSlack spare bytes for speed. Where the chain
-// allows (no array->array codec, an InPlaceDecoder array->bytes codec), the
+// allows (no array->array codec, an array->bytes codec whose Capabilities say InPlace), the
 // last bytes->bytes decoder writes straight into dst with no extra copy.
 func (c *Chain) Decode(dst, src []byte) error {
 	if len(dst) != c.repr.NumBytes() {
