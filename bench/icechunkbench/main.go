@@ -33,10 +33,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
 	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/internal/cputime"
 	"github.com/gozarr/gozarr/loader"
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/icechunk"
@@ -70,6 +72,7 @@ func main() {
 	commitN := flag.Int("commit", 1000, "chunks of the commit benchmark (0: skip)")
 	commitSize := flag.Int("commit-size", 4096, "bytes per chunk of the commit benchmark")
 	js := flag.String("js", os.Getenv("ICECHUNK_JS"), "the official core's install (../shared/tools/icechunk/setup.sh DIR) for the commit benchmark")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the many-refs Set and commit to this file")
 	flag.Parse()
 	ctx := context.Background()
 	if *commitN > 0 {
@@ -123,6 +126,16 @@ func main() {
 	if _, err := zarr.CreateArray(ctx, s, "many", m2); err != nil {
 		log.Fatal(err)
 	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+	}
+	cpu0 := cputime.Process()
 	t0 := time.Now()
 	for i := range rows {
 		for j := range cols {
@@ -132,11 +145,16 @@ func main() {
 		}
 	}
 	set := time.Since(t0)
+	cpuSet := cputime.Process() - cpu0
 	t0 = time.Now()
 	if _, err := s.Commit(ctx, "many refs", nil); err != nil {
 		log.Fatal(err)
 	}
 	commitMany := time.Since(t0)
+	cpuCommit := cputime.Process() - cpu0 - cpuSet
+	if *cpuprofile != "" {
+		pprof.StopCPUProfile()
+	}
 	var manifestBytes int64
 	for k, err := range base.List(ctx, "repo/manifests/") {
 		if err != nil {
@@ -163,7 +181,7 @@ func main() {
 		log.Fatalf("one chunk: %v %v", got, err)
 	}
 	st := r2.CacheStats()
-	fmt.Printf("many: %d×%d = %d %s refs (one-byte chunks) in manifests of %d refs: Set %.1f s, commit %.1f s\n", rows, cols, rows*cols, kind, *split, set.Seconds(), commitMany.Seconds())
+	fmt.Printf("many: %d×%d = %d %s refs (one-byte chunks) in manifests of %d refs: Set %.1f s wall (%.1f s CPU), commit %.1f s wall (%.1f s CPU)\n", rows, cols, rows*cols, kind, *split, set.Seconds(), cpuSet.Seconds(), commitMany.Seconds(), cpuCommit.Seconds())
 	fmt.Printf("  open + checkout + one chunk: %d requests, %.1f KiB fetched (all manifests of the repository: %.1f MiB)\n", c.Requests(), float64(c.Bytes())/1024, float64(manifestBytes)/(1<<20))
 	fmt.Printf("  cache: %d objects, %.1f KiB, %d refs held, %.1f B per ref\n", st.Objects, float64(st.Bytes)/1024, st.ChunkRefs, st.BytesPerRef())
 	var n atomic.Int64

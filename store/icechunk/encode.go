@@ -249,8 +249,11 @@ func encodeTxLog(spec uint8, id ID, t *txLog) []byte {
 			ids(t.newGroups), ids(t.newArrays), ids(t.deletedGroups), ids(t.deletedArrays),
 			ids(t.updatedArrays), ids(t.updatedGroups),
 			fTables(len(nodes), func(b *fbBuilder, i int) int {
-				cs := t.chunks[nodes[i]]
-				slices.SortFunc(cs, compareCoords)
+				unsorted := t.chunks[nodes[i]]
+				cs := make([][]uint32, len(unsorted))
+				for j, k := range coordOrder(len(unsorted), func(j int) []uint32 { return unsorted[j] }) {
+					cs[j] = unsorted[k]
+				}
 				return b.table([]*fbField{
 					fStruct(nodes[i][:], 1),
 					fTables(len(cs), func(b *fbBuilder, j int) int { return b.table([]*fbField{fU32s(cs[j])}) }),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/virtual"
+	"github.com/gozarr/gozarr/zarr"
 )
 
 // Snapshot is one snapshot of a repository as a read-only store: the
@@ -391,7 +392,12 @@ func (s *Snapshot) List(ctx context.Context, prefix string) iter.Seq2[string, er
 	}
 }
 
-// ListDir implements store.Lister.
+// ListDir implements store.Lister. It reads no manifest to list a
+// directory at or above an array's (its chunks of the default key
+// encoding are the one directory "c/", there when the snapshot gives the
+// array a manifest); only a directory among an array's chunk keys, or the
+// directory of an array whose chunk keys lie in it directly (the "v2"
+// encoding, a "." separator, no dimensions), lists that array's refs.
 func (s *Snapshot) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
 	if err := store.ValidatePrefix(dir); err != nil {
 		return nil, nil, err
@@ -400,20 +406,52 @@ func (s *Snapshot) ListDir(ctx context.Context, dir string) (keys, dirs []string
 		dir += "/"
 	}
 	seenDir := map[string]bool{}
-	for k, err := range s.List(ctx, dir) {
-		if err != nil {
-			return nil, nil, err
-		}
+	add := func(k string) {
 		rest := k[len(dir):]
 		if i := strings.IndexByte(rest, '/'); i >= 0 {
 			if d := rest[:i+1]; !seenDir[d] {
 				seenDir[d] = true
 				dirs = append(dirs, d)
 			}
-			continue
+			return
 		}
 		keys = append(keys, rest)
 	}
+	for i := range s.snap.nodes {
+		n := &s.snap.nodes[i]
+		p := strings.TrimPrefix(n.path, "/")
+		if p != "" {
+			p += "/"
+		}
+		if !strings.HasPrefix(p, dir) && !strings.HasPrefix(dir, p) {
+			continue
+		}
+		if strings.HasPrefix(p+"zarr.json", dir) {
+			add(p + "zarr.json")
+		}
+		if n.kind != KindArray || len(p) > len(dir) {
+			continue // (an array below dir: its zarr.json made the entry)
+		}
+		if p == dir && n.enc.Name == zarr.KeyEncodingDefault && (n.enc.Separator == "/" || n.enc.Separator == "") && len(n.shape) > 0 {
+			if len(n.manifests) > 0 {
+				add(p + "c/")
+			}
+			continue
+		}
+		ck, err := s.chunkKeys(ctx, n, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, k := range ck {
+			if strings.HasPrefix(k, dir) {
+				add(k)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	slices.Sort(keys)
 	slices.Sort(dirs)
 	return keys, dirs, nil
 }
