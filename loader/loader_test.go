@@ -705,28 +705,6 @@ func FuzzLoader(f *testing.F) {
 	})
 }
 
-func TestHistogram(t *testing.T) {
-	var h hist
-	for i := 1; i <= 1000; i++ {
-		h.add(time.Duration(i) * time.Millisecond)
-	}
-	l := h.summary()
-	for _, c := range []struct {
-		got, want time.Duration
-	}{{l.P50, 500 * time.Millisecond}, {l.P90, 900 * time.Millisecond}, {l.P99, 990 * time.Millisecond}} {
-		if r := float64(c.got) / float64(c.want); r < 0.9 || r > 1.1 {
-			t.Errorf("percentile %v, want %v ± 10%%", c.got, c.want)
-		}
-	}
-	if l.N != 1000 || l.Max != time.Second {
-		t.Errorf("%+v", l)
-	}
-	var empty hist
-	if empty.summary() != (Latency{}) {
-		t.Error("empty histogram has percentiles")
-	}
-}
-
 // TestReadAhead: windows are read ahead of the batches as the budget
 // allows, not only as far as the batch buffers reach, and no further.
 func TestReadAhead(t *testing.T) {

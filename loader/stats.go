@@ -1,11 +1,11 @@
 package loader
 
 import (
-	"math"
 	"sync"
 	"time"
 
 	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store"
 )
 
 // Stats is what a loader has done so far. Reads count once done,
@@ -60,48 +60,12 @@ func (s Stats) FetchRatio() float64 {
 	return float64(s.FetchedBytes) / float64(s.DeliveredBytes)
 }
 
-// Latency summarises durations: their count and percentiles (to within
-// 10%: a histogram of logarithmic buckets).
-type Latency struct {
-	N                  int64
-	P50, P90, P99, Max time.Duration
-}
+// Latency summarises durations: their count and percentiles
+// (store.Latency).
+type Latency = store.Latency
 
-// hist is a logarithmic histogram of durations: bucket i holds durations
-// in [base^i, base^(i+1)) microseconds, base = 2^(1/8).
-type hist struct {
-	n   int64
-	max time.Duration
-	b   [256]int64
-}
-
-func (h *hist) add(d time.Duration) {
-	h.n++
-	h.max = max(h.max, d)
-	us := max(d.Seconds()*1e6, 1)
-	i := min(int(math.Log2(us)*8), len(h.b)-1)
-	h.b[i]++
-}
-
-func (h *hist) summary() Latency {
-	l := Latency{N: h.n, Max: h.max}
-	at := func(q float64) time.Duration {
-		want := int64(math.Ceil(q * float64(h.n)))
-		var seen int64
-		for i, c := range h.b {
-			if seen += c; seen >= want && c > 0 {
-				// The bucket's geometric middle, clamped to the maximum.
-				us := math.Exp2((float64(i) + 0.5) / 8)
-				return min(time.Duration(us*1e3), h.max)
-			}
-		}
-		return h.max
-	}
-	if h.n > 0 {
-		l.P50, l.P90, l.P99 = at(0.5), at(0.9), at(0.99)
-	}
-	return l
-}
+// hist is store's histogram of durations.
+type hist = store.Histogram
 
 // stats is a loader's counters.
 type stats struct {
@@ -145,7 +109,7 @@ func (st *stats) read(e, f int, sel nd.Selection, d time.Duration) {
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.reads.add(d)
+	st.reads.Add(d)
 	st.s.DecodedBytes += chunks * fg.unitBytes
 	st.s.ChunkDecodes += chunks
 	bs := st.seen[e]
@@ -172,7 +136,7 @@ func (st *stats) read(e, f int, sel nd.Selection, d time.Duration) {
 
 func (st *stats) assembled(d time.Duration) {
 	st.mu.Lock()
-	st.asm.add(d)
+	st.asm.Add(d)
 	st.mu.Unlock()
 }
 
@@ -200,7 +164,7 @@ func (l *Loader) Stats() Stats {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	s := st.s
-	s.Read, s.Assemble = st.reads.summary(), st.asm.summary()
+	s.Read, s.Assemble = st.reads.Summary(), st.asm.Summary()
 	s.FetchedBytes = -1
 	if st.counter != nil {
 		s.FetchedBytes = st.counter.Bytes() - st.fetch0

@@ -49,8 +49,8 @@ import (
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/internal/cputime"
 	"github.com/gozarr/gozarr/internal/npy"
-	"github.com/gozarr/gozarr/loader"
 	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/zarr"
 )
@@ -167,7 +167,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 	geos := geometries(small)
 	paths := make([]string, len(geos))
 	arrays := make([]*zarr.Array, len(geos))
-	counters := make([]*loader.CountingStore, len(geos))
+	counters := make([]*store.CountingStore, len(geos))
 	for i, g := range geos {
 		p, err := makeArray(ctx, dir, g)
 		if err != nil {
@@ -177,7 +177,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 		if err != nil {
 			return err
 		}
-		counters[i] = loader.NewCountingStore(st) // keeps the store's capabilities
+		counters[i] = store.NewCountingStore(st) // keeps the store's capabilities
 		if arrays[i], err = zarr.OpenArray(ctx, counters[i], ""); err != nil {
 			return err
 		}

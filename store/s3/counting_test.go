@@ -6,14 +6,13 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gozarr/gozarr/loader"
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/s3/s3test"
 )
 
 // TestCountingWrapperKeepsRanges: store.GetRanges through a counting
-// wrapper over S3 (loader.CountingStore, which forwards the store's
+// wrapper over S3 (store.CountingStore, which forwards the store's
 // capabilities) uses S3's batched GetRanges: three nearby ranges cost one
 // GET on the wire and one counted request, not three (issue 24: it took
 // the type-asserting path before).
@@ -25,7 +24,7 @@ func TestCountingWrapperKeepsRanges(t *testing.T) {
 	if err := st.Set(ctx, "k", []byte("0123456789")); err != nil {
 		t.Fatal(err)
 	}
-	counted := loader.NewCountingStore(st)
+	counted := store.NewCountingStore(st)
 	rec.Reset()
 	got, err := store.GetRanges(ctx, counted, "k", []store.ByteRange{store.OffsetLen(0, 2), store.OffsetLen(3, 2), store.OffsetLen(7, 3)})
 	if err != nil {

@@ -407,6 +407,22 @@ func (r *Reader) Comment() []byte { return slices.Clone(r.comment) }
 // states none.
 func (r *Reader) MaxConcurrency() int { return r.limit }
 
+// Capabilities implements store.CapabilityReporter. A Reader is no object
+// backend of its own but a format over its source, whose layer it reads
+// through (a remote source's request limiter, bounded bodies, retries and
+// coalescing, all by one store.GetRanges per call): reads into a caller's
+// buffer, sizes and ranges; the source's request limit, coalescing knobs
+// and locality, so an archive on a local disk is local (read on the
+// caller's goroutines) and one on S3 keeps S3's limit.
+func (r *Reader) Capabilities() store.Capabilities {
+	src := store.CapabilitiesOf(r.src)
+	c := store.Capabilities{Into: r, Sizer: r, Ranges: r, Coalesce: src.Coalesce, MaxConcurrency: src.MaxConcurrency, Local: src.Local}
+	if !c.Local && c.MaxConcurrency == 0 {
+		c.MaxConcurrency = r.limit
+	}
+	return c
+}
+
 // lookup validates key and ctx and returns key's entry.
 func (r *Reader) lookup(ctx context.Context, op, key string) (*entry, error) {
 	if err := store.ValidateKey(key); err != nil {

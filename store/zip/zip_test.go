@@ -572,3 +572,21 @@ func TestLocalFile(t *testing.T) {
 		t.Errorf("Key() = %q", r.Key())
 	}
 }
+
+// TestCapabilitiesFollowSource: an archive reports its source's locality,
+// request limit and coalescing knobs: local on disk and in memory, S3's
+// limit and knobs on S3 (and so the pipeline reads each as it reads its
+// source).
+func TestCapabilitiesFollowSource(t *testing.T) {
+	arch := gozarrZip(t, map[string][]byte{"zarr.json": []byte("{}")})
+	for _, kind := range []string{"mem", "fs", "s3-fake"} {
+		src := put(t, kind, arch)
+		sc, zc := store.CapabilitiesOf(src), store.CapabilitiesOf(open(t, src))
+		if zc.Local != sc.Local || zc.MaxConcurrency != sc.MaxConcurrency || zc.Coalesce != sc.Coalesce || zc.Into == nil || zc.Ranges == nil {
+			t.Errorf("%s: archive capabilities %+v, source's %+v", kind, zc, sc)
+		}
+		if (kind == "s3-fake") == zc.Local {
+			t.Errorf("%s: archive Local = %v", kind, zc.Local)
+		}
+	}
+}
