@@ -22,8 +22,10 @@
 // ratio, the reads from the store such a gather needs at least
 // (fetch-only, all cores: codec-only leaves them out) and gozarr's ratio
 // to fetch-only + codec-only, the same in CPU time of the process (steadier than wall
-// time on a shared machine), bytes fetched from the store, bytes decoded ÷ bytes delivered,
-// and zarr-python's time and gozarr's speed-up over it.
+// time on a shared machine), the time to write the output once (output fill: a
+// gather of repeated rows delivers far more than it decodes) and the ratio
+// to all three, zarr-python's wall and CPU times and gozarr's speed-up over
+// it in each, bytes fetched from the store and bytes decoded ÷ bytes delivered.
 package main
 
 import (
@@ -244,8 +246,8 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 	}
 	py := zarrPython(peers)
 	fmt.Printf("gatherbench: %d cores, GOMAXPROCS %d, %s\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
-	fmt.Println("| workload | gozarr | codec-only | ratio | fetch-only | ratio to fetch + codec | gozarr CPU | codec-only CPU | CPU ratio | fetch-only CPU | CPU ratio to fetch + codec | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| workload | gozarr | codec-only | ratio | fetch-only | ratio to fetch + codec | gozarr CPU | codec-only CPU | CPU ratio | fetch-only CPU | CPU ratio to fetch + codec | output fill | ratio to fetch + codec + fill | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var prof *os.File
 	if cpuProfile != "" {
 		var err error
@@ -292,18 +294,20 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 		if err != nil {
 			return err
 		}
+		fill := fillOnly(out, reps)
 		pyCell, speedCell := "—", "—"
 		if py != "" {
-			pt, err := timePython(py, w.pyArgs(dir), reps)
+			pt, pc, err := timePython(py, w.pyArgs(dir), reps)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "zarr-python:", err)
 			} else {
-				pyCell = fmt.Sprintf("%.3f s", pt)
-				speedCell = fmt.Sprintf("%.1f×", pt/median(gz))
+				pyCell = fmt.Sprintf("%.3f s (CPU %.3f s)", pt, pc)
+				speedCell = fmt.Sprintf("%.1f× (CPU %.1f×)", pt/median(gz), pc/median(gzCPU))
 			}
 		}
-		fmt.Printf("| %s | %.3f s | %.3f s | %.2f | %.3f s | %.2f | %.3f s | %.3f s | %.2f | %.3f s | %.2f | %s | %s | %d MiB | %.2f |\n", w.name, median(gz), codec, median(gz)/codec,
-			fetch, median(gz)/(codec+fetch), median(gzCPU), codecCPU, median(gzCPU)/codecCPU, fetchCPU, median(gzCPU)/(codecCPU+fetchCPU), pyCell, speedCell, fetched>>20, float64(decoded)/float64(w.out))
+		fmt.Printf("| %s | %.3f s | %.3f s | %.2f | %.3f s | %.2f | %.3f s | %.3f s | %.2f | %.3f s | %.2f | %.3f s | %.2f | %s | %s | %d MiB | %.2f |\n", w.name, median(gz), codec, median(gz)/codec,
+			fetch, median(gz)/(codec+fetch), median(gzCPU), codecCPU, median(gzCPU)/codecCPU, fetchCPU, median(gzCPU)/(codecCPU+fetchCPU),
+			fill, median(gz)/(codec+fetch+fill), pyCell, speedCell, fetched>>20, float64(decoded)/float64(w.out))
 	}
 	return nil
 }
@@ -506,6 +510,34 @@ func fetchOnly(a *zarr.Array, path string, touched map[string]map[int]bool, reps
 	return median(times), median(cpus), nil
 }
 
+// fillOnly writes every byte of out once, on all cores, from a 4 MiB
+// source copied over and over (the output's own writes, which a gather
+// whose output is larger than the chunks it decodes — repeated rows — pays
+// beyond decoding), and returns the median wall time.
+func fillOnly(out []byte, reps int) float64 {
+	src := make([]byte, min(len(out), 4<<20))
+	for i := range src {
+		src[i] = byte(i)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	var times []float64
+	for range reps {
+		var wg sync.WaitGroup
+		t0 := time.Now()
+		for w := range workers {
+			lo, hi := len(out)*w/workers, len(out)*(w+1)/workers
+			wg.Go(func() {
+				for o := lo; o < hi; o += len(src) {
+					copy(out[o:min(hi, o+len(src))], src)
+				}
+			})
+		}
+		wg.Wait()
+		times = append(times, time.Since(t0).Seconds())
+	}
+	return median(times)
+}
+
 // zarrPython returns the zarr-python wrapper when the chroot is present.
 func zarrPython(want bool) string {
 	if !want {
@@ -531,20 +563,27 @@ func zarrPython(want bool) string {
 }
 
 // timePython runs the zarr-python side (bench/gatherbench/zarr_python_gather.py)
-// and returns its median time, which the script measures around the read
-// alone.
-func timePython(tool string, args []string, reps int) (float64, error) {
+// and returns its median wall and CPU times, which the script measures
+// around the read alone.
+func timePython(tool string, args []string, reps int) (wall, cpu float64, err error) {
 	script, err := filepath.Abs("bench/gatherbench/zarr_python_gather.py")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	cmd := exec.Command(tool, append([]string{script, strconv.Itoa(reps)}, args...)...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	f := strings.Fields(string(out))
+	if len(f) != 2 {
+		return 0, 0, fmt.Errorf("zarr-python printed %q, want two times", out)
+	}
+	if wall, err = strconv.ParseFloat(f[0], 64); err == nil {
+		cpu, err = strconv.ParseFloat(f[1], 64)
+	}
+	return wall, cpu, err
 }
 
 // saveInts writes v as an int64 .npy file in dir and returns its path.
