@@ -92,7 +92,7 @@ func (b *Bytes) Configuration() any {
 
 // ValidateRepr reports whether the codec can encode chunks of repr: a
 // multi-byte data type needs an explicit byte order (ErrInvalidConfig).
-// ResolveChain calls it, so a resolved Chain never fails this way.
+// Prepare calls it, so a prepared Chain never fails this way.
 func (b *Bytes) ValidateRepr(repr ChunkRepr) error {
 	if !repr.DType.Valid() {
 		return fmt.Errorf("%w: bytes: invalid data type", ErrInvalidConfig)

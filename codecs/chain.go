@@ -46,11 +46,6 @@ func NewChain(specs []Spec, repr ChunkRepr) (*Chain, error) {
 	return Prepare(cs, repr, PrepareOptions{})
 }
 
-// ResolveChain is Prepare with no options.
-func ResolveChain(cs []Codec, repr ChunkRepr) (*Chain, error) {
-	return Prepare(cs, repr, PrepareOptions{})
-}
-
 // Prepare resolves already-built codecs for chunks of repr and the
 // operation opts: kinds and order checked, representations and size bounds
 // computed, the array->bytes codec prepared (which checks that it fits

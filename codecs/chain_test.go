@@ -381,7 +381,7 @@ func TestChainZeroCopy(t *testing.T) {
 	} {
 		repr := reprOf(dtype.TypeFloat32, 64, 64)
 		spy := &spyB2B{BytesToBytes: tc.b2b}
-		c, err := ResolveChain([]Codec{must(NewBytes(tc.endian)), spy}, repr)
+		c, err := Prepare([]Codec{must(NewBytes(tc.endian)), spy}, repr, PrepareOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

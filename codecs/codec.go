@@ -123,7 +123,7 @@ type ArrayToArray interface {
 // array->array codecs when they come before the array->bytes codec: the
 // numcodecs filters, which Zarr v2 applies to the serialised chunk (so
 // zarr.ArrayMetadataV2.ToV3 places them after "bytes") and zarr-python 3
-// writes before "bytes" in v3 metadata. ResolveChain uses the form
+// writes before "bytes" in v3 metadata. Prepare uses the form
 // AsArrayToArray returns in that position; its Name and Configuration are
 // the codec's own.
 type ArrayToArrayForm interface {

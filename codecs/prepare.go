@@ -124,7 +124,9 @@ func (p *preparedBytes) Encode(dst, src []byte) ([]byte, error) {
 	}
 	start := len(dst)
 	dst = append(dst, src...)
-	swapBytes(dst[start:], dst[start:], p.unit)
+	if p.unit != 1 {
+		swapBytes(dst[start:], dst[start:], p.unit)
+	}
 	return dst, nil
 }
 

@@ -63,18 +63,6 @@ func init() {
 	}
 }
 
-// BindVLen returns the chain prepared again with arena as its
-// PrepareOptions.VLen, or the chain itself should that fail (it then
-// refuses variable-length chunks, ErrVLenUnbound). It is kept for callers
-// not yet moved to Prepare.
-func (c *Chain) BindVLen(arena *VLenArena) *Chain {
-	b, err := c.Prepare(c.repr, PrepareOptions{VLen: arena})
-	if err != nil {
-		return c
-	}
-	return b
-}
-
 // VLen is the vlen-utf8 or vlen-bytes codec. Unbound (as an array's
 // metadata builds it) it refuses to decode or encode (ErrVLenUnbound);
 // prepared with a VLenArena (PrepareOptions.VLen) it decodes chunks into

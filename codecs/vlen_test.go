@@ -75,7 +75,9 @@ func TestVLenDecodeEncode(t *testing.T) {
 	if _, err := chain.Encode(nil, h); !errors.Is(err, ErrVLenUnbound) {
 		t.Fatalf("unbound chain encoded: %v", err)
 	}
-	chain = chain.BindVLen(a)
+	if chain, err = chain.Prepare(chain.Repr(), PrepareOptions{VLen: a}); err != nil {
+		t.Fatal(err)
+	}
 	enc, err := chain.Encode(nil, h)
 	if err != nil {
 		t.Fatal(err)

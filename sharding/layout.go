@@ -84,7 +84,7 @@ func (c *Codec) prepare(shard codecs.ChunkRepr, opts codecs.PrepareOptions) (*La
 	l.nested, _ = LayoutOf(l.inner) // prepared with the inner chain
 	fillIdx := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 	indexRepr := codecs.ChunkRepr{Shape: append(append([]int{}, l.perShard...), 2), DType: dtype.TypeUint64, Fill: fillIdx}
-	if l.index, err = codecs.ResolveChain(c.index, indexRepr); err != nil {
+	if l.index, err = codecs.Prepare(c.index, indexRepr, codecs.PrepareOptions{}); err != nil {
 		return nil, fmt.Errorf("sharding_indexed index_codecs: %w", err)
 	}
 	// The index must have a fixed encoded size: its chain's bound, which

@@ -57,7 +57,7 @@ func readLayout(l *Layout, ctx context.Context, src Source, sel nd.Selection, ds
 	if sel.NumElements() == 0 {
 		return nil
 	}
-	chain, err := codecs.ResolveChain([]codecs.Codec{l.Codec()}, l.Shard())
+	chain, err := codecs.Prepare([]codecs.Codec{l.Codec()}, l.Shard(), codecs.PrepareOptions{})
 	if err != nil {
 		return err
 	}

@@ -260,7 +260,7 @@ type DeltaArray struct {
 var _ codecs.ArrayToArray = (*DeltaArray)(nil)
 
 // AsArrayToArray returns the array->array form of the filter (see
-// DeltaArray); codecs.ResolveChain calls it for a delta before "bytes".
+// DeltaArray); codecs.Prepare calls it for a delta before "bytes".
 func (d *Delta) AsArrayToArray() (codecs.ArrayToArray, error) {
 	for _, e := range []elemType{d.dt, d.as} {
 		if e.big {

@@ -36,7 +36,7 @@
 // and source; outputs decode with numcodecs and numcodecs' outputs decode
 // here. In v3 metadata zarr-python 3 writes numcodecs filters before
 // "bytes", as array -> array codecs; "numcodecs.delta" works there too
-// (DeltaArray, which codecs.ResolveChain picks by position); the other
+// (DeltaArray, which codecs.Prepare picks by position); the other
 // typed filters are provided in their v2 (bytes -> bytes) form only. Not
 // provided: the object codecs (vlen-utf8, vlen-bytes, json, msgpack,
 // pickle) and categorize over object arrays.

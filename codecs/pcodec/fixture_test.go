@@ -67,7 +67,7 @@ func TestNumcodecsFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			repr := codecs.ChunkRepr{Shape: []int{len(arr.Data) / d.Size()}, DType: d, Fill: make([]byte, d.Size())}
-			chain, err := codecs.ResolveChain([]codecs.Codec{codec}, repr)
+			chain, err := codecs.Prepare([]codecs.Codec{codec}, repr, codecs.PrepareOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
