@@ -392,9 +392,9 @@ func TestFixtures(t *testing.T) {
 			t.Logf("%s: not opened (%v)", name, err) // a fixture of errors
 			continue
 		}
-		codecs.Register("zstd", pureFactory)
+		codecs.Replace("zstd", pureFactory)
 		pure, err := zarr.OpenArray(ctx, st, "")
-		codecs.Register("zstd", libFactory)
+		codecs.Replace("zstd", libFactory)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
