@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/semaphore"
+
+	"github.com/gozarr/gozarr/pipeline"
 )
 
 // Config tunes a Loader. BatchSize is required; every other zero field
@@ -58,9 +60,10 @@ type Config struct {
 	// when the batch being assembled needs it, so a Budget too small slows
 	// the loader down but never stalls it. Window buffers are pooled
 	// anonymous mappings outside the Go heap (on Unix), so they do not
-	// raise the garbage collector's heap goal. Each read also holds up to
-	// its array's pipeline MaxBytesInFlight of encoded bytes
-	// (zarr.WithPipeline).
+	// raise the garbage collector's heap goal. An eighth of the Budget is
+	// what the reads running hold beyond their output (encoded chunks and
+	// scratch): one pipeline.Budget they all share, in place of their
+	// arrays' own pipeline MaxBytesInFlight each.
 	Budget int64
 	// Transform, if set, runs on the loader's workers on each batch once it
 	// is assembled, before the consumer gets it; it may change the batch's
@@ -96,7 +99,8 @@ type Loader struct {
 	readBytes *semaphore.Weighted // output bytes of the reads running
 	readCap   int64
 	budget    *budget
-	total     int // batch buffers the loader owns
+	pipe      *pipeline.Budget // the reads' bytes in flight beyond their output
+	total     int              // batch buffers the loader owns
 	planErr   error
 	pending   *job // taken from the queue by a Next that gave up waiting
 
@@ -243,7 +247,14 @@ func New(ctx context.Context, ds Dataset, cfg Config) (*Loader, error) {
 		batchBytes += int64(f.sampleBytes) * int64(cfg.BatchSize)
 	}
 	l.total = cfg.Prefetch + 1
-	l.budget = newBudget(cfg.Budget - int64(cfg.Prefetch)*batchBytes)
+	// The reads' own bytes in flight (encoded chunks, scratch) come out
+	// of the Budget too: one pipeline budget all of them share.
+	pipeBytes := max(cfg.Budget/8, 1)
+	l.budget = newBudget(cfg.Budget - int64(cfg.Prefetch)*batchBytes - pipeBytes)
+	l.pipe = pipeline.NewBudget(pipeBytes)
+	for i := range geo.fields {
+		geo.fields[i].Array = geo.fields[i].Array.WithBudget(l.pipe)
+	}
 	l.stats = newStats(geo, cfg.Counter)
 	l.ctx, l.cancel = context.WithCancel(ctx)
 	l.queue = make(chan *job, l.total)

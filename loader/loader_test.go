@@ -714,6 +714,7 @@ func TestReadAhead(t *testing.T) {
 	win := probe.newGroup(probe.epochPlan(0), 0).bytes
 	probe.Close()
 	cfg.Budget = 2*int64(8*(cols*4+8)) + 4*win
+	cfg.Budget += cfg.Budget / 7 // the eighth the reads' pipeline budget takes
 	l := newLoader(t, ds, cfg)
 	b, err := l.Next(context.Background())
 	if err != nil {

@@ -32,8 +32,12 @@ type Options struct {
 	DecodeConcurrency int
 	// MaxBytesInFlight caps the encoded bytes plus scratch buffers held at
 	// once. Default DefaultMaxBytesInFlight. A single chunk larger than
-	// the cap is still read, alone.
+	// the cap is still read, alone. Ignored when Budget is set.
 	MaxBytesInFlight int64
+	// Budget, if set, is the cap instead, shared with every other read and
+	// write that runs with it (MaxBytesInFlight is then its Max). nil:
+	// each read or write has a cap of its own, of MaxBytesInFlight.
+	Budget *Budget
 	// Coalesce tunes how nearby byte ranges of one shard are merged into
 	// one request. The zero value means store's documented defaults.
 	Coalesce store.CoalesceOptions
@@ -71,6 +75,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.IOConcurrency <= 0 {
 		o.IOConcurrency = max(8, 4*runtime.GOMAXPROCS(0))
+	}
+	if o.Budget != nil {
+		o.MaxBytesInFlight = o.Budget.Max()
 	}
 	if o.MaxBytesInFlight <= 0 {
 		o.MaxBytesInFlight = DefaultMaxBytesInFlight

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/codecs"
@@ -100,7 +99,7 @@ type engine struct {
 	g        *Grid
 	out      nd.View
 	opt      Options
-	inflight *semaphore.Weighted // nil for an inline read
+	inflight *Budget // nil for an inline read
 	ready    chan unit
 	// wholeSlots bounds the whole shards of a local store held at once
 	// to DecodeConcurrency: more only keeps more large pooled buffers
@@ -128,7 +127,7 @@ type engine struct {
 func newEngine(r store.Reader, g *Grid, out nd.View, opt Options) *engine {
 	e := &engine{}
 	e.init(r, g, out, opt)
-	e.inflight = semaphore.NewWeighted(e.opt.MaxBytesInFlight)
+	e.inflight = e.opt.budget()
 	e.wholeSlots = make(chan struct{}, e.opt.DecodeConcurrency)
 	return e
 }
@@ -155,13 +154,13 @@ func (e *engine) acquire(ctx context.Context, n int64) error {
 	if e.inflight == nil {
 		return nil
 	}
-	return e.inflight.Acquire(ctx, n)
+	return e.inflight.acquire(ctx, n)
 }
 
 // release gives back n bytes acquire reserved.
 func (e *engine) releaseBytes(n int64) {
 	if e.inflight != nil {
-		e.inflight.Release(n)
+		e.inflight.release(n)
 	}
 }
 

@@ -130,13 +130,13 @@ func ones(n int) []int {
 }
 
 // rectParallel is how many blocks of one read or write run at once: each
-// runs the regular engine with its share of the bytes in flight.
+// runs the regular engine, all of them within one budget of bytes in flight.
 func rectParallel(blocks int, opt Options) int {
 	return max(1, min(blocks, opt.WithDefaults().DecodeConcurrency))
 }
 
 // eachBlock runs fn on every block of sel (no Order), up to rectParallel at
-// once, each with its share of opt's bytes in flight.
+// once, all within one Budget (opt.Budget, or one of opt.MaxBytesInFlight).
 func (g *Grid) eachBlock(ctx context.Context, sel nd.Selection, opt Options, fn func(ctx context.Context, sub *Grid, b nd.Block, opt Options) error) error {
 	n := sel.NumBlocks(g.Rect.Edges)
 	par := rectParallel(n, opt)
@@ -152,8 +152,10 @@ func (g *Grid) eachBlock(ctx context.Context, sel nd.Selection, opt Options, fn 
 		}
 		return ctx.Err()
 	}
-	share := opt
-	share.MaxBytesInFlight = max(1, opt.WithDefaults().MaxBytesInFlight/int64(par))
+	share := opt // the blocks run at once hold their bytes against one budget
+	if share.Budget == nil {
+		share.Budget = NewBudget(opt.WithDefaults().MaxBytesInFlight)
+	}
 	// par workers take the blocks in turn: a goroutine per block would
 	// grow a new stack through the engine's calls every time (stack copying
 	// was 40% of the CPU time of a read of 256 one-chunk blocks).

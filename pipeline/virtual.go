@@ -106,7 +106,7 @@ type virtualGroup struct {
 func (f *fetcher) readBatch(ctx context.Context, batch []nd.ChunkPart) error {
 	e := f.e
 	cost := min(e.opt.MaxBytesInFlight, e.cost*int64(len(batch)))
-	if err := e.inflight.Acquire(ctx, cost); err != nil {
+	if err := e.inflight.acquire(ctx, cost); err != nil {
 		return err
 	}
 	h := &hold{cost: cost}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/gozarr/gozarr/internal/bufpool"
 	"github.com/gozarr/gozarr/nd"
@@ -77,7 +76,7 @@ func writeUnits(ctx context.Context, s ReadWriter, g *Grid, units iter.Seq[Write
 	caps := store.CapabilitiesOf(s) // asked once per write
 	opt = opt.withCaps(caps)
 	w := &writeRun{s: s, g: g, src: src, opt: opt, locker: caps.Locker, cond: caps.Conditional}
-	w.inflight = semaphore.NewWeighted(opt.MaxBytesInFlight)
+	w.inflight = opt.budget()
 	eg, gctx := errgroup.WithContext(ctx)
 	if g.Shard != nil {
 		w.jobs = make(chan *encodeJob)
@@ -92,11 +91,11 @@ func writeUnits(ctx context.Context, s ReadWriter, g *Grid, units iter.Seq[Write
 	eg.SetLimit(writers)
 	for u := range units {
 		cost := min(w.unitCost(u), opt.MaxBytesInFlight)
-		if err := w.inflight.Acquire(gctx, cost); err != nil {
+		if err := w.inflight.acquire(gctx, cost); err != nil {
 			break
 		}
 		eg.Go(func() error {
-			defer w.inflight.Release(cost)
+			defer w.inflight.release(cost)
 			return w.writeUnit(gctx, u)
 		})
 	}
@@ -112,7 +111,7 @@ type writeRun struct {
 	g        *Grid
 	src      nd.View
 	opt      Options
-	inflight *semaphore.Weighted
+	inflight *Budget
 	jobs     chan *encodeJob         // inner chunks to encode (sharded arrays)
 	locker   store.KeyLocker         // the store's cross-process key lock, or nil
 	cond     store.ConditionalWriter // the store's conditional writes, or nil

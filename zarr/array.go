@@ -60,7 +60,29 @@ type options struct {
 // WithPipeline sets the concurrency, in-flight memory and coalescing
 // options of every read and write on the array. The zero value of each
 // field keeps pipeline's documented default.
-func WithPipeline(o pipeline.Options) Option { return func(c *options) { c.pipe = o } }
+func WithPipeline(o pipeline.Options) Option {
+	return func(c *options) {
+		if o.Budget == nil {
+			o.Budget = c.pipe.Budget // WithBudget's, given before
+		}
+		c.pipe = o
+	}
+}
+
+// WithBudget makes the array's reads and writes hold their bytes in
+// flight against b, shared with everything else that uses b, instead of
+// a cap of their own (pipeline.Options.Budget).
+func WithBudget(b *pipeline.Budget) Option { return func(c *options) { c.pipe.Budget = b } }
+
+// WithBudget returns a copy of a (sharing its metadata, store, codecs and
+// caches) whose reads and writes hold their bytes in flight against b: a
+// scheduler running many reads of arrays it did not open (a loader, a
+// copy) keeps them all within one budget.
+func (a *Array) WithBudget(b *pipeline.Budget) *Array {
+	c := *a
+	c.opts.pipe.Budget = b
+	return &c
+}
 
 // WithConcurrency sets the I/O and decode concurrency (0 keeps a default:
 // see pipeline.Options).

@@ -608,7 +608,7 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 	// and a read's bytes in flight; the rest of the budget is the Go
 	// collector's room under the soft limit.
 	workers := int(max(1, min(int64(runtime.GOMAXPROCS(0)), p.budget/max(1, 5*unitBytes))))
-	pipe := zarr.WithPipeline(pipeline.Options{MaxBytesInFlight: max(p.budget/int64(8*workers), 1)})
+	pipe := zarr.WithBudget(pipeline.NewBudget(max(p.budget/8, 1))) // shared by the workers' reads and writes
 	b, err := openOrCreate(ctx, dst, dstPath, meta, p, pipe)
 	if err != nil {
 		return fmt.Errorf("destination array %s: %w", p.dstName(rel), err)

@@ -423,9 +423,11 @@ func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	_, workers := fusedPlan(a, budget)
 	fused := local && !listed(sel) && workers > 0
 	if fused {
-		// Again, for fusedMoments' workers: each reads on its own goroutine.
+		// Again, for fusedMoments' workers: each reads on its own goroutine,
+		// all within one budget.
+		shared := pipeline.NewBudget(blockBytes(budget))
 		a, sel, _, err = openSelectionWith(ctx, pos, flags, func(bool) pipeline.Options {
-			return pipeline.Options{DecodeConcurrency: 1, IOConcurrency: 1, MaxBytesInFlight: max(blockBytes(budget)/int64(workers), 1)}
+			return pipeline.Options{DecodeConcurrency: 1, IOConcurrency: 1, Budget: shared}
 		})
 		if err != nil {
 			return err
