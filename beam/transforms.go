@@ -447,14 +447,8 @@ func (f *finalizeFn) ProcessElement(ctx context.Context, _ []byte, written func(
 	if err != nil {
 		return fmt.Errorf("zarrbeam: finalize %s: %w", f.Dst, err)
 	}
-	if a.ZarrFormat() == 3 {
-		doc, err := a.Metadata().Marshal()
-		if err != nil {
-			return err
-		}
-		if err := w.Set(ctx, nodeKey(f.Dst.Path, zarr.MetadataKey), doc); err != nil {
-			return fmt.Errorf("zarrbeam: finalize %s: %w", f.Dst, err)
-		}
+	if err := a.Finalize(ctx); err != nil {
+		return fmt.Errorf("zarrbeam: finalize %s: %w", f.Dst, err)
 	}
 	if f.Consolidate {
 		if _, err := zarr.Consolidate(ctx, w, f.Group); err != nil {
@@ -463,11 +457,4 @@ func (f *finalizeFn) ProcessElement(ctx context.Context, _ []byte, written func(
 	}
 	emit(n)
 	return nil
-}
-
-func nodeKey(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "/" + name
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/gozarr/gozarr/nd"
@@ -30,9 +31,9 @@ var ErrMisaligned = errors.New("zarr: region does not align with the array's chu
 // on the filesystem store, by processes on one machine (store.KeyLocker);
 // elsewhere concurrent tasks of one unit may lose each other's data.
 type WritePlan struct {
-	a     *Array
-	sel   nd.Selection
-	tasks []WriteTask
+	a       *Array
+	sel     nd.Selection
+	partial bool
 }
 
 // WriteTask is one task of a WritePlan: the part of the region that lies
@@ -75,23 +76,37 @@ func (a *Array) NewWritePlan(region []nd.Item, opts ...WritePlanOption) (*WriteP
 			return nil, fmt.Errorf("%w: write plan region: dimension %d is not a range with step 1", nd.ErrInvalidSelection, d)
 		}
 	}
-	p := &WritePlan{a: a, sel: sel}
-	for u := range pipeline.NewPlan(a.grid, sel).WriteUnits() {
-		if !u.Whole && !o.partial {
-			return nil, fmt.Errorf("%w: the region covers chunk %v (key %q) in part", ErrMisaligned, u.Coords, u.Key)
+	p := &WritePlan{a: a, sel: sel, partial: o.partial}
+	if !o.partial {
+		for u := range pipeline.NewPlan(a.grid, sel).WriteUnits() {
+			if !u.Whole {
+				return nil, fmt.Errorf("%w: the region covers chunk %v (key %q) in part", ErrMisaligned, u.Coords, u.Key)
+			}
 		}
-		t := WriteTask{a: a, unit: u, Shape: slices.Clone(u.Part.Count), Offset: slices.Clone(u.Part.DstStart)}
-		t.Start = make([]int, len(u.Coords))
-		for d := range t.Start {
-			t.Start[d] = sel[d].Start + u.Part.DstStart[d] // a step-1 range
-		}
-		p.tasks = append(p.tasks, t)
 	}
 	return p, nil
 }
 
-// Tasks returns the plan's tasks, in C order of their write units.
-func (p *WritePlan) Tasks() []WriteTask { return p.tasks }
+// All yields the plan's tasks, in C order of their write units, one at a
+// time: a plan of many units costs no memory per unit.
+func (p *WritePlan) All() iter.Seq[WriteTask] {
+	return func(yield func(WriteTask) bool) {
+		for u := range pipeline.NewPlan(p.a.grid, p.sel).WriteUnits() {
+			t := WriteTask{a: p.a, unit: u, Shape: slices.Clone(u.Part.Count), Offset: slices.Clone(u.Part.DstStart)}
+			t.Start = make([]int, len(u.Coords))
+			for d := range t.Start {
+				t.Start[d] = p.sel[d].Start + u.Part.DstStart[d] // a step-1 range
+			}
+			if !yield(t) {
+				return
+			}
+		}
+	}
+}
+
+// Tasks returns the plan's tasks, in C order of their write units (All,
+// collected).
+func (p *WritePlan) Tasks() []WriteTask { return slices.Collect(p.All()) }
 
 // Key returns the store key the task replaces.
 func (t WriteTask) Key() string { return t.unit.Key }
@@ -115,17 +130,22 @@ func (t WriteTask) Run(ctx context.Context, data []byte) error {
 // the array's metadata again (idempotent), so that a reader that opens the
 // array after Finalize sees a complete one (a v2 array's .zarray is left
 // as it is). Metadata of groups above it is the caller's.
-func (p *WritePlan) Finalize(ctx context.Context) error {
-	if p.a.format != 3 {
+func (p *WritePlan) Finalize(ctx context.Context) error { return p.a.Finalize(ctx) }
+
+// Finalize is WritePlan.Finalize for a writer whose plan ran elsewhere (a
+// distributed pipeline's last step opens the array again): it writes the
+// array's v3 metadata again; a v2 array is left as it is.
+func (a *Array) Finalize(ctx context.Context) error {
+	if a.format != 3 {
 		return nil
 	}
-	doc, err := p.a.meta.Marshal()
+	doc, err := a.meta.Marshal()
 	if err != nil {
 		return err
 	}
-	w, ok := p.a.st.(pipeline.ReadWriter)
+	w, ok := a.st.(pipeline.ReadWriter)
 	if !ok {
-		return fmt.Errorf("finalize %q: %w", p.a.path, store.ErrReadOnly)
+		return fmt.Errorf("finalize %q: %w", a.path, store.ErrReadOnly)
 	}
-	return w.Set(ctx, nodeKey(p.a.path, MetadataKey), doc)
+	return w.Set(ctx, nodeKey(a.path, MetadataKey), doc)
 }

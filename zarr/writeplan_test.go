@@ -12,6 +12,7 @@ import (
 
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/zarr"
 )
@@ -125,5 +126,54 @@ func TestWritePlan(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWritePlanAll: All yields Tasks' tasks one at a time and stops when
+// the loop does; Array.Finalize, for a plan that ran elsewhere, writes
+// the metadata a WritePlan's Finalize writes.
+func TestWritePlanAll(t *testing.T) {
+	ctx := context.Background()
+	st := mem.New()
+	meta, err := zarr.NewArrayMetadata([]int{30, 20}, dtype.TypeInt32, []int{8, 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.CreateArray(ctx, st, "a", meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := a.NewWritePlan(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks := plan.Tasks()
+	if len(tasks) != 4*3 {
+		t.Fatalf("%d tasks, want 12", len(tasks))
+	}
+	i := 0
+	for task := range plan.All() {
+		if fmt.Sprint(task.Start, task.Shape, task.Key()) != fmt.Sprint(tasks[i].Start, tasks[i].Shape, tasks[i].Key()) {
+			t.Fatalf("task %d: %v %v %s, Tasks has %v %v %s", i, task.Start, task.Shape, task.Key(), tasks[i].Start, tasks[i].Shape, tasks[i].Key())
+		}
+		if i++; i == 5 {
+			break
+		}
+	}
+	if i != 5 {
+		t.Fatalf("All stopped after %d tasks, want 5", i)
+	}
+	if last := tasks[len(tasks)-1]; fmt.Sprint(last.Start, last.Shape) != "[24 16] [6 4]" {
+		t.Errorf("last task %v %v, want the clipped corner [24 16] [6 4]", last.Start, last.Shape)
+	}
+	want, _ := st.Get(ctx, "a/zarr.json", store.Full())
+	if err := st.Delete(ctx, "a/zarr.json"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Finalize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Get(ctx, "a/zarr.json", store.Full()); err != nil || string(got) != string(want) {
+		t.Errorf("after Finalize: %q, %v; want the array's metadata %q", got, err, want)
 	}
 }

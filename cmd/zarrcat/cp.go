@@ -617,15 +617,15 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 	if err != nil {
 		return err
 	}
-	plan, err := b.Plan()
+	plan, err := b.NewWritePlan(nil) // every unit whole: one task each
 	if err != nil {
 		return err
 	}
-	units := make(chan pipeline.WriteUnit)
+	units := make(chan zarr.WriteTask)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		defer close(units)
-		for u := range plan.WriteUnits() {
+		for u := range plan.All() {
 			select {
 			case units <- u:
 			case <-gctx.Done():
@@ -640,10 +640,10 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 		g.Go(func() error {
 			var buf, back []byte
 			for u := range units {
-				sel := unitSelection(u)
+				sel := taskSelection(u)
 				n := sel.NumElements()
 				if srcDT.VarLen() { // strings.go
-					skip, err := copyVarUnit(gctx, dst, a, b, u.Key, sel, p.resume)
+					skip, err := copyVarUnit(gctx, dst, a, b, u.Key(), sel, p.resume)
 					if err != nil {
 						return err
 					}
@@ -664,7 +664,7 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 					return fmt.Errorf("--dtype %s: %s%s: %w", dstDT, srcName(r, rel), castCoords(err, sel), err)
 				}
 				if p.resume {
-					ok, err := unitComplete(gctx, dst, b, u.Key, sel, data, &back)
+					ok, err := unitComplete(gctx, dst, b, u.Key(), sel, data, &back)
 					if err != nil {
 						return err
 					}
@@ -676,7 +676,7 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 						continue
 					}
 				}
-				if err := b.WriteSelection(gctx, sel, data); err != nil {
+				if err := u.Run(gctx, data); err != nil {
 					return err
 				}
 				done.Add(1)
@@ -737,13 +737,12 @@ func unitComplete(ctx context.Context, st store.Reader, b *zarr.Array, key strin
 	return bytes.Equal(*back, want), nil
 }
 
-// unitSelection returns the box of write unit u of a plan of the whole
-// array (its part inside the array: where it starts in the whole array's
-// output, and its extent), whatever the chunk grid.
-func unitSelection(u pipeline.WriteUnit) nd.Selection {
-	sel := make(nd.Selection, len(u.Coords))
+// taskSelection returns the box of write task t (its part inside the
+// array), whatever the chunk grid.
+func taskSelection(t zarr.WriteTask) nd.Selection {
+	sel := make(nd.Selection, len(t.Start))
 	for d := range sel {
-		sel[d] = nd.Dim{Start: u.Part.DstStart[d], Count: u.Part.Count[d], Step: 1}
+		sel[d] = nd.Dim{Start: t.Start[d], Count: t.Shape[d], Step: 1}
 	}
 	return sel
 }
