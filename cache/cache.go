@@ -23,7 +23,7 @@ var ErrClosed = errors.New("cache: closed")
 
 // ErrCache is wrapped by every error a cache counts in Stats (a failed disk
 // write or read, a value that does not decompress).
-var ErrCache = errors.New("cache error")
+var ErrCache = errors.New("cache: failed")
 
 // Cache is a cache of decoded chunk bytes keyed by strings, bounded by the
 // bytes it holds. Implementations are safe for concurrent use.

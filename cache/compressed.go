@@ -95,7 +95,7 @@ func NewCompressed(maxBytes int64, opt CompressedOptions) *Compressed {
 }
 
 // errFreed reports a frame freed by a concurrent eviction: a plain miss.
-var errFreed = errors.New("entry evicted meanwhile")
+var errFreed = errors.New("cache: entry evicted meanwhile")
 
 // loadFrame decompresses an entry's frame, holding a reference meanwhile.
 func loadFrame(en entry[*frame]) ([]byte, error) {

@@ -142,7 +142,7 @@ type KeyLocker interface {
 
 // ErrConflict reports a conditional write whose condition failed: the
 // value changed (or appeared) since the version the writer read.
-var ErrConflict = errors.New("store: value changed since it was read")
+var ErrConflict = errors.New("value changed since it was read")
 
 // ConditionalWriter is implemented by stores that can replace a value only
 // if it is still the version a writer read (S3's If-Match and

@@ -10,10 +10,10 @@ import (
 var (
 	// ErrChanged reports a value that is no longer the version a
 	// ReadCondition names: the read returned no bytes of it.
-	ErrChanged = errors.New("store: value changed")
+	ErrChanged = errors.New("value changed")
 	// ErrConditionUnsupported reports a ReadCondition a store cannot
 	// check (a last-modified time on a store that reports only ETags).
-	ErrConditionUnsupported = errors.New("store: read condition not supported")
+	ErrConditionUnsupported = errors.New("read condition not supported")
 )
 
 // ReadCondition names a version of a value: its ETag, or its last

@@ -95,8 +95,11 @@ func WithConcurrency(io, decode int) Option {
 // DefaultIndexCacheBytes.
 func WithIndexCache(c *sharding.IndexCache) Option { return func(o *options) { o.indexCache = c } }
 
-// WithStoreID names the store in shared caches; arrays of different stores
-// sharing one cache must have different IDs. Default: the store's address.
+// WithStoreID names the store in shared caches; arrays of
+// different stores sharing one cache must have different IDs. Default:
+// store.IDOf(the store), its StoreID (the remote stores' scheme, bucket
+// and prefix, so two Store values over one bucket share entries), else its
+// address.
 func WithStoreID(id string) Option { return func(o *options) { o.storeID = id } }
 
 // WithCache keeps the array's decoded chunks (inner chunks, for a sharded

@@ -381,25 +381,20 @@ func walkNodes(ctx context.Context, s store.Reader, l store.Lister, root string,
 }
 
 // Consolidate writes consolidated metadata for the group at nodePath: the
-// documents of every node below it, found by listing the store (which
-// must be a store.Lister). A v3 group gets them inline in its zarr.json
+// documents of every node below it, found by listing the store. A v3 group gets them inline in its zarr.json
 // ("consolidated_metadata", as zarr-python 3 writes it), a v2 group a
 // .zmetadata document (as zarr-python and xarray write it). It returns the
 // group reopened from the new metadata. Consolidated metadata is a
 // snapshot: run Consolidate again after changing the hierarchy, or readers
 // see the old documents (VerifyConsolidated finds the differences).
 func Consolidate(ctx context.Context, s store.Store, nodePath string, opts ...Option) (*Group, error) {
-	l, ok := s.(store.Lister)
-	if !ok {
-		return nil, fmt.Errorf("consolidate %q: store cannot list", nodePath)
-	}
 	g, err := OpenGroup(ctx, s, nodePath, append(opts, WithoutConsolidated())...)
 	if err != nil {
 		return nil, err
 	}
 	o := collect(opts)
 	o.zarrFormat = g.format
-	nodes, err := walkNodes(ctx, s, l, g.path, o)
+	nodes, err := walkNodes(ctx, s, s, g.path, o)
 	if err != nil {
 		return nil, err
 	}
