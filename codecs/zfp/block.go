@@ -542,6 +542,7 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 	}
 	b := maxbits
 	n := uint32(0)
+	ones := 0 // one-bits of small blocks' planes, but the bulk verbatim ones
 	// The reader's state in locals, so that it lives in registers (a
 	// struct holding a slice stays in memory).
 	src, off, acc, avail := r.data, r.off, r.acc, uint32(r.n)
@@ -639,6 +640,9 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 			pl[k] = x
 		} else {
 			pl[k&(size-1)] |= x << (k >> lg << lg)
+			if intprec == 32 {
+				ones += bits.OnesCount64(x)
+			}
 		}
 	}
 	r.off, r.acc, r.n = off, acc, uint(avail)
@@ -671,6 +675,18 @@ func decodeInts[U unsigned](r *bitReader, maxbits, maxprec uint32, data []U, pl 
 		for ; k < intprec; k++ {
 			for x := pl[k]; x != 0; x &= x - 1 {
 				data[bits.TrailingZeros64(x)] += 1 << k
+			}
+		}
+		return maxbits - b
+	}
+	if size == 16 && intprec == 32 && ones <= 16 {
+		// A few one-bits of 32-bit values (integers at a fixed precision,
+		// mostly): deposited one by one, which costs less than the
+		// transpose (64-bit values gain nothing).
+		clear(data)
+		for ; k < intprec; k++ {
+			for x := plane(pl, k, size, lg); x != 0; x &= x - 1 {
+				data[bits.TrailingZeros64(x)&15] += 1 << k
 			}
 		}
 		return maxbits - b
