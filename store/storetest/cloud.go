@@ -43,13 +43,8 @@ func TestCloud(t *testing.T, c Cloud) {
 		TestConditionalReader(t, st, cr, cr.ReadCondition)
 	})
 	t.Run("Cancelled", func(t *testing.T) {
-		var requests atomic.Int64
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			requests.Add(1)
-			http.Error(w, "no", http.StatusInternalServerError)
-		}))
-		defer srv.Close()
-		st := c.At(t, srv.URL, 1)
+		url, requests := failing(t, http.StatusInternalServerError)
+		st := c.At(t, url, 1)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		for _, br := range []store.ByteRange{store.Full(), store.Suffix(4), store.OffsetLen(0, 0)} {
@@ -68,14 +63,9 @@ func TestCloud(t *testing.T, c Cloud) {
 		}
 	})
 	t.Run("Retries", func(t *testing.T) {
-		var requests atomic.Int64
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			requests.Add(1)
-			http.Error(w, "busy", http.StatusServiceUnavailable)
-		}))
-		defer srv.Close()
+		url, requests := failing(t, http.StatusServiceUnavailable)
 		for _, attempts := range []int{1, 3} {
-			st := c.At(t, srv.URL, attempts)
+			st := c.At(t, url, attempts)
 			for name, call := range map[string]func() error{
 				"Get": func() error { _, err := st.Get(context.Background(), "k", store.OffsetLen(0, 4)); return err },
 				"Set": func() error { return st.Set(context.Background(), "k", []byte("v")) },
@@ -94,7 +84,7 @@ func TestCloud(t *testing.T, c Cloud) {
 		// A conditional write is sent again only after a check that its
 		// condition still holds: the check fails here too, so the write
 		// goes once and the check once, never three blind writes.
-		cw := store.CapabilitiesOf(c.At(t, srv.URL, 3)).Conditional
+		cw := store.CapabilitiesOf(c.At(t, url, 3)).Conditional
 		if cw == nil {
 			t.Fatal("no conditional writes")
 		}
@@ -106,4 +96,16 @@ func TestCloud(t *testing.T, c Cloud) {
 			t.Errorf("SetIfVersion with 3 attempts: the server saw %d requests, want 2 (the write, its check)", n)
 		}
 	})
+}
+
+// failing starts a server answering every request with code, and returns
+// its URL and its count of requests.
+func failing(t *testing.T, code int) (string, *atomic.Int64) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		http.Error(w, http.StatusText(code), code)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, &requests
 }
