@@ -143,4 +143,33 @@ func TestIcechunkForkMerge(t *testing.T) {
 	if len(files) <= 4 {
 		t.Errorf("%d chunk files: the failed attempts' shards should be there, unreferenced", len(files))
 	}
+	// collecting them leaves the 4 shards the commit references, and main whole
+	gc, err := r2.CollectChunks(ctx, icechunk.GCOptions{AnyAge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, err := os.ReadDir(filepath.Join(repoDir, "chunks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gc.Referenced != 4 || gc.Deleted != len(files)-4 || len(left) != 4 {
+		t.Errorf("collecting the failed attempts' chunks: %+v, %d files left; want %d deleted, 4 left", gc, len(left), len(files)-4)
+	}
+	r3, err := icechunk.Open(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap3, err := r3.Checkout(ctx, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a3, err := zarr.OpenArray(ctx, snap3, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err = a3.ReadBytes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBytes(t, "after collecting", got, src)
 }
