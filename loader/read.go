@@ -384,7 +384,7 @@ func (l *Loader) read(ctx context.Context, epoch, f int, out []byte, rows nd.Ite
 		return fmt.Errorf("field %q: %w", fg.Name, err)
 	}
 	start := time.Now()
-	if err := fg.Array.ReadSelection(ctx, sel, out); err != nil {
+	if err := fg.Array.ReadSelection(ctx, out, sel); err != nil {
 		return fmt.Errorf("field %q rows %v: %w", fg.Name, sel[0], err)
 	}
 	l.stats.read(epoch, f, sel, time.Since(start))

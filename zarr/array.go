@@ -381,7 +381,7 @@ func (a *Array) ReadBytesInto(ctx context.Context, out []byte, items ...nd.Item)
 	if err != nil {
 		return err
 	}
-	return a.ReadSelection(ctx, sel, out)
+	return a.ReadSelection(ctx, out, sel)
 }
 
 // elementCoords returns the coordinates items select when they are one
@@ -409,7 +409,9 @@ func (a *Array) elementCoords(items []nd.Item) (coords [8]int, ok bool) {
 }
 
 // ReadSelection is ReadBytesInto with an already normalised selection.
-func (a *Array) ReadSelection(ctx context.Context, sel nd.Selection, out []byte) error {
+// Like every read and write that takes a buffer, it takes the buffer
+// before what selects its elements.
+func (a *Array) ReadSelection(ctx context.Context, out []byte, sel nd.Selection) error {
 	if _, err := a.selectionBytes(sel); err != nil {
 		return fmt.Errorf("read %w", err)
 	}
@@ -440,7 +442,7 @@ func (a *Array) ReadBytes(ctx context.Context, items ...nd.Item) ([]byte, []int,
 	}
 	shape := sel.Shape()
 	out := make([]byte, n)
-	if err := a.ReadSelection(ctx, sel, out); err != nil {
+	if err := a.ReadSelection(ctx, out, sel); err != nil {
 		return nil, nil, err
 	}
 	return out, shape, nil
@@ -454,11 +456,11 @@ func (a *Array) WriteBytes(ctx context.Context, data []byte, items ...nd.Item) e
 	if err != nil {
 		return err
 	}
-	return a.WriteSelection(ctx, sel, data)
+	return a.WriteSelection(ctx, data, sel)
 }
 
 // WriteSelection is WriteBytes with an already normalised selection.
-func (a *Array) WriteSelection(ctx context.Context, sel nd.Selection, data []byte) error {
+func (a *Array) WriteSelection(ctx context.Context, data []byte, sel nd.Selection) error {
 	rw, ok := a.st.(pipeline.ReadWriter)
 	if !ok {
 		return fmt.Errorf("write %q: %w", a.path, store.ErrReadOnly)

@@ -177,5 +177,5 @@ func (a *Array) Blocks(ctx context.Context, budget int64) iter.Seq2[Block, error
 func (a *Array) readWith(ctx context.Context, sel nd.Selection, out []byte, opt pipeline.Options) error {
 	b := *a
 	b.opts.pipe = opt
-	return b.ReadSelection(ctx, sel, out)
+	return b.ReadSelection(ctx, out, sel)
 }

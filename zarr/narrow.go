@@ -41,7 +41,7 @@ func readNarrowBytes[T Element](ctx context.Context, a *Array, sel nd.Selection)
 		return nil, nil, err
 	}
 	b := make([]byte, n)
-	if err := a.ReadSelection(ctx, sel, b); err != nil {
+	if err := a.ReadSelection(ctx, b, sel); err != nil {
 		return nil, nil, err
 	}
 	return b, sel.Shape(), nil

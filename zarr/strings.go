@@ -130,19 +130,19 @@ func WriteStrings(ctx context.Context, a *Array, data []string, items ...nd.Item
 	if err != nil {
 		return err
 	}
-	return WriteStringsSelection(ctx, a, sel, data)
+	return WriteStringsSelection(ctx, a, data, sel)
 }
 
 // WriteStringsSelection is WriteStrings with an already normalised
 // selection.
-func WriteStringsSelection(ctx context.Context, a *Array, sel nd.Selection, data []string) error {
+func WriteStringsSelection(ctx context.Context, a *Array, data []string, sel nd.Selection) error {
 	switch d := a.meta.DataType; d.Kind() {
 	case dtype.String, dtype.Bytes:
 		b, err := dtype.PutStrings(d, data)
 		if err != nil {
 			return fmt.Errorf("write %q: %w", a.path, err)
 		}
-		return a.WriteSelection(ctx, sel, b)
+		return a.WriteSelection(ctx, b, sel)
 	}
 	if err := checkVarType(a, dtype.TypeVarString, "WriteStrings"); err != nil {
 		return err
@@ -164,12 +164,12 @@ func WriteByteStrings(ctx context.Context, a *Array, data [][]byte, items ...nd.
 	if err != nil {
 		return err
 	}
-	return WriteByteStringsSelection(ctx, a, sel, data)
+	return WriteByteStringsSelection(ctx, a, data, sel)
 }
 
 // WriteByteStringsSelection is WriteByteStrings with an already
 // normalised selection.
-func WriteByteStringsSelection(ctx context.Context, a *Array, sel nd.Selection, data [][]byte) error {
+func WriteByteStringsSelection(ctx context.Context, a *Array, data [][]byte, sel nd.Selection) error {
 	if err := checkVarType(a, dtype.TypeVarBytes, "WriteByteStrings"); err != nil {
 		return err
 	}
@@ -197,7 +197,7 @@ func readFixed(ctx context.Context, a *Array, sel nd.Selection) ([]byte, error) 
 		return nil, err
 	}
 	b := make([]byte, n)
-	if err := a.ReadSelection(ctx, sel, b); err != nil {
+	if err := a.ReadSelection(ctx, b, sel); err != nil {
 		return nil, err
 	}
 	return b, nil

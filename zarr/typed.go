@@ -120,7 +120,7 @@ func Read[T Element](ctx context.Context, a *Array, items ...nd.Item) ([]T, []in
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := a.ReadSelection(ctx, sel, b); err != nil {
+	if err := a.ReadSelection(ctx, b, sel); err != nil {
 		return nil, nil, err
 	}
 	return out, shape, nil

@@ -656,7 +656,7 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 					continue
 				}
 				buf = slices.Grow(buf[:0], n*srcDT.Size())[:n*srcDT.Size()]
-				if err := a.ReadSelection(gctx, sel, buf); err != nil {
+				if err := a.ReadSelection(gctx, buf, sel); err != nil {
 					return err
 				}
 				data, err := castValues(srcDT, dstDT, buf)
@@ -731,7 +731,7 @@ func unitComplete(ctx context.Context, st store.Reader, b *zarr.Array, key strin
 		return false, err
 	}
 	*back = slices.Grow((*back)[:0], len(want))[:len(want)]
-	if err := b.ReadSelection(ctx, sel, *back); err != nil {
+	if err := b.ReadSelection(ctx, *back, sel); err != nil {
 		return false, nil // unreadable: written again
 	}
 	return bytes.Equal(*back, want), nil

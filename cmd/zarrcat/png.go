@@ -76,7 +76,7 @@ func getPNG(ctx context.Context, a *zarr.Array, sel nd.Selection, target, text s
 	}
 	raw := make([]byte, h*w*item)
 	if h*w > 0 {
-		if err := a.ReadSelection(ctx, shown, raw); err != nil {
+		if err := a.ReadSelection(ctx, raw, shown); err != nil {
 			return err
 		}
 	}

@@ -615,7 +615,7 @@ func fusedMoments(ctx context.Context, a *zarr.Array, sel nd.Selection, target i
 					buf = make([]byte, size)
 				}
 				var r result
-				if r.err = a.ReadSelection(ctx, j.sel, buf[:size]); r.err == nil {
+				if r.err = a.ReadSelection(ctx, buf[:size], j.sel); r.err == nil {
 					r.m, r.err = momentsOf(dt, buf[:size], fill, hist, bins[w])
 					prog.add(int64(size))
 				}

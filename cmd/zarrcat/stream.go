@@ -82,7 +82,7 @@ func streamAll(ctx context.Context, as []*zarr.Array, sel nd.Selection, blockByt
 				}
 				datas[k] = bufs[i][k][:size]
 				if err == nil {
-					err = b.ReadSelection(ctx, sub, datas[k])
+					err = b.ReadSelection(ctx, datas[k], sub)
 				}
 			}
 			results <- result{streamBlock{sub, datas[0], datas[1:]}, i, err}

@@ -148,13 +148,13 @@ func readVarBlock(ctx context.Context, a *zarr.Array, sel nd.Selection) ([]strin
 // writeVarBlock writes vals into sel of a variable-length array.
 func writeVarBlock(ctx context.Context, a *zarr.Array, sel nd.Selection, vals []string) error {
 	if a.Metadata().DataType != dtype.TypeVarBytes {
-		return zarr.WriteStringsSelection(ctx, a, sel, vals)
+		return zarr.WriteStringsSelection(ctx, a, vals, sel)
 	}
 	bs := make([][]byte, len(vals))
 	for i, v := range vals {
 		bs[i] = []byte(v)
 	}
-	return zarr.WriteByteStringsSelection(ctx, a, sel, bs)
+	return zarr.WriteByteStringsSelection(ctx, a, bs, sel)
 }
 
 // copyVarUnit is cp's copy of one write unit (sel, stored at key) of a
