@@ -6,7 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
 )
 
 // CountingStore wraps a Reader and counts the bytes and requests it

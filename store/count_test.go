@@ -28,4 +28,3 @@ func TestHistogram(t *testing.T) {
 		t.Error("empty histogram has percentiles")
 	}
 }
-
