@@ -189,7 +189,7 @@ func New(baseURL string, opts ...Option) (*Store, error) {
 		objstore.ConfigureTransport(t, s.timeouts, s.opt.Concurrency)
 		s.client = &nethttp.Client{Transport: t, CheckRedirect: checkRedirect}
 	}
-	s.d = &driver{base: u, client: objstore.WatchIdle(s.client, s.timeouts.Idle), header: s.header}
+	s.d = &driver{base: u, client: objstore.WatchIdle(s.client, s.timeouts.Idle), header: s.header, gate: make(chan struct{}, closingConcurrency)}
 	s.os, err = objstore.New(s.d, objstore.Config{Scheme: u.Scheme, Bucket: u.Host, Prefix: "",
 		Options: s.opt, Locate: s.URL})
 	if err != nil {
@@ -281,7 +281,22 @@ type driver struct {
 	client  objstore.Doer
 	header  nethttp.Header
 	noRange atomic.Bool
+	// closing is set once the server answered with its connection closed
+	// (HTTP/1.0 or "Connection: close"); from then on at most
+	// closingConcurrency requests wait for an answer at once (gate).
+	closing atomic.Bool
+	gate    chan struct{}
 }
+
+// closingConcurrency bounds the requests waiting for an answer from a
+// server that closes its connection after each one, as python -m
+// http.server does. Every request of such a server opens a new connection,
+// and it listens with a short backlog (5 in Python's socketserver): a burst
+// of 64 connection attempts gets most SYNs dropped, and each is retried by
+// the kernel after 1 s, then 3 s, ... (110 chunks took 31 s; a handful at a
+// time take milliseconds). Servers that keep connections alive are not
+// affected.
+const closingConcurrency = 4
 
 // url returns the URL of name.
 func (d *driver) url(name string) string {
@@ -324,7 +339,7 @@ func (d *driver) send(ctx context.Context, method, name, rng string, cond store.
 			req.Header.Set("If-Unmodified-Since", u)
 		}
 	}
-	resp, err := d.client.Do(req)
+	resp, err := d.do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -349,6 +364,25 @@ func (d *driver) send(ctx context.Context, method, name, rng string, cond store.
 		se.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
 	return nil, se
+}
+
+// do sends req, through the gate once the server is known to close its
+// connections; the gate is held until the answer's headers arrive (the
+// connection has been accepted by then), not while its body is read.
+func (d *driver) do(req *nethttp.Request) (*nethttp.Response, error) {
+	if d.closing.Load() {
+		select {
+		case d.gate <- struct{}{}:
+			defer func() { <-d.gate }()
+		case <-req.Context().Done():
+			return nil, req.Context().Err()
+		}
+	}
+	resp, err := d.client.Do(req)
+	if err == nil && resp.Close {
+		d.closing.Store(true)
+	}
+	return resp, err
 }
 
 // Read implements objstore.Driver with one GET: a Range header unless the
