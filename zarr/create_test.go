@@ -6,10 +6,12 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/zarr"
@@ -224,5 +226,108 @@ func TestDeleteNode(t *testing.T) {
 	want := []string{"h/c/0", "h/c/1", "h/zarr.json", "zarr.json"}
 	if got := keysOf(t, st); !slices.Equal(got, want) {
 		t.Errorf("after DeleteNode(g): %v, want %v", got, want)
+	}
+}
+
+// TestGroupCreate: Group.CreateGroup and Group.CreateArray write exactly
+// what the package functions write for the joined path (whose documents
+// TestCreateParentGroups checks against zarr-python's), refuse v3 children
+// in a v2 group and a group opened over a read-only store.
+func TestGroupCreate(t *testing.T) {
+	ctx := context.Background()
+	byPath, byGroup := mem.New(), mem.New()
+	if _, err := zarr.CreateArray(ctx, byPath, "x/y/z", int32Meta(t, 4)); err != nil {
+		t.Fatal(err)
+	}
+	root, err := zarr.CreateGroup(ctx, byGroup, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := root.CreateGroup(ctx, "x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := x.CreateArray(ctx, "y/z", int32Meta(t, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Path() != "x/y/z" {
+		t.Errorf("path %q, want x/y/z", a.Path())
+	}
+	keys := func(st *mem.Store) map[string]string {
+		m := map[string]string{}
+		for k, err := range st.List(ctx, "") {
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := st.Get(ctx, k, store.ByteRange{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[k] = string(b)
+		}
+		return m
+	}
+	want, got := keys(byPath), keys(byGroup)
+	if len(want) != 4 || len(got) != len(want) {
+		t.Fatalf("keys %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s, want %s", k, got[k], v)
+		}
+	}
+	if _, err := x.CreateArray(ctx, "y/z", int32Meta(t, 4)); !errors.Is(err, zarr.ErrNodeExists) {
+		t.Errorf("second CreateArray: %v, want ErrNodeExists", err)
+	}
+
+	v2 := mem.New()
+	g2, err := zarr.CreateGroupV2(ctx, v2, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g2.CreateArray(ctx, "a", int32Meta(t, 4)); !errors.Is(err, zarr.ErrNodeType) {
+		t.Errorf("v3 array in a v2 group: %v, want ErrNodeType", err)
+	}
+	if _, err := g2.CreateGroup(ctx, "g", nil); !errors.Is(err, zarr.ErrNodeType) {
+		t.Errorf("v3 group in a v2 group: %v, want ErrNodeType", err)
+	}
+
+	ro, err := zarr.OpenGroup(ctx, readOnly{byGroup}, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ro.CreateGroup(ctx, "w", nil); !errors.Is(err, store.ErrReadOnly) {
+		t.Errorf("CreateGroup over a read-only store: %v, want ErrReadOnly", err)
+	}
+}
+
+// readOnly hides every method of a store but store.Reader's.
+type readOnly struct{ store.Reader }
+
+// TestTypedErrorsInElements: a typed Write of the wrong length counts
+// elements of the array's type, not the bytes the engine sees, and a wrong
+// Go type names the array's type first (trial F24: "data holds 12 bytes,
+// selection needs 16"; "Go type float64 is float64, array ... is float32").
+func TestTypedErrorsInElements(t *testing.T) {
+	ctx := context.Background()
+	m, err := zarr.NewArrayMetadata([]int{4}, dtype.TypeFloat32, []int{2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.CreateArray(ctx, mem.New(), "temperature", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = zarr.Write(ctx, a, []float32{1, 2, 3})
+	if !errors.Is(err, nd.ErrInvalidSelection) || !strings.Contains(err.Error(), "3 float32 values, selection [4] needs 4") {
+		t.Errorf("short write: %v", err)
+	}
+	err = zarr.Write(ctx, a, []float64{1, 2, 3, 4})
+	if !errors.Is(err, zarr.ErrTypeMismatch) || !strings.Contains(err.Error(), `array "temperature" holds float32; Go type float64 is for float64 arrays`) {
+		t.Errorf("wrong type: %v", err)
+	}
+	if err := zarr.Write(ctx, a, []float32{1, 2, 3, 4}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -291,3 +291,43 @@ func (g *Group) OpenGroup(ctx context.Context, name string, opts ...Option) (*Gr
 	}
 	return OpenGroup(ctx, g.st, nodeKey(g.path, name), append(g.inherit(), opts...)...)
 }
+
+// CreateArray writes meta as a new v3 array named name (a path relative to
+// the group) inside the group and returns it opened: CreateArray(ctx,
+// store, path+"/"+name, meta, opts...), with the same parent-group,
+// existing-node and Overwrite rules. A v2 group's children are created
+// with CreateArrayV2 (a v3 array inside it is ErrNodeType). The group's
+// consolidated metadata, if any, does not list the new array until it is
+// consolidated again.
+func (g *Group) CreateArray(ctx context.Context, name string, meta *ArrayMetadata, opts ...Option) (*Array, error) {
+	st, err := g.writable(name, "CreateArrayV2")
+	if err != nil {
+		return nil, err
+	}
+	return CreateArray(ctx, st, nodeKey(g.path, name), meta, append(g.inherit(), opts...)...)
+}
+
+// CreateGroup writes a v3 group named name inside the group (attrs nil
+// means none) and returns it opened, as the package's CreateGroup does for
+// path+"/"+name; in a v2 group it is ErrNodeType (use CreateGroupV2).
+func (g *Group) CreateGroup(ctx context.Context, name string, attrs map[string]any, opts ...Option) (*Group, error) {
+	st, err := g.writable(name, "CreateGroupV2")
+	if err != nil {
+		return nil, err
+	}
+	return CreateGroup(ctx, st, nodeKey(g.path, name), attrs, append(g.inherit(), opts...)...)
+}
+
+// writable returns the group's store as a store.Store for a v3 child named
+// name: ErrNodeType in a v2 group (naming v2create, the function to use),
+// store.ErrReadOnly when the group was opened over a read-only store.
+func (g *Group) writable(name, v2create string) (store.Store, error) {
+	if g.format == 2 {
+		return nil, fmt.Errorf("create %q in %q: %w: the group is zarr v2 (use %s)", name, g.path, ErrNodeType, v2create)
+	}
+	st, ok := g.st.(store.Store)
+	if !ok {
+		return nil, fmt.Errorf("create %q in %q: %w", name, g.path, store.ErrReadOnly)
+	}
+	return st, nil
+}

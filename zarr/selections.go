@@ -158,6 +158,17 @@ func ReadPoints[T Element](ctx context.Context, a *Array, coords [][]int) ([]T, 
 	return readPointsT[T](ctx, a, pts)
 }
 
+// ReadMask reads the elements of a where mask (a boolean array of a's
+// shape, C order) is true, in C order, into a new slice: the typed form of
+// Array.ReadMask.
+func ReadMask[T Element](ctx context.Context, a *Array, mask []bool) ([]T, error) {
+	pts, err := nd.MaskPoints(mask, a.meta.Shape)
+	if err != nil {
+		return nil, err
+	}
+	return readPointsT[T](ctx, a, pts)
+}
+
 // readPointsT reads pts into a new []T.
 func readPointsT[T Element](ctx context.Context, a *Array, pts nd.Points) ([]T, error) {
 	if _, err := asBytes[T](a, nil); err != nil {

@@ -353,6 +353,13 @@ func TestMaskSelection(t *testing.T) {
 					t.Fatalf("element %d = %d, want %d", k, g, w)
 				}
 			}
+			typed, err := zarr.ReadMask[int32](ctx, a, mask)
+			if err != nil || !slices.Equal(typed, want) {
+				t.Fatalf("ReadMask[int32] = %v, %v; want %v", typed, err, want)
+			}
+			if _, err := zarr.ReadMask[float32](ctx, a, mask); !errors.Is(err, zarr.ErrTypeMismatch) {
+				t.Fatalf("ReadMask[float32] of int32: %v, want ErrTypeMismatch", err)
+			}
 			data := make([]byte, len(b))
 			for k := range want {
 				binary.LittleEndian.PutUint32(data[4*k:], uint32(7000+k))

@@ -3,6 +3,7 @@ package zarr
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"reflect"
 	"unsafe"
@@ -74,7 +75,7 @@ var hostLittle = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 func asBytes[T Element](a *Array, s []T) ([]byte, error) {
 	want := a.meta.DataType
 	if got := kindOf[T](); got != want && !(got == dtype.TypeInt64 && (want.Kind() == dtype.Datetime || want.Kind() == dtype.Timedelta)) {
-		return nil, fmt.Errorf("%w: Go type %T is %s, array %q is %s%s", ErrTypeMismatch, *new(T), got, a.path, want, varHint(want))
+		return nil, fmt.Errorf("%w: array %q holds %s%s; Go type %T is for %s arrays", ErrTypeMismatch, a.path, want, varHint(want), *new(T), got)
 	}
 	if !hostLittle && want.Size() > 1 {
 		return nil, fmt.Errorf("%w: typed access needs a little-endian host; use ReadBytesInto", ErrUnsupported)
@@ -166,5 +167,13 @@ func Write[T Element](ctx context.Context, a *Array, data []T, items ...nd.Item)
 	if err != nil {
 		return err
 	}
-	return a.WriteBytes(ctx, b, items...)
+	err = a.WriteBytes(ctx, b, items...)
+	if err != nil && !errors.Is(err, ErrTooLarge) {
+		// Say a length mismatch in elements of T, not in the bytes the
+		// engine counts (it is found before anything is written).
+		if sel, e := a.Selection(items...); e == nil && sel.NumElements() != len(data) {
+			return fmt.Errorf("%w: write %q: %d %s values, selection %v needs %d", nd.ErrInvalidSelection, a.path, len(data), a.meta.DataType, sel.Shape(), sel.NumElements())
+		}
+	}
+	return err
 }
