@@ -64,7 +64,7 @@ func (c *Codec) prepare(shard codecs.ChunkRepr, opts codecs.PrepareOptions) (*La
 	l.n = 1
 	for d, s := range shard.Shape {
 		if s%c.chunkShape[d] != 0 {
-			return nil, fmt.Errorf("%w: sharding_indexed: shard shape %v is not a multiple of chunk_shape %v",
+			return nil, fmt.Errorf("%w: sharding_indexed: shard shape %v is not a multiple of the inner chunk shape %v (the codec's chunk_shape)",
 				codecs.ErrInvalidConfig, shard.Shape, c.chunkShape)
 		}
 		l.perShard[d] = s / c.chunkShape[d]

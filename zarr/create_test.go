@@ -331,3 +331,13 @@ func TestTypedErrorsInElements(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestShardedShapeErrorNamesInner: the error for inner chunks that do not
+// divide the shard calls them the inner chunk shape (trial F24: it said
+// "chunk_shape [7 7]", read as the shape given to NewArrayMetadata).
+func TestShardedShapeErrorNamesInner(t *testing.T) {
+	_, err := zarr.NewArrayMetadata([]int{60, 60}, dtype.TypeFloat32, []int{30, 30}, zarr.Sharded(7, 7))
+	if !errors.Is(err, codecs.ErrInvalidConfig) || !strings.Contains(err.Error(), "shard shape [30 30] is not a multiple of the inner chunk shape [7 7]") {
+		t.Errorf("got %v", err)
+	}
+}
