@@ -63,7 +63,7 @@ func (s slow) Unwrap() store.Reader { return s.Reader }
 func main() {
 	side := flag.Int("side", 16384, "side of the sharded float32 array read from the fake S3 server (16384: 1 GiB; 0: skip)")
 	conc := flag.Int("conc", 64, "requests in flight to the fake S3 server")
-	refs := flag.Int("refs", 1_000_000, "chunk refs of the many-refs array")
+	refs := flag.Int("refs", 1_000_000, "chunk refs of the many-refs array (0: skip)")
 	split := flag.Int("split", 10_000, "refs per manifest")
 	latency := flag.Duration("latency", 20*time.Millisecond, "latency added to every read")
 	reps := flag.Int("reps", 3, "repetitions of each read")
@@ -102,6 +102,9 @@ func main() {
 		if err := benchS3(ctx, *side, *latency, *reps, *conc); err != nil {
 			log.Fatal(err)
 		}
+	}
+	if *refs <= 0 {
+		return
 	}
 	r, err := icechunk.Open(ctx, repoStore)
 	if err != nil {
