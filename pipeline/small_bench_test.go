@@ -265,19 +265,35 @@ func BenchmarkSmallRead(b *testing.B) {
 		var tRead, tDecode time.Duration
 		b.SetBytes(4)
 		b.ReportAllocs()
+		// The read and the decode alone alternate which goes first: the
+		// second one finds the chunk's bytes in the CPU caches, which made
+		// the ratio 1.25 with the read always first and 0.90-0.98 with it
+		// always second on the same quiet machine.
+		readFirst := true
 		for b.Loop() {
 			i, j := rng.IntN(smallN), rng.IntN(smallN)
-			t0 := time.Now()
-			if err := zarr.ReadInto(ctx, a, out[:], nd.Index(i), nd.Index(j)); err != nil {
-				b.Fatal(err)
+			read := func() {
+				t := time.Now()
+				if err := zarr.ReadInto(ctx, a, out[:], nd.Index(i), nd.Index(j)); err != nil {
+					b.Fatal(err)
+				}
+				tRead += time.Since(t)
 			}
-			t1 := time.Now()
-			if err := inner.Decode(scratch, enc[[2]int{i / smallInner, j / smallInner}]); err != nil {
-				b.Fatal(err)
+			decode := func() {
+				t := time.Now()
+				if err := inner.Decode(scratch, enc[[2]int{i / smallInner, j / smallInner}]); err != nil {
+					b.Fatal(err)
+				}
+				tDecode += time.Since(t)
 			}
-			t2 := time.Now()
-			tRead += t1.Sub(t0)
-			tDecode += t2.Sub(t1)
+			if readFirst {
+				read()
+				decode()
+			} else {
+				decode()
+				read()
+			}
+			readFirst = !readFirst
 		}
 		b.ReportMetric(float64(tRead)/float64(tDecode), "x-decode")
 	})
