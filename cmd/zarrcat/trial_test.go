@@ -75,11 +75,10 @@ func arangeArrays(t *testing.T, cases []numpyRefCase) map[string]string {
 	return out
 }
 
-// TestGetNumpySubscripts: zarrcat get --format json prints NumPy's
-// tolist() of every case of the NumPy reference set (pointwise selections,
-// and empty results nested as NumPy nests them: trial F6), and fails
-// with exit status 2 where NumPy raises.
-func TestGetNumpySubscripts(t *testing.T) {
+// numpyRefCases returns the cases of the NumPy selection reference set
+// (testdata/selections/numpy_subscripts.json, make_numpy_subscripts.py).
+func numpyRefCases(t *testing.T) []numpyRefCase {
+	t.Helper()
 	b, err := os.ReadFile("../../testdata/selections/numpy_subscripts.json")
 	if err != nil {
 		t.Fatal(err)
@@ -88,9 +87,18 @@ func TestGetNumpySubscripts(t *testing.T) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		t.Fatal(err)
 	}
-	arrays := arangeArrays(t, f.Cases)
+	return f.Cases
+}
+
+// TestGetNumpySubscripts: zarrcat get --format json prints NumPy's
+// tolist() of every case of the NumPy reference set (pointwise selections,
+// and empty results nested as NumPy nests them: trial F6), and fails
+// with exit status 2 where NumPy raises.
+func TestGetNumpySubscripts(t *testing.T) {
+	cases := numpyRefCases(t)
+	arrays := arangeArrays(t, cases)
 	empty := 0
-	for _, c := range f.Cases {
+	for _, c := range cases {
 		target := arrays[fmt.Sprint(c.Shape)]
 		var out, errw strings.Builder
 		err := run(context.Background(), []string{"get", "--format", "json", target, c.Text}, &out, &errw)
@@ -129,17 +137,10 @@ func TestGetNumpySubscripts(t *testing.T) {
 // text with an index array or mask, as npy (shape and values), and fails
 // with exit status 2 where that raises.
 func TestGetNumpyOindex(t *testing.T) {
-	b, err := os.ReadFile("../../testdata/selections/numpy_subscripts.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct{ Cases []numpyRefCase }
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
-	arrays := arangeArrays(t, f.Cases)
+	cases := numpyRefCases(t)
+	arrays := arangeArrays(t, cases)
 	n := 0
-	for _, c := range f.Cases {
+	for _, c := range cases {
 		if c.OShape == nil && c.OError == "" {
 			continue
 		}

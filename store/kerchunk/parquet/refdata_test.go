@@ -105,13 +105,11 @@ func native(a *npy.Array) []byte {
 	return out
 }
 
-// TestKerchunkOwnParquetAll reads every reference file of package hdf5
-// through kerchunk's own Parquet references (refs_to_dataframe of
-// SingleHdf5ToZarr's): every dataset kerchunk describes and gets right
-// equals h5py's values (variable-length strings through the string API);
-// the ones it refuses have no .zarray.
-func TestKerchunkOwnParquetAll(t *testing.T) {
-	ctx := context.Background()
+// loadKerchunkFixtures returns package hdf5's reference files (expected.json),
+// make_kerchunk.py's per-dataset report, the absolute path of hdf5's
+// testdata and a read-only store over it.
+func loadKerchunkFixtures(t *testing.T) (map[string]refFile, map[string]map[string]verdict, string, *fs.Store) {
+	t.Helper()
 	var files map[string]refFile
 	loadJSON(t, "expected.json", &files)
 	var report map[string]map[string]verdict
@@ -124,6 +122,17 @@ func TestKerchunkOwnParquetAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return files, report, abs, st
+}
+
+// TestKerchunkOwnParquetAll reads every reference file of package hdf5
+// through kerchunk's own Parquet references (refs_to_dataframe of
+// SingleHdf5ToZarr's): every dataset kerchunk describes and gets right
+// equals h5py's values (variable-length strings through the string API);
+// the ones it refuses have no .zarray.
+func TestKerchunkOwnParquetAll(t *testing.T) {
+	ctx := context.Background()
+	files, report, abs, st := loadKerchunkFixtures(t)
 	for name, rf := range files {
 		rep := report[name]
 		if rep == nil {
@@ -208,18 +217,7 @@ func TestWriteAllReferenceFiles(t *testing.T) {
 // kerchunk's own JSON references give, every dataset of every file.
 func TestWriteJSONKerchunk(t *testing.T) {
 	ctx := context.Background()
-	var files map[string]refFile
-	loadJSON(t, "expected.json", &files)
-	var report map[string]map[string]verdict
-	loadJSON(t, "kerchunk/report.json", &report)
-	abs, err := filepath.Abs(hdf5Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := fs.New(hdf5Data, fs.ReadOnly())
-	if err != nil {
-		t.Fatal(err)
-	}
+	files, report, abs, st := loadKerchunkFixtures(t)
 	for name, rf := range files {
 		stem := strings.TrimSuffix(name, filepath.Ext(name))
 		ps, err := parquet.Open(ctx, st, "kerchunk/"+stem+".parq/")
