@@ -81,6 +81,9 @@ func (e *engine) runBatches(ctx context.Context, parts iter.Seq[nd.ChunkPart], n
 			f := newFetcher(e)
 			defer f.close()
 			for b := range queue {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 				if err := f.readBatch(ctx, b); err != nil {
 					return err
 				}
@@ -90,7 +93,7 @@ func (e *engine) runBatches(ctx context.Context, parts iter.Seq[nd.ChunkPart], n
 	}
 	eg.Go(func() error { running.Wait(); close(e.ready); return nil })
 	e.decodeWorkers(ctx, eg)
-	return eg.Wait()
+	return e.wait(eg)
 }
 
 // virtualGroup is the chunks of one batch that live in one object.
