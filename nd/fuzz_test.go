@@ -12,7 +12,12 @@ import (
 func FuzzParseSelection(f *testing.F) {
 	for _, s := range []string{"0:10,:,5", "[..., ::2]", "-1", "::-1", " 3 : 7 : 2 ", "()", "", "(1,)",
 		"None:4:-2", "99999999999999999999:", "1,,2", "[[0]]", "...,...", "- 3", "Ellipsis",
-		"[[3, 1, 4], :, 5]", "[[True, False], [-1, 0, -1]]", "[[], ...]"} {
+		"[[3, 1, 4], :, 5]", "[[True, False], [-1, 0, -1]]", "[[], ...]",
+		// NumPy's advanced indexing in full: index arrays of rank above 1,
+		// 2-D masks, broadcasts, and what NumPy refuses.
+		"[[0], [2]], [1, 3]", ":, [[0, 1], [2, 3]], [[4], [0]]", "[[0, 1]], 1:3, 0",
+		"[[True, False, True], [False, True, False]], ...", "[[[]]], :", "[[0, 1], [2]], :",
+		"[True, 1], :", "[[0, 1], [2, 3]], [1, 2, 3]", "[[[0, 1], [2, 0]], [[1, 1], [0, 2]]], [[[3]]]"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -40,6 +45,27 @@ func FuzzParseSelection(f *testing.F) {
 		sel, err := Normalize(items, shape[:min(len(shape), len(items))])
 		if err == nil {
 			assertRoundTrip(t, sel, shape[:len(sel)])
+		}
+		// NumPy's reading: every point inside the array, as many as the
+		// output shape holds.
+		for _, shape := range [][]int{{3, 4, 5}, {7, 1, 0, 12}, {2, 3}} {
+			outShape, pw, err := BroadcastShape(items, shape)
+			if err != nil {
+				if !errors.Is(err, ErrInvalidSelection) && !errors.Is(err, ErrOutOfBounds) {
+					t.Fatalf("%q on %v: error %v wraps no sentinel", text, shape, err)
+				}
+				continue
+			}
+			if !pw || NumElements(outShape) > 1<<16 {
+				continue
+			}
+			pts, outShape2, _, err := Broadcast(items, shape)
+			if err != nil || !slices.Equal(outShape, outShape2) || pts.Len() != NumElements(outShape) && len(shape) > 0 {
+				t.Fatalf("%q on %v: Broadcast %v %d points, %v; BroadcastShape %v", text, shape, outShape2, pts.Len(), err, outShape)
+			}
+			if _, err := CheckPoints(Points{Rank: pts.Rank, Coords: slices.Clone(pts.Coords)}, shape); err != nil && pts.Len() > 0 {
+				t.Fatalf("%q on %v: %v", text, shape, err)
+			}
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -29,6 +30,56 @@ func listString(n int, elem func(int) string) string {
 		b.WriteString(elem(k))
 	}
 	b.WriteByte(']')
+	return b.String()
+}
+
+// nestedString prints an array of the given shape (rank other than 1) as
+// NumPy's nested lists; past maxListPrint elements, each list shows its
+// first two and last elements, and the shape is said.
+func nestedString(shape []int, elem func(int) string) string {
+	var b strings.Builder
+	n := NumElements(shape)
+	var rec func(d, off int)
+	rec = func(d, off int) {
+		if d == len(shape) {
+			b.WriteString(elem(off))
+			return
+		}
+		inner := NumElements(shape[d+1:])
+		b.WriteByte('[')
+		for k := 0; k < shape[d]; k++ {
+			if k > 0 {
+				b.WriteString(", ")
+			}
+			if n > maxListPrint && shape[d] > 4 && k == 2 {
+				b.WriteString("..., ")
+				k = shape[d] - 1
+			}
+			rec(d+1, off+k*inner)
+		}
+		b.WriteByte(']')
+	}
+	rec(0, 0)
+	if n > maxListPrint {
+		fmt.Fprintf(&b, " (shape %s)", tupleString(shape))
+	}
+	return b.String()
+}
+
+// tupleString prints a shape as NumPy's messages do: (2,3), (3,), ().
+func tupleString(shape []int) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, n := range shape {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(n))
+	}
+	if len(shape) == 1 {
+		b.WriteByte(',')
+	}
+	b.WriteByte(')')
 	return b.String()
 }
 

@@ -3,7 +3,7 @@ package nd
 import (
 	"fmt"
 	"math"
-	"strconv"
+	"slices"
 	"strings"
 )
 
@@ -20,26 +20,38 @@ func Orthogonal(items []Item) []Item {
 }
 
 // advanced is one dimension of a NumPy subscript expanded against a
-// shape: an index array (a mask becomes the indices where it is true), an
-// integer, or a slice resolved to a Dim.
+// shape: one of its index arrays (a mask of rank k gives k, the indices
+// where it is true, as NumPy's nonzero()), an integer, or a slice
+// resolved to a Dim.
 type advanced struct {
-	kind  itemKind // kindIndices, kindIndex or 0 (a slice: dim)
-	list  []int    // kindIndices: in bounds, non-negative
+	kind  itemKind // kindIndices, kindIndex or kindSlice (dim)
+	arr   int      // kindIndices: which of broadcast.arrays
 	index int      // kindIndex: in bounds
 	dim   Dim
 }
 
+// indexArray is one index array of a subscript: its indices (in C order,
+// resolved in bounds) and shape, and its strides in the broadcast shape
+// (0 along the dimensions it stretches over).
+type indexArray struct {
+	list    []int
+	shape   []int
+	strides []int
+}
+
 // Broadcast evaluates items as NumPy evaluates a subscript with advanced
 // indexes, when ParseSelection made index arrays or masks of them: the
-// arrays (masks as the indices where they are true) and the integers
-// among them broadcast to one length n (lengths 1 stretch; others must
-// agree) and select n points; the n-long dimension takes the arrays'
-// place when they (and the integers) are adjacent, else it comes first;
-// slices keep their dimensions. pointwise is false when the selection
-// means the same orthogonally (at most one index array, in its own place),
-// and then Normalize reads it; otherwise pts lists every output element's
-// coordinates in C order of shape. Errors wrap ErrOutOfBounds or
-// ErrInvalidSelection and say what NumPy's IndexError says.
+// index arrays (a mask of rank k as the k index arrays of the positions
+// where it is true) broadcast together, NumPy's rule (shapes aligned at
+// their last dimensions, each dimension equal or 1), and the integers
+// among them with them; the output has the broadcast shape in place of
+// the indexed dimensions when the arrays and integers are adjacent, else
+// first, and the slices' dimensions around it. pointwise is false when
+// the selection means the same orthogonally (one 1-D index array or mask,
+// in its own place), and then Normalize reads it; otherwise pts lists
+// every output element's coordinates in C order of outShape. Errors wrap
+// ErrOutOfBounds or ErrInvalidSelection and say what NumPy's IndexError
+// says.
 func Broadcast(items []Item, shape []int) (pts Points, outShape []int, pointwise bool, err error) {
 	b, err := analyze(items, shape)
 	if err != nil || b == nil || !b.pointwise {
@@ -48,19 +60,31 @@ func Broadcast(items []Item, shape []int) (pts Points, outShape []int, pointwise
 	return b.points(len(shape)), b.outShape, true, nil
 }
 
+// BroadcastShape is Broadcast without the points: the output shape of a
+// pointwise selection (pointwise false when Normalize reads it), for a
+// caller to bound the size before the points are listed.
+func BroadcastShape(items []Item, shape []int) (outShape []int, pointwise bool, err error) {
+	b, err := analyze(items, shape)
+	if err != nil || b == nil || !b.pointwise {
+		return nil, false, err
+	}
+	return b.outShape, true, nil
+}
+
 // broadcast is a NumPy subscript with advanced indexes, analysed.
 type broadcast struct {
 	dims      []advanced
+	arrays    []indexArray
 	outShape  []int
-	at        int // the broadcast dimension's place in outShape
+	at, bRank int // the broadcast dimensions' place in outShape, and count
 	pointwise bool
 }
 
 // analyze checks items as NumPy would when ParseSelection made index
 // arrays or masks of some (nil, nil otherwise) and works out the output.
+// It checks in NumPy's order: the number of indices, masks' shapes, the
+// broadcast, then the bounds.
 func analyze(items []Item, shape []int) (*broadcast, error) {
-	var outShape []int
-	pointwise := false
 	numpyArrays := 0
 	for _, it := range items {
 		if it.numpy && (it.kind == kindIndices || it.kind == kindMask) {
@@ -72,66 +96,55 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 	}
 	ellipsis, explicit := -1, 0
 	for i, it := range items {
-		if it.kind == kindEllipsis {
+		switch {
+		case it.kind == kindEllipsis:
 			if ellipsis >= 0 {
 				return nil, fmt.Errorf("%w: an index can only have a single ellipsis ('...')", ErrInvalidSelection)
 			}
 			ellipsis = i
-			continue
+		case it.kind == kindMask && it.shape != nil:
+			explicit += len(it.shape) // a mask indexes as many dimensions as it has
+		default:
+			explicit++
 		}
-		explicit++
 	}
 	rank := len(shape)
 	if explicit > rank {
 		return nil, fmt.Errorf("%w: too many indices for array: array is %d-dimensional, but %d were indexed", ErrInvalidSelection, rank, explicit)
 	}
 	dims := make([]advanced, 0, rank)
-	arrays, firstArr, slicesBeforeArr := 0, -1, 0
+	var arrays []indexArray
 	for _, it := range items {
-		if it.kind == kindEllipsis {
+		d := len(dims)
+		switch it.kind {
+		case kindEllipsis:
 			for range rank - explicit {
 				dims = append(dims, advanced{dim: fullDim(shape[len(dims)])})
 			}
-			continue
-		}
-		d := len(dims)
-		n := shape[d]
-		switch it.kind {
-		case kindIndices, kindMask:
-			list := it.list
-			if it.kind == kindMask {
-				if len(it.mask) != n {
-					return nil, fmt.Errorf("%w: boolean index did not match indexed array along axis %d; size of axis is %d but size of corresponding boolean axis is %d", ErrInvalidSelection, d, n, len(it.mask))
-				}
-				list = []int{}
-				for i, v := range it.mask {
-					if v {
-						list = append(list, i)
-					}
+		case kindMask:
+			mshape := it.shape
+			if mshape == nil {
+				mshape = []int{len(it.mask)}
+			}
+			for j, m := range mshape {
+				if m != shape[d+j] {
+					return nil, fmt.Errorf("%w: boolean index did not match indexed array along axis %d; size of axis is %d but size of corresponding boolean axis is %d", ErrInvalidSelection, d+j, shape[d+j], m)
 				}
 			}
-			res := make([]int, len(list))
-			for k, i := range list {
-				if i < -n || i >= n {
-					return nil, fmt.Errorf("%w: index %d is out of bounds for axis %d with size %d", ErrOutOfBounds, i, d, n)
-				}
-				if i < 0 {
-					i += n
-				}
-				res[k] = i
+			for j, list := range nonzero(it.mask, mshape) {
+				arrays = append(arrays, indexArray{list: list, shape: []int{len(list)}})
+				dims = append(dims, advanced{kind: kindIndices, arr: len(arrays) - 1})
+				_ = j
 			}
-			if firstArr < 0 {
-				firstArr = d
-				for _, p := range dims {
-					if p.kind == 0 {
-						slicesBeforeArr++
-					}
-				}
+		case kindIndices:
+			ashape := it.shape
+			if ashape == nil {
+				ashape = []int{len(it.list)}
 			}
-			arrays++
-			dims = append(dims, advanced{kind: kindIndices, list: res})
-		case kindIndex:
-			i := it.index
+			arrays = append(arrays, indexArray{list: it.list, shape: ashape})
+			dims = append(dims, advanced{kind: kindIndices, arr: len(arrays) - 1})
+		case kindIndex: // NumPy checks integers first, arrays after the broadcast
+			i, n := it.index, shape[d]
 			if i < -n || i >= n {
 				return nil, fmt.Errorf("%w: index %d is out of bounds for axis %d with size %d", ErrOutOfBounds, i, d, n)
 			}
@@ -140,9 +153,9 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 			}
 			dims = append(dims, advanced{kind: kindIndex, index: i})
 		default:
-			dim, err := it.normalize(n)
+			dim, err := it.normalize(shape[d])
 			if err != nil {
-				return nil, fmt.Errorf("item %s on axis %d of size %d: %w", it, d, n, err)
+				return nil, fmt.Errorf("item %s on axis %d of size %d: %w", it, d, shape[d], err)
 			}
 			dims = append(dims, advanced{dim: dim})
 		}
@@ -150,12 +163,41 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 	for len(dims) < rank {
 		dims = append(dims, advanced{dim: fullDim(shape[len(dims)])})
 	}
-	// Broadcast the arrays' lengths, and find where the advanced
-	// dimensions (arrays and integers) sit.
-	n, first, last, count := 1, -1, -1, 0
-	var lens []string
+	bshape, ok := broadcastShapes(arrays)
+	if !ok {
+		shapes := make([]string, len(arrays))
+		for i, a := range arrays {
+			shapes[i] = tupleString(a.shape)
+		}
+		return nil, fmt.Errorf("%w: shape mismatch: indexing arrays could not be broadcast together with shapes %s", ErrInvalidSelection, strings.Join(shapes, " "))
+	}
+	// The arrays' bounds, dimension after dimension; negative indices
+	// resolved into a copy (items are immutable).
 	for d, p := range dims {
-		if p.kind == 0 {
+		n := shape[d]
+		if p.kind == kindIndices {
+			a := &arrays[p.arr]
+			var res []int
+			for k, i := range a.list {
+				if i < -n || i >= n {
+					return nil, fmt.Errorf("%w: index %d is out of bounds for axis %d with size %d", ErrOutOfBounds, i, d, n)
+				}
+				if i < 0 && res == nil {
+					res = slices.Clone(a.list)
+				}
+				if i < 0 {
+					res[k] = i + n
+				}
+			}
+			if res != nil {
+				a.list = res
+			}
+		}
+	}
+	// Where the advanced dimensions (arrays and integers) sit.
+	first, last, count, slicesBefore := -1, -1, 0, 0
+	for d, p := range dims {
+		if p.kind == kindSlice {
 			continue
 		}
 		if first < 0 {
@@ -163,55 +205,41 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 		}
 		last = d
 		count++
-		if p.kind != kindIndices {
-			continue
-		}
-		l := len(p.list)
-		lens = append(lens, "("+strconv.Itoa(l)+",)")
-		switch {
-		case l == 1:
-		case n == 1:
-			n = l
-		case l != n:
-			n = -1
-		}
-	}
-	if n < 0 {
-		return nil, fmt.Errorf("%w: shape mismatch: indexing arrays could not be broadcast together with shapes %s", ErrInvalidSelection, strings.Join(lens, " "))
-	}
-	for _, p := range dims {
-		if p.kind == kindIndices && len(p.list) == 0 {
-			n = 0
-		}
 	}
 	adjacent := last-first+1 == count
-	if arrays == 1 && (adjacent || slicesBeforeArr == 0) {
-		return &broadcast{}, nil // orthogonal reads it the same
+	if len(arrays) == 1 && len(arrays[0].shape) == 1 {
+		for _, p := range dims {
+			if p.kind == kindIndices {
+				break
+			}
+			if p.kind == kindSlice {
+				slicesBefore++
+			}
+		}
+		if adjacent || slicesBefore == 0 {
+			return &broadcast{}, nil // orthogonal reads it the same
+		}
 	}
-	// The output: slice dimensions in order, the broadcast one at the
+	// The output: slice dimensions in order, the broadcast ones at the
 	// first advanced dimension's place (adjacent) or first.
 	at := 0
 	if adjacent {
 		for d := 0; d < first; d++ {
-			if dims[d].kind == 0 {
+			if dims[d].kind == kindSlice {
 				at++
 			}
 		}
 	}
-	var sliceDims []int
-	for d, p := range dims {
-		if p.kind == 0 {
-			sliceDims = append(sliceDims, d)
+	var sliceLens []int
+	for _, p := range dims {
+		if p.kind == kindSlice {
+			sliceLens = append(sliceLens, p.dim.Len())
 		}
 	}
-	outShape = make([]int, 0, len(sliceDims)+1)
-	for _, d := range sliceDims[:at] {
-		outShape = append(outShape, dims[d].dim.Len())
-	}
-	outShape = append(outShape, n)
-	for _, d := range sliceDims[at:] {
-		outShape = append(outShape, dims[d].dim.Len())
-	}
+	outShape := make([]int, 0, len(sliceLens)+len(bshape))
+	outShape = append(outShape, sliceLens[:at]...)
+	outShape = append(outShape, bshape...)
+	outShape = append(outShape, sliceLens[at:]...)
 	total := 1
 	for _, l := range outShape {
 		if l != 0 && total > math.MaxInt/max(rank, 1)/l {
@@ -219,8 +247,79 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 		}
 		total *= l
 	}
-	pointwise = true
-	return &broadcast{dims: dims, outShape: outShape, at: at, pointwise: pointwise}, nil
+	for i := range arrays {
+		a := &arrays[i]
+		a.strides = make([]int, len(bshape))
+		stride := 1
+		for j := len(a.shape) - 1; j >= 0; j-- {
+			if a.shape[j] != 1 {
+				a.strides[len(bshape)-len(a.shape)+j] = stride
+			}
+			stride *= a.shape[j]
+		}
+	}
+	return &broadcast{dims: dims, arrays: arrays, outShape: outShape, at: at, bRank: len(bshape), pointwise: true}, nil
+}
+
+// broadcastShapes returns the shape the arrays broadcast to (NumPy's
+// rule), or false when they do not.
+func broadcastShapes(arrays []indexArray) ([]int, bool) {
+	r := 0
+	for _, a := range arrays {
+		r = max(r, len(a.shape))
+	}
+	out := make([]int, r)
+	for i := range out {
+		out[i] = 1
+	}
+	for _, a := range arrays {
+		for j, n := range a.shape {
+			o := &out[r-len(a.shape)+j]
+			switch {
+			case n == *o || n == 1:
+			case *o == 1:
+				*o = n
+			default:
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+// nonzero returns, for each of the mask's dimensions, the coordinates
+// along it of the true elements, in C order (NumPy's nonzero()).
+func nonzero(mask []bool, shape []int) [][]int {
+	count := 0
+	for _, v := range mask {
+		if v {
+			count++
+		}
+	}
+	k := len(shape)
+	flat := make([]int, count*k)
+	lists := make([][]int, k)
+	for j := range lists {
+		lists[j] = flat[j*count : (j+1)*count : (j+1)*count]
+	}
+	pos := make([]int, k)
+	n := 0
+	for _, v := range mask {
+		if v {
+			for j := range k {
+				lists[j][n] = pos[j]
+			}
+			n++
+		}
+		for j := k - 1; j >= 0; j-- {
+			pos[j]++
+			if pos[j] < shape[j] {
+				break
+			}
+			pos[j] = 0
+		}
+	}
+	return lists
 }
 
 // points lists the coordinates of every output element, in C order.
@@ -231,24 +330,28 @@ func (b *broadcast) points(rank int) Points {
 		total *= l
 	}
 	pts := Points{Rank: rank, Coords: make([]int, total*rank)}
+	if total == 0 {
+		return pts
+	}
 	pos := make([]int, len(outShape))
+	bpos := pos[at : at+b.bRank]
 	for k := range total {
 		c := pts.Coords[k*rank : (k+1)*rank]
-		j := pos[at]
 		oi := 0
 		for d, p := range dims {
 			switch p.kind {
 			case kindIndices:
-				if len(p.list) == 1 {
-					c[d] = p.list[0]
-				} else {
-					c[d] = p.list[j]
+				a := &b.arrays[p.arr]
+				off := 0
+				for i, st := range a.strides {
+					off += bpos[i] * st
 				}
+				c[d] = a.list[off]
 			case kindIndex:
 				c[d] = p.index
 			default:
 				if oi == at {
-					oi++
+					oi += b.bRank
 				}
 				c[d] = p.dim.Start + pos[oi]*p.dim.Step
 				oi++

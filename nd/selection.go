@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -44,8 +45,12 @@ type Item struct {
 	hasStep           bool
 	start, stop, step int
 	index             int
-	list              []int  // kindIndices, owned
-	mask              []bool // kindMask, owned
+	list              []int  // kindIndices, owned, C order
+	mask              []bool // kindMask, owned, C order
+	// shape is the shape of an index array or mask of rank other than 1
+	// (nil: 1-D, of len(list) or len(mask)), as NumPy's advanced indexing
+	// takes them: such arrays always select pointwise.
+	shape []int
 	// numpy marks an index array or mask parsed from text: it combines
 	// with the selection's other index arrays as NumPy's advanced
 	// indexing does (broadcast, pointwise; see Broadcast), not
@@ -141,14 +146,21 @@ func (it Item) String() string {
 	case kindEllipsis:
 		return "..."
 	case kindIndices:
+		if it.shape != nil {
+			return nestedString(it.shape, func(i int) string { return strconv.Itoa(it.list[i]) })
+		}
 		return listString(len(it.list), func(i int) string { return strconv.Itoa(it.list[i]) })
 	case kindMask:
-		return listString(len(it.mask), func(i int) string {
+		elem := func(i int) string {
 			if it.mask[i] {
 				return "True"
 			}
 			return "False"
-		})
+		}
+		if it.shape != nil {
+			return nestedString(it.shape, elem)
+		}
+		return listString(len(it.mask), elem)
 	}
 	var b strings.Builder
 	if it.hasStart {
@@ -335,6 +347,14 @@ func fullDim(n int) Dim {
 
 // normalize resolves one non-ellipsis item against a dimension of length n.
 func (it Item) normalize(n int) (Dim, error) {
+	if it.shape != nil {
+		// As zarr-python's oindex says it.
+		what := "integer"
+		if it.kind == kindMask {
+			what = "Boolean"
+		}
+		return Dim{}, fmt.Errorf("%w: %s arrays in an orthogonal selection must be 1-dimensional only (this one has shape %s)", ErrInvalidSelection, what, tupleString(it.shape))
+	}
 	switch it.kind {
 	case kindIndices:
 		return indexDim(it.list, n)
@@ -498,11 +518,15 @@ func (d Dim) String() string {
 // separated by commas, each an integer ("5", "-1"), a slice with optional
 // parts ("0:10", ":", "::-1", " 3 : 7 : 2 ", "None:4"), "...", or a
 // bracketed integer index array ("[3, 1, 4]", "[-1]", "[]") or boolean
-// mask ("[True, False, True]"). Index arrays and masks mean what they mean
-// in NumPy (advanced indexing): several of them broadcast together and
-// select pointwise, "[0, 2, 4], [1, 1, 3]" three elements, not nine (see
-// Broadcast; zarr's reads follow it); Orthogonal turns the items into
-// zarr-python's oindex meaning, each array on its own dimension. Outer
+// mask ("[True, False, True]"), nested lists for arrays of rank above 1
+// ("[[0], [2]]", "[[True, False], [False, True]]"; the lists must nest
+// evenly, and booleans among integers count as 1 and 0, as NumPy makes
+// arrays of them). Index arrays and masks mean what they mean in NumPy
+// (advanced indexing): they broadcast together and select pointwise,
+// "[0, 2, 4], [1, 1, 3]" three elements, not nine, and
+// "[[0], [2]], [1, 3]" a 2×2 result (see Broadcast; zarr's reads follow
+// it); Orthogonal turns the items into zarr-python's oindex meaning, each
+// 1-D array on its own dimension. Outer
 // brackets or parentheses around the whole
 // selection are optional and a trailing comma is allowed; "" and "()"
 // select everything. An index array alone needs both brackets:
@@ -561,9 +585,6 @@ func splitTop(t string) ([]string, error) {
 		switch t[i] {
 		case '[':
 			depth++
-			if depth > 1 {
-				return nil, fmt.Errorf("%w: nested brackets", ErrInvalidSelection)
-			}
 		case ']':
 			depth--
 			if depth < 0 {
@@ -582,45 +603,128 @@ func splitTop(t string) ([]string, error) {
 	return append(parts, t[from:]), nil
 }
 
-// parseList parses the inside of a bracketed item: integers (an index
-// array) or True/False (a mask).
-func parseList(p string) (Item, error) {
-	inner := strings.TrimSpace(p[1 : len(p)-1])
-	if inner == "" {
-		return Item{kind: kindIndices, list: []int{}, numpy: true}, nil
+// maxArrayRank is the most dimensions an index array or mask may have:
+// NumPy's limit.
+const maxArrayRank = 64
+
+// parseArray parses a bracketed item, nested lists of integers (an index
+// array) or of True/False (a mask) as NumPy turns them into an array: the
+// lists must nest evenly (else NumPy's ValueError, "inhomogeneous
+// shape"), booleans mixed with integers count as 1 and 0, and empty lists
+// make an empty index array.
+func parseArray(p string) (Item, error) {
+	ap := arrayParser{s: p}
+	shape, isList, err := ap.value(0)
+	if err == nil && !isList {
+		err = fmt.Errorf("%w: %s is no list", ErrInvalidSelection, Clip(p))
 	}
-	fields := strings.Split(inner, ",")
-	if strings.TrimSpace(fields[len(fields)-1]) == "" && len(fields) > 1 {
-		fields = fields[:len(fields)-1]
+	if err == nil && ap.skipSpace() < len(p) {
+		err = fmt.Errorf("%w: %s after the list's closing bracket", ErrInvalidSelection, Clip(p[ap.pos:]))
 	}
-	var ints []int
-	var bools []bool
-	for _, f := range fields {
-		f = strings.TrimSpace(f)
-		switch f {
-		case "True", "true", "False", "false":
-			if ints != nil {
-				return Item{}, fmt.Errorf("%w: %q mixes integers and booleans", ErrInvalidSelection, p)
-			}
-			bools = append(bools, f[0] == 'T' || f[0] == 't')
-			continue
+	if err != nil {
+		return Item{}, err
+	}
+	if len(shape) == 1 {
+		shape = nil
+	}
+	if ap.nBools > 0 && ap.nInts == 0 {
+		mask := make([]bool, len(ap.vals))
+		for i, v := range ap.vals {
+			mask[i] = v != 0
 		}
-		if bools != nil {
-			return Item{}, fmt.Errorf("%w: %q mixes integers and booleans", ErrInvalidSelection, p)
+		return Item{kind: kindMask, mask: mask, shape: shape, numpy: true}, nil
+	}
+	if ap.vals == nil {
+		ap.vals = []int{}
+	}
+	return Item{kind: kindIndices, list: ap.vals, shape: shape, numpy: true}, nil
+}
+
+// arrayParser reads nested lists of scalars, in C order.
+type arrayParser struct {
+	s             string
+	pos           int
+	vals          []int
+	nInts, nBools int
+}
+
+// skipSpace moves past blanks and returns the position.
+func (ap *arrayParser) skipSpace() int {
+	for ap.pos < len(ap.s) && (ap.s[ap.pos] == ' ' || ap.s[ap.pos] == '\t' || ap.s[ap.pos] == '\n' || ap.s[ap.pos] == '\r') {
+		ap.pos++
+	}
+	return ap.pos
+}
+
+// value reads a list (its shape) or a scalar (appended to vals) at pos.
+func (ap *arrayParser) value(depth int) (shape []int, isList bool, err error) {
+	if ap.skipSpace() >= len(ap.s) {
+		return nil, false, fmt.Errorf("%w: %s lacks its closing bracket", ErrInvalidSelection, Clip(ap.s))
+	}
+	if ap.s[ap.pos] != '[' {
+		return nil, false, ap.scalar()
+	}
+	if depth >= maxArrayRank {
+		return nil, false, fmt.Errorf("%w: an index array of more than %d dimensions", ErrInvalidSelection, maxArrayRank)
+	}
+	open := ap.pos
+	ap.pos++
+	var elem []int
+	elemList, n := false, 0
+	for {
+		if ap.skipSpace() < len(ap.s) && ap.s[ap.pos] == ']' {
+			ap.pos++
+			return append([]int{n}, elem...), true, nil
 		}
-		v, err := parseInt(f)
-		if errors.Is(err, strconv.ErrRange) {
-			return Item{}, fmt.Errorf("%w: index %s", ErrOutOfBounds, f)
-		}
+		es, el, err := ap.value(depth + 1)
 		if err != nil {
-			return Item{}, fmt.Errorf("%w: %s in %s is not an integer or boolean", ErrInvalidSelection, Clip(f), Clip(p))
+			return nil, false, err
 		}
-		ints = append(ints, v)
+		if n > 0 && (el != elemList || !slices.Equal(es, elem)) {
+			return nil, false, fmt.Errorf("%w: %s nests unevenly: the requested array has an inhomogeneous shape after %d dimensions (NumPy's ValueError)", ErrInvalidSelection, Clip(ap.s[open:]), depth+1)
+		}
+		elem, elemList = es, el
+		n++
+		switch ap.skipSpace(); {
+		case ap.pos >= len(ap.s):
+			return nil, false, fmt.Errorf("%w: %s lacks its closing bracket", ErrInvalidSelection, Clip(ap.s))
+		case ap.s[ap.pos] == ',':
+			ap.pos++
+		case ap.s[ap.pos] != ']':
+			return nil, false, fmt.Errorf("%w: %s: a comma or ']' expected at %s", ErrInvalidSelection, Clip(ap.s), Clip(ap.s[ap.pos:]))
+		}
 	}
-	if bools != nil {
-		return Item{kind: kindMask, mask: bools, numpy: true}, nil
+}
+
+// scalar reads an integer or boolean at pos, up to the next ',' or ']'.
+func (ap *arrayParser) scalar() error {
+	from := ap.pos
+	for ap.pos < len(ap.s) && ap.s[ap.pos] != ',' && ap.s[ap.pos] != ']' && ap.s[ap.pos] != '[' {
+		ap.pos++
 	}
-	return Item{kind: kindIndices, list: ints, numpy: true}, nil
+	f := strings.TrimSpace(ap.s[from:ap.pos])
+	switch f {
+	case "True", "true":
+		ap.vals = append(ap.vals, 1)
+		ap.nBools++
+		return nil
+	case "False", "false":
+		ap.vals = append(ap.vals, 0)
+		ap.nBools++
+		return nil
+	case "":
+		return fmt.Errorf("%w: an empty element in %s", ErrInvalidSelection, Clip(ap.s))
+	}
+	v, err := parseInt(f)
+	if errors.Is(err, strconv.ErrRange) {
+		return fmt.Errorf("%w: index %s", ErrOutOfBounds, f)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %s in %s is not an integer or boolean (index arrays hold integers, masks booleans)", ErrInvalidSelection, Clip(f), Clip(ap.s))
+	}
+	ap.vals = append(ap.vals, v)
+	ap.nInts++
+	return nil
 }
 
 // parseItem parses one trimmed item.
@@ -635,7 +739,7 @@ func parseItem(p string) (Item, error) {
 		if p[len(p)-1] != ']' {
 			return Item{}, fmt.Errorf("%w: %q lacks its closing bracket", ErrInvalidSelection, p)
 		}
-		return parseList(p)
+		return parseArray(p)
 	}
 	if !strings.Contains(p, ":") {
 		v, err := parseInt(p)

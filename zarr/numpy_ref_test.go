@@ -65,7 +65,10 @@ func TestReadNumpySubscripts(t *testing.T) {
 		}
 		items, err := nd.ParseSelection(c.Text)
 		if err != nil {
-			t.Fatalf("[%s]: %v", c.Text, err)
+			if c.Error == "" || !errors.Is(err, nd.ErrInvalidSelection) && !errors.Is(err, nd.ErrOutOfBounds) {
+				t.Errorf("[%s]: %v", c.Text, err)
+			}
+			continue // a ragged or float list, refused as it is parsed
 		}
 		got, shape, err := zarr.Read[int64](ctx, a, items...)
 		if c.Error != "" {

@@ -70,7 +70,8 @@ read while one is written.
   --blocks   SELECTION indexes the chunk grid (shards when sharded):
              integers and step-1 slices, as zarr-python's blocks
   --oindex   index arrays select orthogonally (zarr-python's oindex):
-             "[0, 2], [1, 3]" is then the 2x2 block, not 2 points
+             "[0, 2], [1, 3]" is then the 2x2 block, not 2 points (1-D
+             arrays and masks only, as oindex)
   --threshold N, --edgeitems N  text as NumPy prints it (what a terminal
              gets): a header, aligned columns, and past N elements
              (default 1000; 0: never) only the first and last edgeitems
@@ -84,7 +85,10 @@ SELECTION uses NumPy syntax: "0:10, :, 5", "[..., ::2]", "-1"; index
 arrays and boolean masks in brackets mean what they mean in NumPy:
 "[[3, 1, 4], :, 5]" (any order, repeats, negatives), "[[True, False,
 True], ...]"; several broadcast and select pointwise, "[0, 2, 4], [1, 1, 3]"
-three values. A block of output decodes each chunk it touches once.
+three values; nested lists are arrays of rank above 1, "[[0], [2]], [1, 3]"
+a 2x2 result (NumPy's broadcast shape), a 2-D mask "[[True, False], [False,
+True]], ..." its true elements. A block of output decodes each chunk it
+touches once.
 Examples:
   zarrcat get testdata/refdata/v3_dtype_int16.zarr "0:2, 0:3"
   zarrcat get testdata/refdata/v3_dtype_int16.zarr "[[30, 0, 0], ::6]"

@@ -42,6 +42,62 @@ texts = {
         "0:2, 0:0, 0:2", "3:3", "0:2, 4:4", "1:1, [0, 1], [2, 3]",
     ],
 }
+
+def lit(v):
+    """A NumPy array (or nested list) written as selection text."""
+    v = np.asarray(v).tolist() if not isinstance(v, list) else v
+    if isinstance(v, list):
+        return "[" + ", ".join(lit(x) for x in v) + "]"
+    return str(v)
+
+rng = np.random.default_rng(27)
+m56 = rng.random((5, 6)) < 0.4     # a 2-D mask of the whole (5, 6) array
+m34 = rng.random((3, 4)) < 0.5     # of the first two dimensions of (3, 4, 5)
+m45 = rng.random((4, 5)) < 0.3     # of the last two
+m345 = rng.random((3, 4, 5)) < 0.2
+two = np.zeros((3, 4), bool); two[0, 1] = two[2, 3] = True  # two true elements
+
+# Index arrays of rank above 1 (NumPy's advanced indexing in full: the
+# arrays broadcast together and the result takes the broadcast shape;
+# boolean arrays of rank k stand for their k nonzero() arrays), negative,
+# repeated and empty ones, and what NumPy refuses.
+texts[(7,)] += [
+    "[[0, 1], [2, 3]],", "[[-1], [-7]],", "[[3, 3, 3]],", "[[[1]], [[2]]],", "[[], []],", "[[[]]],",
+    "[[0, 1], [2, 3]], ...", "..., [[6, 0]]", "[True, 2, False],", "[[True, 0], [1, 1]],",
+    "[[0, 7]],", "[[-8]],", "[[0, 1], [2]],", "[[0], 1],", "[[1.5]],", "[1.5],",
+    lit([[True, False, True, False, False, False, True]]) + ",",
+]
+texts[(5, 6)] += [
+    "[[0], [2]], [1, 3]", "[[0, 1], [2, 3]], [[1], [2]]", "[[0, 1], [2, 3]], [[5, 4], [3, 2]]",
+    "[[0, 1], [2, 3]],", "[[0, 1], [2, 3]], :", ":, [[0, 1], [2, 3]]", "[[0, 1], [2, 3]], 1",
+    "1, [[0, 5], [2, 3]]", "[[-1, -5], [4, 0]], [[-6], [5]]", "[[1, 1], [1, 1]], [[2, 2]]",
+    "[[]], [1]", "[[], []], :", "[[[]]], :", "[[0], [1]], []", "[[[0, 1]], [[2, 3]]], [[1]]",
+    "::2, [[0, 1], [5, 4]]", "[[4, 3], [2, 1]], ::-2", "[True, 1], :", "[[True, False]], [1, 2]",
+    lit(m56) + ",", lit(m56) + ", ...", lit(np.zeros((5, 6), bool)) + ",", lit(np.ones((5, 6), bool)) + ",",
+    lit(m56[:, 0]) + ", " + lit(m56[0]),
+    "[[0, 1], [2, 3]], [1, 2, 3]", "[[0, 1], [2, 3]], [[1], [2], [3]]", "[[0, 1]], [[]]",
+    "[[0, 6]], [0]", "[[0]], [[0, -7]]", "[[0, 1]], [[0], [1]], [0]", "[[0, 1], [2]], :", "[0.5], :",
+    "[[True, False], [False, True]],", lit(m56[:4]) + ",", lit(m56[:, :5]) + ",", lit(m56) + ", 0",
+    "..., [[0, 1]], ...", "[[0, 9]], [0, 1, 2]", "[[0, 1]], [[9]]", "9, [[0, 1]]",
+]
+texts[(3, 4, 5)] += [
+    ":, [[0, 1], [2, 3]], [[4], [0]]", "[[0, 1], [2, 0]], :, [[4], [0]]", "[[0, 1]], 1:3, 0",
+    "0, [[1, 2]]", ":, [[1, 2]], 0", "[[1, 2]], :, 0", "[[[0]]], [[1, 2]], 0",
+    "[[[0, 1], [1, 2]]], ::-1, [[0], [4]]", "[[0, 2], [1, 1]], ..., [-1]", "..., [[0, 1], [2, 3]]",
+    "[[[0, 1], [2, 0]], [[1, 1], [0, 2]]], [[[3]]]", "[[[0, 1], [2, 0]], [[1, 1], [0, 2]]], [[[3]]], :",
+    "2, 1:3, [[0], [4]]", "[[2], [0]], [[3, 1]], [[4, 0]]", "[[], []], :, 0", "[[]], [[]], [[]]",
+    lit(m34) + ",", lit(m34) + ", 1", lit(m34) + ", ::2", ":, " + lit(m45), "0, " + lit(m45),
+    "..., " + lit(m45), "1, ..., " + lit(m45), lit(m345) + ",", lit(two) + ", [0, 4]",
+    lit(two) + ", [[0], [4]]", "[True, False, True], :, [1, 2]", "[True, False, True], [[1], [2]], :",
+    lit(np.zeros((3, 4), bool)) + ", 0", lit(np.zeros((4, 5), bool)) + ",",
+    "[0, 1], ..., " + lit(m45), "[[0, 1], [1, 2]], [[0, 1, 2]]", "[[0, 2]], [[4]], [[5]]",
+    "[[0, 1]], :, [[0], [1]], [0]", lit(m34) + ", " + lit(m45[0]), "[0, 1], 9, [1, 2, 3]", "[0, 1], 9, [1, 2]",
+]
+texts[(2, 3, 4, 5)] = [
+    ":, [[0]], :, [[1, 2]]", "[[1, 0]], [[2], [0]], ...", "..., [[3, 0]], [[4], [0]]",
+    "0, :, [[1, 2]], 0", ":, " + lit(np.eye(3, 4, dtype=bool)) + ", 1:3", "[[0], [1]], 1:3, [[0, 3]], ::-2",
+]
+
 def oindex(a, t):
     """a[t] with every index array and mask applied on its own dimension."""
     items = eval(f"np.s_[{t}]", {"np": np, "True": True, "False": False})
@@ -67,6 +123,12 @@ def oindex(a, t):
             drop.append(d)
         else:
             v = np.asarray(it)
+            if v.ndim > 1:
+                # zarr-python's oindex: "integer arrays in an orthogonal
+                # selection must be 1-dimensional only" (or Boolean arrays).
+                raise IndexError(f"{'Boolean' if v.dtype == bool else 'integer'} arrays in an orthogonal selection must be 1-dimensional only")
+            if v.dtype.kind not in "biu" and v.size:
+                raise IndexError("only integer or boolean arrays")
             if v.dtype == bool:
                 if v.shape != (n,):
                     raise IndexError(f"boolean index did not match axis {d}")
@@ -94,6 +156,13 @@ for shape, ts in texts.items():
         except Exception as e:
             c["error"] = type(e).__name__
             c["message"] = str(e)
+            # What gozarr reports for it: ErrOutOfBounds for an index out
+            # of bounds, else ErrInvalidSelection, with NumPy's message
+            # in its text for IndexErrors (not for the refusal of floats,
+            # whose message names numpy.newaxis, which gozarr lacks, nor
+            # for ValueErrors about ragged lists, worded for arrays).
+            c["sentinel"] = "ErrOutOfBounds" if "out of bounds" in str(e) else "ErrInvalidSelection"
+            c["match_message"] = type(e) is IndexError and not str(e).startswith("only integers")
         if "[" in t:
             try:
                 r = oindex(a, t)
