@@ -11,7 +11,6 @@ import (
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/store"
-	"github.com/gozarr/gozarr/store/objstore"
 	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/s3/s3test"
 	"github.com/gozarr/gozarr/zarr"
@@ -47,8 +46,8 @@ func TestCachedS3KeepsCapabilities(t *testing.T) {
 	st := srv.Store(t, "p", s3.WithHTTPClient(&http.Client{Transport: rt}))
 	cached := cache.NewStore(st, cache.NewLRU(64<<20))
 	caps := store.CapabilitiesOf(cached)
-	if caps.MaxConcurrency != objstore.DefaultConcurrency || caps.Into == nil || caps.Sizer == nil || caps.Local {
-		t.Fatalf("cached S3 store capabilities %+v: want S3's limit %d, ReadInto, sizes, not local", caps, objstore.DefaultConcurrency)
+	if caps.MaxConcurrency != s3.DefaultConcurrency || caps.Into == nil || caps.Sizer == nil || caps.Local {
+		t.Fatalf("cached S3 store capabilities %+v: want S3's limit %d, ReadInto, sizes, not local", caps, s3.DefaultConcurrency)
 	}
 	meta := &zarr.ArrayMetadata{Shape: []int{64, 64}, DataType: dtype.TypeUint8, ChunkShape: []int{8, 8},
 		ChunkKeyEncoding: zarr.DefaultKeyEncoding(), FillValue: []byte{0}, Codecs: []codecs.Spec{{Name: "bytes"}}}

@@ -187,9 +187,6 @@ func (e *engine) runParts(ctx context.Context, parts iter.Seq[nd.ChunkPart], n i
 	eg.Go(func() error {
 		defer close(queue)
 		for p := range parts {
-			if err := ctx.Err(); err != nil {
-				return err // the first error ends the plan's iteration
-			}
 			select {
 			case queue <- p:
 			case <-ctx.Done():
@@ -206,9 +203,6 @@ func (e *engine) runParts(ctx context.Context, parts iter.Seq[nd.ChunkPart], n i
 			f := newFetcher(e)
 			defer f.close()
 			for p := range queue {
-				if err := ctx.Err(); err != nil {
-					return err // no fetch after the first error
-				}
 				var err error
 				if e.g.Shard != nil {
 					err = f.readShard(ctx, p)
@@ -224,19 +218,7 @@ func (e *engine) runParts(ctx context.Context, parts iter.Seq[nd.ChunkPart], n i
 	}
 	eg.Go(func() error { running.Wait(); close(e.ready); return nil })
 	e.decodeWorkers(ctx, eg)
-	return e.wait(eg)
-}
-
-// wait waits for the stages of a read in eg and returns its first error.
-// The units the decode workers did not take, when one of them failed,
-// are given back (their buffers, and their bytes to the budget, which
-// other reads may share).
-func (e *engine) wait(eg *errgroup.Group) error {
-	err := eg.Wait()
-	for u := range e.ready { // closed once every fetcher has returned
-		e.done(&u)
-	}
-	return err
+	return eg.Wait()
 }
 
 // decodeWorkers starts the decode workers in eg: they place the units

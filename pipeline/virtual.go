@@ -81,9 +81,6 @@ func (e *engine) runBatches(ctx context.Context, parts iter.Seq[nd.ChunkPart], n
 			f := newFetcher(e)
 			defer f.close()
 			for b := range queue {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
 				if err := f.readBatch(ctx, b); err != nil {
 					return err
 				}
@@ -93,7 +90,7 @@ func (e *engine) runBatches(ctx context.Context, parts iter.Seq[nd.ChunkPart], n
 	}
 	eg.Go(func() error { running.Wait(); close(e.ready); return nil })
 	e.decodeWorkers(ctx, eg)
-	return e.wait(eg)
+	return eg.Wait()
 }
 
 // virtualGroup is the chunks of one batch that live in one object.

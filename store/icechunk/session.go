@@ -9,14 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gozarr/gozarr/store"
-	"github.com/gozarr/gozarr/store/internal/listing"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -254,16 +252,34 @@ func (s *Session) metaOf(path string) (*nodeMeta, []byte, bool) {
 	return nil, nil, false
 }
 
-// locate is Snapshot.locate over the session's view: the array's node
-// path and the chunk's coordinates.
+// locate is Snapshot.locate over the session's view.
 func (s *Session) locate(key string) (string, []uint32, bool) {
-	return chunkCoords(key, func(path string) (*zarr.ChunkKeyEncoding, int) {
-		m, _, ok := s.metaOf(path)
-		if !ok || m.kind != KindArray {
-			return nil, 0
+	for i := len(key) - 1; i >= 0; i-- {
+		if i > 0 && key[i] != '/' {
+			continue
 		}
-		return &m.enc, len(m.shape)
-	})
+		prefix, rest := "", key
+		if i > 0 {
+			prefix, rest = key[:i], key[i+1:]
+		}
+		m, _, ok := s.metaOf(nodePath(prefix))
+		if !ok || m.kind != KindArray {
+			continue
+		}
+		c, ok := m.enc.ParseKey(rest, len(m.shape))
+		if !ok {
+			return "", nil, false
+		}
+		coords := make([]uint32, len(c))
+		for j, v := range c {
+			if uint64(v) >= 1<<32 {
+				return "", nil, false
+			}
+			coords[j] = uint32(v)
+		}
+		return nodePath(prefix), coords, true
+	}
+	return "", nil, false
 }
 
 // Get implements store.Reader: the session's writes, else the base.
@@ -349,7 +365,7 @@ func (s *Session) Set(ctx context.Context, key string, value []byte) error {
 	if !ok {
 		return &store.KeyError{Op: "set", Key: key, Err: fmt.Errorf("%w: not a chunk of an array in the session", store.ErrInvalidKey)}
 	}
-	ref := &writeRef{coords: coords, chunkRef: chunkRef{length: uint64(len(value))}}
+	ref := &writeRef{coords: coords, length: uint64(len(value))}
 	if len(value) <= s.opts.inline {
 		ref.kind, ref.inline = refInline, bytes.Clone(value)
 	} else {
@@ -494,9 +510,15 @@ func (s *Session) List(ctx context.Context, prefix string) iter.Seq2[string, err
 			}
 		}
 		s.mu.Unlock()
-		maps.DeleteFunc(keys, func(k string, _ bool) bool { return !strings.HasPrefix(k, prefix) })
-		for k, err := range listing.Sorted(ctx, slices.Sorted(maps.Keys(keys)), prefix) {
-			if !yield(k, err) || err != nil {
+		out := make([]string, 0, len(keys))
+		for k := range keys {
+			if strings.HasPrefix(k, prefix) {
+				out = append(out, k)
+			}
+		}
+		slices.Sort(out)
+		for _, k := range out {
+			if !yield(k, nil) {
 				return
 			}
 		}
@@ -513,17 +535,26 @@ func intCoords(c []uint32) []int {
 
 // ListDir implements store.Lister.
 func (s *Session) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if dir, err = store.ListDirArg(ctx, dir); err != nil {
-		return nil, nil, err
+	if dir != "" && !strings.HasSuffix(dir, "/") {
+		dir += "/"
 	}
-	var all []string
+	seen := map[string]bool{}
 	for k, err := range s.List(ctx, dir) {
 		if err != nil {
 			return nil, nil, err
 		}
-		all = append(all, k)
+		rest := k[len(dir):]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			if d := rest[:i+1]; !seen[d] {
+				seen[d] = true
+				dirs = append(dirs, d)
+			}
+			continue
+		}
+		keys = append(keys, rest)
 	}
-	return listing.Dir(ctx, all, dir)
+	slices.Sort(dirs)
+	return keys, dirs, nil
 }
 
 // versioned is a conditional update of one key: a ConditionalWriter, or a

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gozarr/gozarr/store"
-	"github.com/gozarr/gozarr/store/internal/listing"
 	"github.com/gozarr/gozarr/store/virtual"
 	"github.com/gozarr/gozarr/zarr"
 )
@@ -88,27 +87,9 @@ func notFound(op, key string) error {
 // nodePath turns a store prefix ("", "a/b") into a node path ("/", "/a/b").
 func nodePath(prefix string) string { return "/" + prefix }
 
-// locate finds the array and chunk coordinates a chunk key names (see
-// chunkCoords).
+// locate finds the array and chunk coordinates a chunk key names: the
+// longest prefix of key that is an array, then its chunk key encoding.
 func (s *Snapshot) locate(key string) (*node, []uint32, bool) {
-	var found *node
-	_, coords, ok := chunkCoords(key, func(path string) (*zarr.ChunkKeyEncoding, int) {
-		if found = s.snap.find(path); found == nil || found.kind != KindArray {
-			return nil, 0
-		}
-		return &found.enc, len(found.shape)
-	})
-	if !ok {
-		return nil, nil, false
-	}
-	return found, coords, ok
-}
-
-// chunkCoords finds the array and chunk coordinates a chunk key names: the
-// longest prefix of key that is an array (array gives its key encoding
-// and rank for a node path, a nil encoding where there is none), then its
-// chunk key encoding. It returns the array's node path.
-func chunkCoords(key string, array func(path string) (*zarr.ChunkKeyEncoding, int)) (string, []uint32, bool) {
 	for i := len(key) - 1; i >= 0; i-- {
 		if i > 0 && key[i] != '/' {
 			continue
@@ -117,24 +98,24 @@ func chunkCoords(key string, array func(path string) (*zarr.ChunkKeyEncoding, in
 		if i > 0 {
 			prefix, rest = key[:i], key[i+1:]
 		}
-		enc, rank := array(nodePath(prefix))
-		if enc == nil {
+		n := s.snap.find(nodePath(prefix))
+		if n == nil || n.kind != KindArray {
 			continue
 		}
-		c, ok := enc.ParseKey(rest, rank)
+		c, ok := n.enc.ParseKey(rest, len(n.shape))
 		if !ok {
-			return "", nil, false
+			return nil, nil, false
 		}
 		coords := make([]uint32, len(c))
 		for j, v := range c {
 			if uint64(v) >= 1<<32 {
-				return "", nil, false
+				return nil, nil, false
 			}
 			coords[j] = uint32(v)
 		}
-		return nodePath(prefix), coords, true
+		return n, coords, true
 	}
-	return "", nil, false
+	return nil, nil, false
 }
 
 // ref finds the chunk ref of n at coords: the one manifest whose extents
@@ -371,13 +352,40 @@ func (s *Snapshot) List(ctx context.Context, prefix string) iter.Seq2[string, er
 			yield("", err)
 			return
 		}
-		keys, err := s.keysUnder(ctx, prefix, false)
-		if err != nil {
-			yield("", err)
-			return
+		var keys []string
+		for i := range s.snap.nodes {
+			n := &s.snap.nodes[i]
+			p := strings.TrimPrefix(n.path, "/")
+			if p != "" {
+				p += "/"
+			}
+			// nodes wholly outside the prefix hold no key under it
+			if !strings.HasPrefix(p, prefix) && !strings.HasPrefix(prefix, p) {
+				continue
+			}
+			if strings.HasPrefix(p+"zarr.json", prefix) {
+				keys = append(keys, p+"zarr.json")
+			}
+			if n.kind == KindArray {
+				ck, err := s.chunkKeys(ctx, n, p)
+				if err != nil {
+					yield("", err)
+					return
+				}
+				for _, k := range ck {
+					if strings.HasPrefix(k, prefix) {
+						keys = append(keys, k)
+					}
+				}
+			}
 		}
-		for k, err := range listing.Sorted(ctx, keys, prefix) {
-			if !yield(k, err) || err != nil {
+		slices.Sort(keys)
+		for _, k := range keys {
+			if err := ctx.Err(); err != nil {
+				yield("", err)
+				return
+			}
+			if !yield(k, nil) {
 				return
 			}
 		}
@@ -391,55 +399,59 @@ func (s *Snapshot) List(ctx context.Context, prefix string) iter.Seq2[string, er
 // directory of an array whose chunk keys lie in it directly (the "v2"
 // encoding, a "." separator, no dimensions), lists that array's refs.
 func (s *Snapshot) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if dir, err = store.ListDirArg(ctx, dir); err != nil {
+	if err := store.ValidatePrefix(dir); err != nil {
 		return nil, nil, err
 	}
-	all, err := s.keysUnder(ctx, dir, true)
-	if err != nil {
-		return nil, nil, err
+	if dir != "" && !strings.HasSuffix(dir, "/") {
+		dir += "/"
 	}
-	return listing.Dir(ctx, all, dir)
-}
-
-// keysUnder returns the keys under prefix, sorted: every node's zarr.json
-// and the chunk keys of its arrays' refs. For one level (a ListDir of dir
-// = prefix) it leaves out the chunks of arrays below dir (their zarr.json
-// names their directory) and stands "c/" for the chunks of an array at dir
-// under the default key encoding, reading no manifest for either.
-func (s *Snapshot) keysUnder(ctx context.Context, prefix string, level bool) ([]string, error) {
-	var keys []string
+	seenDir := map[string]bool{}
+	add := func(k string) {
+		rest := k[len(dir):]
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			if d := rest[:i+1]; !seenDir[d] {
+				seenDir[d] = true
+				dirs = append(dirs, d)
+			}
+			return
+		}
+		keys = append(keys, rest)
+	}
 	for i := range s.snap.nodes {
 		n := &s.snap.nodes[i]
 		p := strings.TrimPrefix(n.path, "/")
 		if p != "" {
 			p += "/"
 		}
-		// nodes wholly outside the prefix hold no key under it
-		if !strings.HasPrefix(p, prefix) && !strings.HasPrefix(prefix, p) {
+		if !strings.HasPrefix(p, dir) && !strings.HasPrefix(dir, p) {
 			continue
 		}
-		if strings.HasPrefix(p+"zarr.json", prefix) {
-			keys = append(keys, p+"zarr.json")
+		if strings.HasPrefix(p+"zarr.json", dir) {
+			add(p + "zarr.json")
 		}
-		if n.kind != KindArray || level && len(p) > len(prefix) {
-			continue
+		if n.kind != KindArray || len(p) > len(dir) {
+			continue // (an array below dir: its zarr.json made the entry)
 		}
-		if level && p == prefix && n.enc.Name == zarr.KeyEncodingDefault && (n.enc.Separator == "/" || n.enc.Separator == "") && len(n.shape) > 0 {
+		if p == dir && n.enc.Name == zarr.KeyEncodingDefault && (n.enc.Separator == "/" || n.enc.Separator == "") && len(n.shape) > 0 {
 			if len(n.manifests) > 0 {
-				keys = append(keys, p+"c/")
+				add(p + "c/")
 			}
 			continue
 		}
 		ck, err := s.chunkKeys(ctx, n, p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, k := range ck {
-			if strings.HasPrefix(k, prefix) {
-				keys = append(keys, k)
+			if strings.HasPrefix(k, dir) {
+				add(k)
 			}
 		}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	slices.Sort(keys)
-	return keys, nil
+	slices.Sort(dirs)
+	return keys, dirs, nil
 }

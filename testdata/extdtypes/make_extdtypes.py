@@ -68,9 +68,12 @@ for fmt in (2, 3):
     for u in UNITS:
         vals = np.array([0, 1, -1, 12345, 0], dtype="int64").view("<M8[%s]" % u)
         vals[4] = np.datetime64("NaT")
-        make("%s_M8_%s" % (v, u), vals, (2,), fmt, fill=np.datetime64("NaT"),
+        # File names differ in more than case (M8_M months, M8_min minutes;
+        # timedelta_ for m8): the go command refuses a module whose files
+        # collide on a case-insensitive file system (go get, go install @latest).
+        make("%s_M8_%s" % (v, "min" if u == "m" else u), vals, (2,), fmt, fill=np.datetime64("NaT"),
              written=slice(0, 4))
     for u in ["D", "s", "ns", "us"]:
         vals = np.array([5, -7, 0], dtype="int64").view("<m8[%s]" % u)
-        make("%s_m8_%s" % (v, u), vals, (2,), fmt, fill=np.timedelta64("NaT"), written=slice(0, 2))
+        make("%s_timedelta_%s" % (v, u), vals, (2,), fmt, fill=np.timedelta64("NaT"), written=slice(0, 2))
     make(v + "_M8_ns_bigendian", np.array([1, 2, 3], dtype=">M8[ns]"), (2,), fmt)

@@ -1,0 +1,191 @@
+package readmecheck
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// How a command is checked.
+const (
+	run      = "run"      // run twice in a row in a fresh clone
+	quick    = "quick"    // a quicker form (check.alt) runs twice; the command itself statically
+	static   = "static"   // checked against the source only (check.why says why it is not run)
+	install  = "install"  // the install block, through a module proxy made from the clone
+	start    = "start"    // the quick start: its go run twice, its test command by .ci/run
+	template = "template" // a pattern with placeholders, not a command (check.why)
+)
+
+// A check says how the test checks one README command.
+type check struct {
+	how string
+	why string // for static and template: why it is not run
+	alt string // for quick: the command run instead
+}
+
+// Reasons shared by several commands.
+const (
+	whyBench  = "a benchmark or measurement: its figures are the README's, not a pass/fail, and it takes minutes"
+	whyChroot = "needs the reference chroot with zarr-python (../shared/tools/zarr-python), which CI does not have"
+	whyCI     = "CI runs it in its own step of .ci/run"
+	whyS3     = "needs the S3 server that .ci/run starts (versitygw)"
+)
+
+// checks names every command of the READMEs by its key (the first command
+// line of a block, the whole of an inline one) and says how it is checked.
+// A README command missing here fails TestReadmeCommandsKnown.
+var checks = map[string]check{
+	// README.md: install, quick start, zarrcat.
+	"go get github.com/gozarr/gozarr@latest":                                       {how: install},
+	"go run ./cmd/zarrcat get testdata/refdata/v3_shard_end_edges.zarr '0:4, 0:6'": {how: start},
+	"go build ./cmd/zarrcat":                                                       {how: run},
+	"go build -tags s3 ./cmd/zarrcat":                                              {how: run},
+	"go install -tags s3 …":                                                        {how: template, why: "the install block's third line, abbreviated"},
+	"go test ./zarr":                                                               {how: static, why: "one package of the test command, which .ci/run runs (twice) under -race"},
+	"go build -o zarrcat ./cmd/zarrcat":                                            {how: run},
+	"GOMODCACHE=$(mktemp -d) GOCACHE=$(mktemp -d) /usr/bin/time go run ./cmd/zarrcat get …": {how: template, why: "how the first build was measured: the quick start's command with empty caches (minutes, and downloads)"},
+
+	// Go API sections.
+	"go run ./bench/vlenbench": {how: static, why: whyBench},
+	"go test -run 'Narrow|Object|Ragged|Bitround' ./dtype ./zarr ./cmd/zarrcat": {how: run},
+	"go test ./pipeline -run '^$' -bench GatherHugeGrid -benchmem":              {how: static, why: whyBench},
+	"go run ./bench/gatherbench -reps 3":                                        {how: static, why: whyBench + "; zarr-python's side needs the reference chroot"},
+	"go test ./pipeline -run '^$' -bench SortPoints":                            {how: static, why: whyBench},
+	"go test -fuzz=FuzzXxx ./pkg":                                               {how: template, why: "FuzzXxx and ./pkg stand for any fuzz target and its package"},
+	"go run ./bench":                                                            {how: static, why: whyBench + " (1 GiB, 35 min)"},
+
+	// Stores.
+	"zarrcat log --ref dev testdata/icechunk/spec2":                                                           {how: run},
+	"zarrcat branches testdata/icechunk/spec1":                                                                {how: run},
+	"go run ./bench/icechunkbench -side 16384 -refs 1000 -commit 0":                                           {how: static, why: whyBench},
+	"zarrcat tree hdf5/testdata/cf.nc":                                                                        {how: run},
+	"zarrcat get hdf5/testdata/cf.nc/temp \"0, :, 0:4\"":                                                      {how: run},
+	"zarrcat virtualize -o /tmp/cf.json hdf5/testdata/cf.nc":                                                  {how: run},
+	"zarrcat tree testdata/virtual/filters.json":                                                              {how: run},
+	"zarrcat get testdata/virtual/filters.json/zlib_shuffle \"0:2, 0:5\"":                                     {how: run},
+	"(cd store/kerchunk/parquet && go build -o \"$(go env GOPATH)/bin/\" ./cmd/refs2parq)":                    {how: run},
+	"zarrcat virtualize -o /tmp/cf.parq hdf5/testdata/cf.nc":                                                  {how: run},
+	"zarrcat --allow hdf5/testdata get /tmp/cf.parq/temp \"0, 0, :\"":                                         {how: run},
+	"../shared/tools/zarr-python bench/kerchunkbench/make_bench.py gen /tmp/kbench1g 1024":                    {how: static, why: whyChroot},
+	"go run ./bench/kerchunkbench -dir /tmp/kbench1g -rounds 2":                                               {how: static, why: whyBench + "; its 594 MiB file is made in the reference chroot"},
+	"cd hdf5 && go test -run X -bench Virtualize -benchtime 5x":                                               {how: static, why: whyBench},
+	"go get github.com/gozarr/gozarr/store/gcs":                                                               {how: static, why: "a module of its own (store/gcs/go.mod), published with the repository; the install check covers the core module"},
+	"(cd store/gcs && go test ./...)":                                                                         {how: static, why: whyCI + " (the cloud store modules, against fake-gcs-server)"},
+	"go test -run X -bench RectilinearRead/all -benchtime 300x -count 2 ./zarr":                               {how: static, why: whyBench},
+	"taskset -c 0 go run -tags cinflate ./bench/cinflate":                                                     {how: static, why: whyBench + "; needs zlib1g-dev and libdeflate-dev"},
+	"go get github.com/gozarr/gozarr/codecs/zstdc":                                                            {how: static, why: "a module of its own (codecs/zstdc/go.mod, cgo), published with the repository"},
+	"(cd codecs/zstdc && go test -bench . -cpu 1)":                                                            {how: static, why: whyBench + "; its tests run in .ci/run's zstdc step"},
+	"(cd codecs/zstdc && go test . -run '^$' -bench 'Decode/.*/(256|1024)KiB|ReadAll' -benchtime 30x -cpu 1)": {how: static, why: whyBench},
+	"go run -tags cblosc ./bench/cblosc -check":                                                               {how: static, why: "needs libblosc-dev (cgo), which CI does not install"},
+	"go build -tags cblosc -o /tmp/cblosc ./bench/cblosc && /tmp/cblosc -bench -rounds 5 -d 200ms":            {how: static, why: whyBench + "; needs libblosc-dev"},
+	"/tmp/cblosc -place -place-rounds 100":                                                                    {how: static, why: whyBench + "; needs libblosc-dev"},
+	"PCOREF=/tmp/pcoref/target/release/pcoref go test ./codecs/pcodec":                                        {how: static, why: "needs the Rust pco built by codecs/pcodec/testdata/pcoref/build.sh (cargo)"},
+	"go test -run X -bench DecodeF64 -benchtime 20x -count 3 -cpu 1 ./codecs/pcodec":                          {how: static, why: whyBench},
+	"GOZARR_ZFP_CASES=2000 go test -run Differential ./codecs/zfp":                                            {how: static, why: "needs zfpy in the reference chroot"},
+	"go test -run X -bench VsZfpy -cpu 1 -benchtime 25x ./codecs/zfp":                                         {how: static, why: whyBench + "; needs zfpy in the reference chroot"},
+
+	// Beam.
+	"cd beam && go run ./cmd/zarrbeam -src s3://bucket/in.zarr -dst /data/out.zarr -chunks 1024,1024 -shards 4096,4096 -max-mem 256MiB [-consolidate]":                                              {how: template, why: "s3://bucket and /data stand for the user's locations"},
+	"zarrbeam -src s3://... -dst s3://... -shards 4096,4096 -chunks 1024,1024 --runner=dataflow --project=PROJECT --region=us-central1 --staging_location=gs://BUCKET/staging --max_num_workers=16": {how: template, why: "needs a Dataflow project"},
+	"cd beam && go test ./...": {how: static, why: whyCI + " (the beam module, on prism)"},
+	"eval \"$(bash .ci/s3server.sh start)\"; cd beam && go run ./cmd/zarrbeambench -workers 1,2,4": {how: static, why: whyBench + "; " + whyS3},
+
+	// Caches, loader, performance.
+	"go run ./bench/cachebench":                     {how: static, why: whyBench},
+	"go run ./bench/cachebench -mb 100":             {how: static, why: whyBench},
+	"go run ./bench/cachebench -small -s3":          {how: static, why: whyBench + "; " + whyS3},
+	"go test ./cache -run '^$' -bench DiskTierVsS3": {how: static, why: whyBench},
+	"go run ./bench/loaderbench -reads 32":          {how: static, why: whyBench},
+	"eval \"$(bash .ci/s3server.sh start)\"":        {how: static, why: "starts the S3 server (versitygw) as .ci/run does"},
+	"go run ./examples/loader":                      {how: run},
+	"go run ./bench -size 8192 -peers -reps 5":      {how: static, why: whyBench + " (12.5 min)"},
+	"go run ./bench -size 8192 -layouts none,none-sharded,zstd-sharded,blosc-sharded -workloads read-all": {how: static, why: whyBench},
+	"go run ./bench -peers": {how: static, why: whyBench + " (35 min)"},
+	"go test ./pipeline -run '^$' -bench '^BenchmarkSmallRead$' -benchmem":         {how: static, why: whyBench},
+	"go test ./pipeline -run '^$' -bench TileCopy -benchtime 1000x":                {how: static, why: whyBench},
+	"go test ./pipeline -run '^$' -bench SmallReadParallel -benchtime 5x":          {how: static, why: whyBench},
+	"go run ./bench/zarrsbench":                                                    {how: static, why: whyBench + " (writes 2.6 GiB per writer; zarr-python's side needs the reference chroot)"},
+	"go test ./bench/zarrsbench":                                                   {how: run},
+	"go run ./bench/zarrsbench -reps 3 -profile /tmp/zarrsbench/prof":              {how: static, why: whyBench},
+	"go test ./nd -run '^$' -bench CopyShortRuns":                                  {how: static, why: whyBench},
+	"go run ./bench -quick -reps 3 -workloads read-all -layouts zstd-sharded":      {how: static, why: whyBench},
+	"go run ./bench/zarrcatbench -skip-cp -skip-s3 -rounds 7":                      {how: static, why: whyBench + " (a 1 GiB array)"},
+	"go run ./bench/s3bench":                                                       {how: static, why: whyBench},
+	"go test ./zarr -run Conformance -v":                                           {how: run},
+	"go test ./cmd/zarrcat":                                                        {how: static, why: "one package of the test command, which .ci/run runs (twice) under -race"},
+	"GOZARR_WRITE_DIR=/tmp/gzout go test ./zarr -run TestWriteForPeers":            {how: run},
+	"../shared/tools/zarr-python testdata/interop/check_zarr_python.py /tmp/gzout": {how: static, why: whyChroot},
+	"../shared/tools/zarr-python testdata/selections/make_selections.py":           {how: static, why: whyChroot},
+}
+
+// TestReadmeCommandsKnown: every command of the READMEs has a check, and
+// passes the static check (directories, packages, flags, tags, test
+// patterns). It runs nothing and is cheap, so it runs under -short too.
+func TestReadmeCommandsKnown(t *testing.T) {
+	root := repoRoot(t)
+	units, _ := allUnits(t, root)
+	seen := map[string]bool{}
+	bins := map[string]string{}
+	for _, u := range units {
+		seen[u.key] = true
+		c, ok := checks[u.key]
+		if !ok {
+			t.Errorf("%s:%d: a command the README check does not know; add it to internal/readmecheck's checks table with how it is checked:\n%s", u.file, u.line, u.key)
+			continue
+		}
+		if (c.how == static || c.how == template) && c.why == "" {
+			t.Errorf("%s:%d: %s says no reason: %s", u.file, u.line, c.how, u.key)
+		}
+		if c.how == template {
+			continue
+		}
+		for _, p := range staticCheck(root, u.text, bins) {
+			t.Errorf("%s:%d: %s\n\t(command: %s)", u.file, u.line, p, u.key)
+		}
+		if c.how == quick {
+			for _, p := range staticCheck(root, c.alt, bins) {
+				t.Errorf("%s:%d: the quick form: %s\n\t(command: %s)", u.file, u.line, p, c.alt)
+			}
+		}
+	}
+	for k := range checks {
+		if !seen[k] {
+			t.Logf("checks table: %q is no longer in a README", k)
+		}
+	}
+}
+
+// TestReadmeQuickStartTestCommand: the quick start's test command is the
+// one .ci/run runs, and .ci/run runs it a second time in a row and checks
+// that the clone stays clean.
+func TestReadmeQuickStartTestCommand(t *testing.T) {
+	root := repoRoot(t)
+	units, _ := allUnits(t, root)
+	var qs string
+	for _, u := range units {
+		if checks[u.key].how == start {
+			qs = u.text
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(qs), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("the quick start has %d commands, want 2:\n%s", len(lines), qs)
+	}
+	testCmd := squeeze(lines[1])
+	ci, err := os.ReadFile(root + "/.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	for _, l := range strings.Split(string(ci), "\n") {
+		if l := squeeze(l); l == testCmd || strings.HasPrefix(l, testCmd+" |") {
+			n++
+		}
+	}
+	if n < 2 {
+		t.Errorf(".ci/run runs the quick start's test command %q %d times, want twice in a row", testCmd, n)
+	}
+	if !strings.Contains(string(ci), "git status --porcelain") {
+		t.Errorf(".ci/run does not check git status after the test command")
+	}
+}
