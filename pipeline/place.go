@@ -137,9 +137,12 @@ func (w *worker) place(ctx context.Context, u *unit) error {
 	case unitRuns:
 		w.placeRuns(u)
 	default:
-		if u.cacheKey != "" {
+		switch {
+		case u.cacheKey != "":
 			err = w.placeKept(u)
-		} else {
+		case u.hold != nil && u.hold.unmap != nil:
+			err = w.decodeMapped(u) // mapped.go: a fault is an error
+		default:
 			err = w.decodeInto(u.chain, u.shape, u.data, u.part, u.dst)
 		}
 	}

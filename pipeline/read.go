@@ -285,6 +285,9 @@ type hold struct {
 	cost int64
 	bufs []*[]byte // appended by the fetcher only, before it drops its reference
 	slot bool      // holds one of engine.wholeSlots
+	// unmap unmaps the shard its units read from mapped pages (mapped.go),
+	// nil for none; set by the fetcher like bufs.
+	unmap func()
 }
 
 // unref drops one reference to h.
@@ -297,6 +300,10 @@ func (e *engine) unref(h *hold) {
 	}
 	clear(h.bufs)
 	h.bufs = h.bufs[:0]
+	if h.unmap != nil {
+		h.unmap()
+		h.unmap = nil
+	}
 	e.releaseBytes(h.cost)
 	if h.slot {
 		<-e.wholeSlots

@@ -195,6 +195,7 @@ func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, p nd.Chu
 	e := f.e
 	l := ref.l
 	var b []byte
+	var ix *sharding.Index
 	var err error
 	if e.caps.Local {
 		if !h.slot && e.wholeSlots != nil {
@@ -210,10 +211,17 @@ func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, p nd.Chu
 		// chunks decode (fresh buffers would be garbage that lets the
 		// heap, and RSS, grow well past the output). A remote store gets
 		// one plain GET of the whole object.
-		var bp *[]byte
-		b, bp, err = readLocal(ctx, e.caps, ref.key, l.MaxEncodedSize())
-		if bp != nil {
-			h.bufs = append(h.bufs, bp)
+		mapped := false
+		if f.mapsWhole(ref) { // mapped.go: its pages, not a copy
+			b, ix, err = f.mapWhole(ctx, h, ref)
+			mapped = err == nil || errors.Is(err, store.ErrNotFound)
+		}
+		if !mapped { // or a mapping that failed: read as unmapped
+			var bp *[]byte
+			b, bp, err = readLocal(ctx, e.caps, ref.key, l.MaxEncodedSize())
+			if bp != nil {
+				h.bufs = append(h.bufs, bp)
+			}
 		}
 	} else {
 		b, err = e.r.Get(ctx, ref.key, store.Full())
@@ -224,9 +232,10 @@ func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, p nd.Chu
 	if err != nil {
 		return err
 	}
-	ix, err := l.IndexOf(b)
-	if err != nil {
-		return err
+	if ix == nil {
+		if ix, err = l.IndexOf(b); err != nil {
+			return err
+		}
 	}
 	if e.g.IndexCache != nil {
 		e.g.IndexCache.Add(e.g.StoreID, ref.key, ref.base, ref.size, ix)

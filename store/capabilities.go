@@ -17,6 +17,7 @@ type Capabilities struct {
 	Sizer  SizeReader   // value sizes without a read, or nil
 	Ranges RangesReader // several ranges of a key in one call, or nil
 	Locker KeyLocker    // locks keys against writers in other processes, or nil
+	Mapper Mapper       // maps whole values into memory, or nil
 	// Conditional replaces values only if unchanged since read, or nil.
 	Conditional ConditionalWriter
 	// Locator tells where values live in other stores (virtual
@@ -73,6 +74,7 @@ func CapabilitiesOf(r Reader) Capabilities {
 	c.Sizer, _ = r.(SizeReader)
 	c.Ranges, _ = r.(RangesReader)
 	c.Locker, _ = r.(KeyLocker)
+	c.Mapper, _ = r.(Mapper)
 	c.Conditional, _ = r.(ConditionalWriter)
 	c.Locator, _ = r.(Locator)
 	if co, ok := r.(Coalescer); ok {

@@ -38,6 +38,9 @@ func NewCountingStore(r Reader) *CountingStore {
 	if caps.Ranges != nil {
 		c.caps.Ranges = countRanges{c, caps.Ranges}
 	}
+	if caps.Mapper != nil {
+		c.caps.Mapper = countMap{c, caps.Mapper}
+	}
 	c.caps.Locker, c.caps.Conditional = nil, nil // a reader: it writes nothing
 	return c
 }
@@ -169,4 +172,17 @@ func (h *Histogram) Summary() Latency {
 		l.P50, l.P90, l.P99 = at(0.5), at(0.9), at(0.99)
 	}
 	return l
+}
+
+// countMap counts a mapped value as one request of its whole length.
+type countMap struct {
+	c *CountingStore
+	m Mapper
+}
+
+func (m countMap) Map(ctx context.Context, key string) ([]byte, func(), error) {
+	start := time.Now()
+	b, unmap, err := m.m.Map(ctx, key)
+	m.c.count(len(b), start)
+	return b, unmap, err
 }

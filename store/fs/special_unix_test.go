@@ -42,6 +42,15 @@ func readCalls(s *fs.Store, key string) map[string]func(ctx context.Context) err
 			return err
 		}
 	}
+	if m, ok := any(s).(store.Mapper); ok {
+		calls["Map"] = func(ctx context.Context) error {
+			_, unmap, err := m.Map(ctx, key)
+			if err == nil {
+				unmap()
+			}
+			return err
+		}
+	}
 	return calls
 }
 
