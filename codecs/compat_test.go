@@ -69,7 +69,7 @@ func TestCompatFixtures(t *testing.T) {
 			if err := chain.CheckEncode(); !errors.Is(err, tc.encodeErr) || (err == nil) != (tc.encodeErr == nil) {
 				t.Fatalf("CheckEncode: %v, want %v", err, tc.encodeErr)
 			}
-			chunk, _, err := a.ReadBytes(ctx, chunkItems(a.ChunkShape())...)
+			chunk, _, err := a.ReadBytes(ctx, chunkItems(a.Metadata().ChunkShape)...)
 			if err != nil {
 				t.Fatal(err)
 			}

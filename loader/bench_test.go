@@ -24,7 +24,7 @@ func BenchmarkEpoch(b *testing.B) {
 		b.Fatal(err)
 	}
 	zs, _ := codecs.NewZstd(1, false)
-	meta, err := zarr.NewArrayMetadata([]int{4096, 4096}, dtype.TypeFloat32, []int{1024, 4096}, zarr.Sharded(256, 4096), zarr.Compress(zs))
+	meta, err := zarr.NewArrayMetadata([]int{4096, 4096}, dtype.TypeFloat32, []int{256, 4096}, zarr.Shards(1024, 4096), zarr.Compress(zs))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -180,7 +180,7 @@ func resolve(ds Dataset, blockRows int) (*geometry, error) {
 		}
 		g.fields = append(g.fields, fg)
 		if i == 0 {
-			g.part = f.Array.ChunkShape()[0]
+			g.part = f.Array.Metadata().ChunkShape[0]
 			g.block = fg.unitShape[0]
 		}
 	}

@@ -37,7 +37,7 @@
 // many.
 //
 // Reads are zarr.Array reads — a range of rows per run of adjacent blocks
-// of a window, one orthogonal read (nd.Indices) per field and batch for
+// of a window, one orthogonal read (nd.IndexArray) per field and batch for
 // Permutation and Weighted — with the arrays' own fetch and decode
 // concurrency (zarr.WithConcurrency); Config.Reads of them run at once, Config.Prefetch batches are prepared ahead, and everything in flight
 // stays within Config.Budget. Batches come in buffers the consumer gives

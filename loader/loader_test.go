@@ -33,10 +33,12 @@ func makeArray(t testing.TB, st *mem.Store, name string, rows, shardRows, innerR
 	ctx := context.Background()
 	zs, _ := codecs.NewZstd(1, false)
 	opts := []zarr.MetadataOption{zarr.Compress(zs)}
+	chunks := []int{shardRows, cols}
 	if innerRows > 0 {
-		opts = append(opts, zarr.Sharded(innerRows, 3))
+		opts = append(opts, zarr.Shards(chunks...))
+		chunks = []int{innerRows, 3}
 	}
-	meta, err := zarr.NewArrayMetadata([]int{rows, cols}, dtype.TypeInt32, []int{shardRows, cols}, opts...)
+	meta, err := zarr.NewArrayMetadata([]int{rows, cols}, dtype.TypeInt32, chunks, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

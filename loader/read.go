@@ -375,7 +375,7 @@ func (l *Loader) readGroup(ctx context.Context, g *group) {
 	g.err = eg.Wait()
 }
 
-// read reads the rows rows selects (an nd.Range or nd.Indices) of field f
+// read reads the rows rows selects (an nd.Range or nd.IndexArray) of field f
 // into out, counting it.
 func (l *Loader) read(ctx context.Context, epoch, f int, out []byte, rows nd.Item) error {
 	fg := &l.geo.fields[f]
@@ -463,14 +463,14 @@ func (l *Loader) readSamples(ctx context.Context, epoch, f int, samples []int, o
 }
 
 // readRows reads rows of field f (any order, repeats) into out, one row
-// after another, with one orthogonal read (nd.Indices): every chunk the
+// after another, with one orthogonal read (nd.IndexArray): every chunk the
 // rows touch is fetched and decoded once.
 func (l *Loader) readRows(ctx context.Context, epoch, f int, rows []int, out []byte) error {
 	if err := l.startRead(ctx, len(out)); err != nil {
 		return err
 	}
 	defer l.endRead(len(out))
-	return l.read(ctx, epoch, f, out, nd.Indices(rows...))
+	return l.read(ctx, epoch, f, out, nd.IndexArray(rows...))
 }
 
 // startRead waits for a read of n output bytes to be let in: one of the

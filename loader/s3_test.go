@@ -27,11 +27,11 @@ func TestOverS3(t *testing.T) {
 		src := f.Array
 		meta := src.Metadata()
 		var opts []zarr.MetadataOption
-		if l := src.Sharding(); l != nil {
+		if shards := src.Shards(); shards != nil {
 			zs, _ := codecs.NewZstd(1, false)
-			opts = append(opts, zarr.Sharded(l.ChunkShape()...), zarr.Compress(zs))
+			opts = append(opts, zarr.Shards(shards...), zarr.Compress(zs))
 		}
-		m, err := zarr.NewArrayMetadata(meta.Shape, meta.DataType, meta.ChunkShape, opts...)
+		m, err := zarr.NewArrayMetadata(meta.Shape, meta.DataType, src.Chunks(), opts...)
 		if err != nil {
 			t.Fatal(err)
 		}

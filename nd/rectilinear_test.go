@@ -87,7 +87,7 @@ func TestBlocksCover(t *testing.T) {
 			case 0:
 				items[d] = Index(rng.IntN(shape[d]))
 			case 1:
-				items[d] = Indices(rng.IntN(shape[d]), rng.IntN(shape[d]), rng.IntN(shape[d]))
+				items[d] = IndexArray(rng.IntN(shape[d]), rng.IntN(shape[d]), rng.IntN(shape[d]))
 			case 2:
 				items[d] = Slice(shape[d]-1, -shape[d]-1, -1-rng.IntN(3))
 			default:

@@ -36,7 +36,7 @@ const (
 // with optional start, stop and step, the Ellipsis, or, for an orthogonal
 // selection (zarr-python's oindex, NumPy's np.ix_), an integer index array
 // or a boolean mask of the dimension. Build items with Index, Slice, Range,
-// SliceFrom, SliceTo, All, Every, Indices and Mask, refine a slice with
+// SliceFrom, SliceTo, All, Every, IndexArray and Mask, refine a slice with
 // WithStep, or parse text with ParseSelection. The zero Item is All().
 // Items are immutable values, safe to share between goroutines.
 type Item struct {
@@ -58,14 +58,14 @@ type Item struct {
 	numpy bool
 }
 
-// Indices returns an integer index array item: the output takes, along its
+// IndexArray returns an integer index array item: the output takes, along its
 // dimension, the elements at idx in the order given. Indices may repeat
 // and count from the end when negative; every one must lie inside the
 // dimension (else Normalize reports ErrOutOfBounds). The dimension is kept,
 // with len(idx) elements (zero is allowed). Several index arrays in one
 // selection combine orthogonally, as NumPy's np.ix_: the output is their
 // outer product. idx is copied.
-func Indices(idx ...int) Item {
+func IndexArray(idx ...int) Item {
 	return Item{kind: kindIndices, list: append(make([]int, 0, len(idx)), idx...)}
 }
 

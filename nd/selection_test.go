@@ -332,7 +332,7 @@ func ExampleParseSelection() {
 
 func TestDimSub(t *testing.T) {
 	shape := []int{20}
-	for _, it := range []Item{Slice(18, 2, -3), Range(3, 15), Indices(5, 1, 1, 19, 0), Indices(2, 4, 6, 8), Mask([]bool{true, false, true, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true})} {
+	for _, it := range []Item{Slice(18, 2, -3), Range(3, 15), IndexArray(5, 1, 1, 19, 0), IndexArray(2, 4, 6, 8), Mask([]bool{true, false, true, true, false, false, false, false, false, false, false, false, false, false, false, false, false, false, false, true})} {
 		sel, err := Normalize([]Item{it}, shape)
 		if err != nil {
 			t.Fatal(err)

@@ -100,7 +100,7 @@ func TestCrossProcessShardWritersS3(t *testing.T) {
 // that no value was lost.
 func runWriters(t *testing.T, round int, st store.Store, name, env string) {
 	ctx := context.Background()
-	meta, err := zarr.NewArrayMetadata([]int{xpN, xpN, xpN}, dtype.TypeFloat64, []int{50, 50, 50}, zarr.Sharded(25, 25, 25))
+	meta, err := zarr.NewArrayMetadata([]int{xpN, xpN, xpN}, dtype.TypeFloat64, []int{25, 25, 25}, zarr.Shards(50, 50, 50))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestKilledWriterLeavesNoTornShard(t *testing.T) {
 		t.Skip("starts and kills 50 processes")
 	}
 	ctx := context.Background()
-	meta, err := zarr.NewArrayMetadata([]int{64, 64}, dtype.TypeFloat64, []int{32, 32}, zarr.Sharded(8, 8))
+	meta, err := zarr.NewArrayMetadata([]int{64, 64}, dtype.TypeFloat64, []int{8, 8}, zarr.Shards(32, 32))
 	if err != nil {
 		t.Fatal(err)
 	}

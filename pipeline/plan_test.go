@@ -198,7 +198,7 @@ func BenchmarkGatherHugeGrid(b *testing.B) {
 			b.Run("points", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					v, _, err := a.ReadPoints(context.Background(), coords)
+					v, _, err := a.ReadPointsBytes(context.Background(), coords)
 					if err != nil || len(v) != 12 {
 						b.Fatal(len(v), err)
 					}
@@ -207,7 +207,7 @@ func BenchmarkGatherHugeGrid(b *testing.B) {
 			b.Run("orthogonal", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					v, _, err := a.ReadBytes(context.Background(), nd.Indices(coords[0]...), nd.Indices(coords[1]...))
+					v, _, err := a.ReadBytes(context.Background(), nd.IndexArray(coords[0]...), nd.IndexArray(coords[1]...))
 					if err != nil || len(v) != 36 {
 						b.Fatal(len(v), err)
 					}
@@ -294,7 +294,7 @@ func TestReadRunsThePlan(t *testing.T) {
 		for _, sel := range [][]nd.Item{
 			{nd.Slice(0, 40, 1), nd.Slice(0, 48, 1)},
 			{nd.Slice(3, 37, 2), nd.Slice(-1, 5, -3)},
-			{nd.Slice(1, 30, 1), nd.Indices(2, 17, 18, 40)},
+			{nd.Slice(1, 30, 1), nd.IndexArray(2, 17, 18, 40)},
 		} {
 			for _, r := range []store.Reader{st, getOnly{st}} {
 				for round := range 2 { // the second with the index cache warm

@@ -190,7 +190,7 @@ func BenchmarkSmallRead(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := a.ReadPointsInto(ctx, out, pts); err != nil {
+			if err := a.ReadPointsSelection(ctx, out, pts); err != nil {
 				b.Fatal(err)
 			}
 		})

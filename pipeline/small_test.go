@@ -57,7 +57,7 @@ func TestCachedPointAllocs(t *testing.T) {
 		}
 		pout := make([]byte, 3*len(out))
 		allocs = testing.AllocsPerRun(200, func() {
-			if err := a.ReadPointsInto(ctx, pout, pts); err != nil {
+			if err := a.ReadPointsSelection(ctx, pout, pts); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -152,7 +152,7 @@ func TestConcurrentShardWritersLoseNothing(t *testing.T) {
 	}
 	ctx := context.Background()
 	const n, writers = 100, 8
-	meta, err := zarr.NewArrayMetadata([]int{n, n, n}, dtype.TypeFloat64, []int{50, 50, 50}, zarr.Sharded(25, 25, 25))
+	meta, err := zarr.NewArrayMetadata([]int{n, n, n}, dtype.TypeFloat64, []int{25, 25, 25}, zarr.Shards(50, 50, 50))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func (v plainView) StoreID() string                                     { return
 func TestConditionalWritesAcrossProcesses(t *testing.T) {
 	ctx := context.Background()
 	const n, writers = 40, 8
-	meta, err := zarr.NewArrayMetadata([]int{n, n, n}, dtype.TypeFloat64, []int{20, 20, 20}, zarr.Sharded(10, 10, 10))
+	meta, err := zarr.NewArrayMetadata([]int{n, n, n}, dtype.TypeFloat64, []int{10, 10, 10}, zarr.Shards(20, 20, 20))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -326,10 +326,29 @@ func (a *Array) Metadata() *ArrayMetadata { return a.meta }
 // Shape returns the array's shape.
 func (a *Array) Shape() []int { return slices.Clone(a.meta.Shape) }
 
-// ChunkShape returns the shape of the chunk grid's chunks (shards, for a
-// sharded array); for a rectilinear grid, the largest chunk shape (the
-// edges are in Metadata().Rectilinear).
-func (a *Array) ChunkShape() []int { return slices.Clone(a.meta.ChunkShape) }
+// Chunks returns the array's chunk shape, as zarr-python's Array.chunks:
+// the chunks a read fetches and decodes, which for a sharded array are the
+// chunks inside each shard (the sharding codec's chunk_shape; in nested
+// shards, the outer shard's); for a rectilinear grid, the largest chunk
+// shape (the edges are in Metadata().Rectilinear). Units gives the
+// innermost decode unit through every level of nesting.
+func (a *Array) Chunks() []int {
+	if a.grid.Shard != nil {
+		return slices.Clone(a.grid.Shard.ChunkShape())
+	}
+	return slices.Clone(a.meta.ChunkShape)
+}
+
+// Shards returns the array's shard shape, as zarr-python's Array.shards:
+// the chunk grid's shape, each shard one store object holding whole
+// Chunks; nil for an array that is not sharded. For a rectilinear grid of
+// shards, the largest shard shape.
+func (a *Array) Shards() []int {
+	if a.grid.Shard == nil {
+		return nil
+	}
+	return slices.Clone(a.meta.ChunkShape)
+}
 
 // Chain returns the array's resolved codec chain.
 func (a *Array) Chain() *codecs.Chain { return a.grid.Chain }
@@ -375,7 +394,7 @@ func (a *Array) ReadBytesInto(ctx context.Context, out []byte, items ...nd.Item)
 		if len(out) != pts.Len()*a.meta.DataType.Size() {
 			return fmt.Errorf("%w: %d bytes to read into, the pointwise selection of %q needs %d", nd.ErrInvalidSelection, len(out), a.path, pts.Len()*a.meta.DataType.Size())
 		}
-		return a.ReadPointsInto(ctx, out, pts)
+		return a.ReadPointsSelection(ctx, out, pts)
 	}
 	sel, err := a.Selection(items...)
 	if err != nil {

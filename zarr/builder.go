@@ -21,7 +21,8 @@ type metaBuild struct {
 	filters    []codecs.Codec  // array -> array, before bytes
 	endian     codecs.Endian
 	compressor []codecs.Codec // bytes -> bytes, after bytes
-	inner      []int          // inner chunk shape when sharded
+	shards     []int          // shard shape (Shards)
+	rectShards bool           // the rectilinear grid is of shards (RectilinearShards)
 	indexEnd   bool
 	attrs      map[string]any
 	names      []*string
@@ -66,16 +67,20 @@ func BigEndian() MetadataOption {
 	return func(b *metaBuild) error { b.endian = codecs.BigEndian; return nil }
 }
 
-// Sharded stores the array in shards of the chunk shape given to
-// NewArrayMetadata, made of inner chunks of innerChunkShape (which must
-// divide it): the filters, bytes codec and compressors apply to each
-// inner chunk; the index is little-endian with a crc32c checksum at the
-// end of each shard, as zarr-python writes by default.
-func Sharded(innerChunkShape ...int) MetadataOption {
-	return func(b *metaBuild) error { b.inner = slices.Clone(innerChunkShape); return nil }
+// Shards stores the array in shards of shardShape, each made of whole
+// chunks of the shape given to NewArrayMetadata (which must divide it), as
+// zarr-python's create_array(chunks=..., shards=...): chunks are what a read
+// fetches and decodes, shards what one store write replaces. The filters,
+// bytes codec and compressors apply to each chunk inside a shard; the shard
+// index is little-endian with a crc32c checksum at the end of each shard, as
+// zarr-python writes by default. In the metadata the chunk grid holds the
+// shard shape and sharding_indexed the chunk shape.
+func Shards(shardShape ...int) MetadataOption {
+	return func(b *metaBuild) error { b.shards = slices.Clone(shardShape); return nil }
 }
 
-// IndexAtStart puts a sharded array's index at the start of each shard.
+// IndexAtStart puts a sharded array's index at the start of each shard
+// (with Shards or RectilinearShards).
 func IndexAtStart() MetadataOption {
 	return func(b *metaBuild) error { b.indexEnd = false; return nil }
 }
@@ -155,17 +160,18 @@ func Attributes(attrs map[string]any) MetadataOption {
 }
 
 // NewArrayMetadata builds the v3 metadata of a new array of shape and data
-// type dt in a regular grid of chunkShape (the shard shape with Sharded),
-// with the default chunk key encoding ("c/0/1"), fill value zero and the
+// type dt in chunks of shape chunks: the unit a read fetches and decodes,
+// and, unless Shards groups them into shards, the unit a write replaces. It
+// has the default chunk key encoding ("c/0/1"), fill value zero and the
 // codecs the options name: filters, bytes, compressors, all inside
-// sharding_indexed with Sharded. The result is validated; pass it to
-// CreateArray. For example, a float32 array of 4096² in shards of 1024²
-// made of 256² zstd-compressed inner chunks:
+// sharding_indexed with Shards. The result is validated; pass it to
+// CreateArray. For example, a float32 array of 4096² in 256²
+// zstd-compressed chunks, stored in shards of 1024²:
 //
 //	zs, _ := codecs.NewZstd(3, false)
-//	meta, err := zarr.NewArrayMetadata([]int{4096, 4096}, dtype.TypeFloat32, []int{1024, 1024},
-//		zarr.Sharded(256, 256), zarr.Compress(zs))
-func NewArrayMetadata(shape []int, dt dtype.DataType, chunkShape []int, opts ...MetadataOption) (*ArrayMetadata, error) {
+//	meta, err := zarr.NewArrayMetadata([]int{4096, 4096}, dtype.TypeFloat32, []int{256, 256},
+//		zarr.Shards(1024, 1024), zarr.Compress(zs))
+func NewArrayMetadata(shape []int, dt dtype.DataType, chunks []int, opts ...MetadataOption) (*ArrayMetadata, error) {
 	b := metaBuild{endian: codecs.LittleEndian, indexEnd: true}
 	for _, o := range opts {
 		if err := o(&b); err != nil {
@@ -196,13 +202,22 @@ func NewArrayMetadata(shape []int, dt dtype.DataType, chunkShape []int, opts ...
 			return nil, err
 		}
 	}
-	if b.inner != nil {
+	grid := chunks
+	sharded := b.shards != nil || b.rectShards
+	if sharded {
+		if b.shards != nil && b.rect != nil {
+			return nil, metaErr("chunk_grid", "Shards with a rectilinear grid (RectilinearShards gives the shards)")
+		}
+		if chunks == nil {
+			return nil, metaErr("codecs", "sharded, but no chunk shape: NewArrayMetadata's chunks is the shape of the chunks inside each shard")
+		}
+		grid = b.shards
 		loc := sharding.IndexEnd
 		if !b.indexEnd {
 			loc = sharding.IndexStart
 		}
 		index := []codecs.Spec{{Name: "bytes", Configuration: []byte(`{"endian":"little"}`)}, {Name: "crc32c"}}
-		sc, err := sharding.New(b.inner, specs, index, loc)
+		sc, err := sharding.New(chunks, specs, index, loc)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidMetadata, err)
 		}
@@ -212,11 +227,11 @@ func NewArrayMetadata(shape []int, dt dtype.DataType, chunkShape []int, opts ...
 		}
 		specs = []codecs.Spec{spec}
 	}
-	meta := &ArrayMetadata{Shape: slices.Clone(shape), DataType: dt, ChunkShape: slices.Clone(chunkShape),
+	meta := &ArrayMetadata{Shape: slices.Clone(shape), DataType: dt, ChunkShape: slices.Clone(grid),
 		ChunkKeyEncoding: DefaultKeyEncoding(), FillValue: b.fill, Codecs: specs, Attributes: b.attrs, DimensionNames: b.names}
 	if b.rect != nil {
-		if chunkShape != nil {
-			return nil, metaErr("chunk_grid", "a chunk shape %v with RectilinearChunks (pass nil)", chunkShape)
+		if grid != nil {
+			return nil, metaErr("chunk_grid", "a chunk shape %v with RectilinearChunks (pass nil, or use RectilinearShards for shards of chunks of that shape)", grid)
 		}
 		meta.Rectilinear, meta.ChunkShape = b.rect, b.rect.MaxChunkShape()
 	}

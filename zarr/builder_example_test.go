@@ -19,8 +19,8 @@ func ExampleNewArrayMetadata() {
 	if err != nil {
 		panic(err)
 	}
-	meta, err := zarr.NewArrayMetadata([]int{8, 8}, dtype.TypeInt32, []int{4, 8},
-		zarr.Sharded(2, 4), zarr.Compress(zs))
+	meta, err := zarr.NewArrayMetadata([]int{8, 8}, dtype.TypeInt32, []int{2, 4},
+		zarr.Shards(4, 8), zarr.Compress(zs))
 	if err != nil {
 		panic(err)
 	}
@@ -49,7 +49,7 @@ func ExampleNewArrayMetadata() {
 func ExampleArray_Plan() {
 	ctx := context.Background()
 	st := mem.New()
-	meta, err := zarr.NewArrayMetadata([]int{8, 8}, dtype.TypeUint8, []int{4, 8}, zarr.Sharded(2, 4))
+	meta, err := zarr.NewArrayMetadata([]int{8, 8}, dtype.TypeUint8, []int{2, 4}, zarr.Shards(4, 8))
 	if err != nil {
 		panic(err)
 	}

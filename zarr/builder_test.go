@@ -26,22 +26,27 @@ func TestNewArrayMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name  string
-		opts  []zarr.MetadataOption
-		codec string // the codecs JSON must contain this
-		err   error
+		name   string
+		opts   []zarr.MetadataOption
+		codec  string // the codecs JSON must contain this
+		err    error
+		chunks []int // default 4×6
 	}{
-		{"plain", nil, `[{"name":"bytes","configuration":{"endian":"little"}}]`, nil},
-		{"zstd", []zarr.MetadataOption{zarr.Compress(zs)}, `{"name":"zstd","configuration":{"level":1,"checksum":false}}`, nil},
-		{"big endian, transposed", []zarr.MetadataOption{zarr.BigEndian(), zarr.Filter(tr)}, `{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes","configuration":{"endian":"big"}}`, nil},
-		{"sharded", []zarr.MetadataOption{zarr.Sharded(2, 3), zarr.Compress(zs)}, `"index_codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}],"index_location":"end"`, nil},
-		{"sharded, index at start", []zarr.MetadataOption{zarr.Sharded(2, 3), zarr.IndexAtStart()}, `"index_location":"start"`, nil},
-		{"inner chunks that do not divide the shard", []zarr.MetadataOption{zarr.Sharded(3, 3)}, "", codecs.ErrInvalidConfig},
-		{"a nil compressor", []zarr.MetadataOption{zarr.Compress(nil)}, "", zarr.ErrInvalidMetadata},
-		{"a fill value of the wrong size", []zarr.MetadataOption{zarr.Fill([]byte{1})}, "", zarr.ErrInvalidMetadata},
+		{"plain", nil, `[{"name":"bytes","configuration":{"endian":"little"}}]`, nil, nil},
+		{"zstd", []zarr.MetadataOption{zarr.Compress(zs)}, `{"name":"zstd","configuration":{"level":1,"checksum":false}}`, nil, nil},
+		{"big endian, transposed", []zarr.MetadataOption{zarr.BigEndian(), zarr.Filter(tr)}, `{"name":"transpose","configuration":{"order":[1,0]}},{"name":"bytes","configuration":{"endian":"big"}}`, nil, nil},
+		{"sharded", []zarr.MetadataOption{zarr.Shards(4, 6), zarr.Compress(zs)}, `"index_codecs":[{"name":"bytes","configuration":{"endian":"little"}},{"name":"crc32c"}],"index_location":"end"`, nil, []int{2, 3}},
+		{"sharded, index at start", []zarr.MetadataOption{zarr.Shards(4, 6), zarr.IndexAtStart()}, `"index_location":"start"`, nil, []int{2, 3}},
+		{"chunks that do not divide the shard", []zarr.MetadataOption{zarr.Shards(4, 6)}, "", codecs.ErrInvalidConfig, []int{3, 3}},
+		{"a nil compressor", []zarr.MetadataOption{zarr.Compress(nil)}, "", zarr.ErrInvalidMetadata, nil},
+		{"a fill value of the wrong size", []zarr.MetadataOption{zarr.Fill([]byte{1})}, "", zarr.ErrInvalidMetadata, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			meta, err := zarr.NewArrayMetadata([]int{10, 12}, dtype.TypeUint16, []int{4, 6}, tc.opts...)
+			chunks := tc.chunks
+			if chunks == nil {
+				chunks = []int{4, 6}
+			}
+			meta, err := zarr.NewArrayMetadata([]int{10, 12}, dtype.TypeUint16, chunks, tc.opts...)
 			if tc.err != nil {
 				if !errors.Is(err, tc.err) {
 					t.Fatalf("err %v, want %v", err, tc.err)

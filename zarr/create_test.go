@@ -177,11 +177,11 @@ func TestCreateChecksEncodeSettings(t *testing.T) {
 	ctx := context.Background()
 	zs, _ := codecs.NewZstd(30, false)
 	for _, sharded := range []bool{false, true} {
-		opts := []zarr.MetadataOption{zarr.Compress(zs)}
+		opts, chunks := []zarr.MetadataOption{zarr.Compress(zs)}, []int{4}
 		if sharded {
-			opts = append(opts, zarr.Sharded(2))
+			opts, chunks = append(opts, zarr.Shards(4)), []int{2}
 		}
-		m, err := zarr.NewArrayMetadata([]int{8}, dtype.TypeInt32, []int{4}, opts...)
+		m, err := zarr.NewArrayMetadata([]int{8}, dtype.TypeInt32, chunks, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -336,7 +336,7 @@ func TestTypedErrorsInElements(t *testing.T) {
 // divide the shard calls them the inner chunk shape (trial F24: it said
 // "chunk_shape [7 7]", read as the shape given to NewArrayMetadata).
 func TestShardedShapeErrorNamesInner(t *testing.T) {
-	_, err := zarr.NewArrayMetadata([]int{60, 60}, dtype.TypeFloat32, []int{30, 30}, zarr.Sharded(7, 7))
+	_, err := zarr.NewArrayMetadata([]int{60, 60}, dtype.TypeFloat32, []int{7, 7}, zarr.Shards(30, 30))
 	if !errors.Is(err, codecs.ErrInvalidConfig) || !strings.Contains(err.Error(), "shard shape [30 30] is not a multiple of the inner chunk shape [7 7]") {
 		t.Errorf("got %v", err)
 	}

@@ -14,7 +14,7 @@
 //
 //	zs, _ := codecs.NewZstd(3, false)
 //	meta, err := zarr.NewArrayMetadata([]int{4096, 4096}, dtype.TypeFloat32,
-//		[]int{1024, 1024}, zarr.Sharded(256, 256), zarr.Compress(zs))
+//		[]int{256, 256}, zarr.Shards(1024, 1024), zarr.Compress(zs))
 //	b, err := zarr.CreateArray(ctx, st, "new", meta)
 //	err = zarr.Write(ctx, b, vals, nd.Range(0, 10), nd.All())
 //

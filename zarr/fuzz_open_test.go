@@ -121,21 +121,21 @@ func fuzzRead(t *testing.T, st *mem.Store, chunk []byte) *Array {
 	} else if total, ok := arrayBytes(m); ok && total <= fuzzReadBytes && errors.Is(err, ErrTooLarge) {
 		t.Fatalf("read all of %d bytes refused: %v", total, err)
 	}
-	bs := a.BlockShape(fuzzReadBytes)
+	bs := a.TileShape(fuzzReadBytes)
 	for d, n := range bs {
 		if n < 1 || (m.Shape[d] > 0 && n > m.Shape[d]) {
-			t.Fatalf("BlockShape = %v for shape %v", bs, m.Shape)
+			t.Fatalf("TileShape = %v for shape %v", bs, m.Shape)
 		}
 	}
-	blocks := 0
-	for b, err := range a.Blocks(ctx, fuzzReadBytes) {
-		if failed(t, "Blocks", err) {
+	tiles := 0
+	for b, err := range a.Tiles(ctx, fuzzReadBytes) {
+		if failed(t, "Tiles", err) {
 			break
 		}
 		if len(b.Data) > fuzzReadBytes/2 {
-			t.Fatalf("block of %d bytes for a budget of %d", len(b.Data), fuzzReadBytes)
+			t.Fatalf("tile of %d bytes for a budget of %d", len(b.Data), fuzzReadBytes)
 		}
-		if blocks++; blocks == 2 {
+		if tiles++; tiles == 2 {
 			break
 		}
 	}

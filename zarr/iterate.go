@@ -10,36 +10,36 @@ import (
 	"github.com/gozarr/gozarr/pipeline"
 )
 
-// DefaultIterBudget is the memory budget Blocks uses for a non-positive
+// DefaultIterBudget is the memory budget Tiles uses for a non-positive
 // budget: 128 MiB.
 const DefaultIterBudget int64 = 128 << 20
 
-// Block is one block of an iteration by Array.Blocks: the box
+// Tile is one tile of an iteration by Array.Tiles: the box
 // [Start[d], Stop[d]) of the array in every dimension d, and its elements
 // in C order (memory representation) in Data, of shape Shape.
 //
 // Data is one of two buffers the iteration alternates between: it is valid
-// until the loop body returns, and overwritten by a later block after
+// until the loop body returns, and overwritten by a later tile after
 // that. Copy what must outlive the iteration step.
-type Block struct {
+type Tile struct {
 	Start, Stop []int
 	Shape       []int
 	Data        []byte
 }
 
-// BlockShape returns the shape of the blocks Blocks(ctx, budget) yields
+// TileShape returns the shape of the tiles Tiles(ctx, budget) yields
 // (those at the array's far edges may be smaller): half the budget per
-// block (the iteration holds two), as many whole rows along axis 0 as fit
+// tile (the iteration holds two), as many whole rows along axis 0 as fit
 // with every other dimension whole, rounded down to whole chunks along
 // axis 0 (shards, for a sharded array) where at least one chunk row fits.
-// When even that does not fit, blocks become chunk-aligned boxes: one
+// When even that does not fit, tiles become chunk-aligned boxes: one
 // chunk along the leading dimensions and as many chunks as fit along the
 // next; then the same with inner chunks of a sharded array (at every
 // level of nesting, down to the innermost chunks); and last, for
 // chunks larger than the budget, boxes smaller than one chunk. Every
-// block has at least one element. The blocks are SplitTiles' tiles of the
+// tile has at least one element. The tiles are SplitTiles' tiles of the
 // whole array for half the budget.
-func (a *Array) BlockShape(budget int64) []int {
+func (a *Array) TileShape(budget int64) []int {
 	if budget <= 0 {
 		budget = DefaultIterBudget
 	}
@@ -76,44 +76,44 @@ func mulSat(a, b int64) int64 {
 	return a * b
 }
 
-// Blocks iterates over the whole array in blocks of BlockShape(budget)
-// (DefaultIterBudget when budget ≤ 0), in C order of the blocks; along
+// Tiles iterates over the whole array in tiles of TileShape(budget)
+// (DefaultIterBudget when budget ≤ 0), in C order of the tiles; along
 // axis 0 first when whole rows fit. While the loop body works on one
-// block, a goroutine reads the next into the other of two buffers, so the
-// iteration holds at most two blocks (≤ budget) plus what one read has in
+// tile, a goroutine reads the next into the other of two buffers, so the
+// iteration holds at most two tiles (≤ budget) plus what one read has in
 // flight (the array's pipeline options, with MaxBytesInFlight lowered to
 // a quarter of the budget when it is larger).
 //
-// A read error is yielded once (with a zero Block) and ends the iteration;
+// A read error is yielded once (with a zero Tile) and ends the iteration;
 // so does ctx ending. Breaking out of the loop, or ctx ending, stops the
 // prefetch: when the loop statement returns, no goroutine of the
-// iteration is left. See Block for how long Data stays valid. An array
+// iteration is left. See Tile for how long Data stays valid. An array
 // with no elements yields nothing.
 //
-//	for b, err := range a.Blocks(ctx, 256<<20) {
+//	for b, err := range a.Tiles(ctx, 256<<20) {
 //		if err != nil {
 //			return err
 //		}
 //		use(b.Start, b.Shape, b.Data)
 //	}
-func (a *Array) Blocks(ctx context.Context, budget int64) iter.Seq2[Block, error] {
+func (a *Array) Tiles(ctx context.Context, budget int64) iter.Seq2[Tile, error] {
 	if budget <= 0 {
 		budget = DefaultIterBudget
 	}
 	shape := a.meta.Shape
-	bshape := a.BlockShape(budget)
+	bshape := a.TileShape(budget)
 	item := a.meta.DataType.Size()
 	opt := a.opts.pipe
 	if opt.MaxBytesInFlight <= 0 || opt.MaxBytesInFlight > budget/4 {
 		opt.MaxBytesInFlight = max(budget/4, 1)
 	}
-	return func(yield func(Block, error) bool) {
+	return func(yield func(Tile, error) bool) {
 		if nd.NumElements(shape) == 0 {
 			return
 		}
 		ctx, cancel := context.WithCancel(ctx)
 		type result struct {
-			b   Block
+			b   Tile
 			buf int
 			err error
 		}
@@ -146,7 +146,7 @@ func (a *Array) Blocks(ctx context.Context, budget int64) iter.Seq2[Block, error
 				}
 				data := bufs[i][:n]
 				err := a.readWith(ctx, sel, data, opt)
-				r := result{b: Block{Start: start, Stop: stop, Shape: bs, Data: data}, buf: i, err: err}
+				r := result{b: Tile{Start: start, Stop: stop, Shape: bs, Data: data}, buf: i, err: err}
 				select {
 				case results <- r:
 				case <-ctx.Done():
@@ -159,7 +159,7 @@ func (a *Array) Blocks(ctx context.Context, budget int64) iter.Seq2[Block, error
 		})
 		for r := range results {
 			if r.err != nil {
-				yield(Block{}, r.err)
+				yield(Tile{}, r.err)
 				return
 			}
 			if !yield(r.b, nil) {
@@ -168,7 +168,7 @@ func (a *Array) Blocks(ctx context.Context, budget int64) iter.Seq2[Block, error
 			free <- r.buf
 		}
 		if err := ctx.Err(); err != nil {
-			yield(Block{}, err)
+			yield(Tile{}, err)
 		}
 	}
 }

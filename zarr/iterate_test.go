@@ -16,7 +16,7 @@ import (
 	"github.com/gozarr/gozarr/zarr"
 )
 
-func TestBlockShape(t *testing.T) {
+func TestTileShape(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name          string
@@ -35,7 +35,7 @@ func TestBlockShape(t *testing.T) {
 		{"inner chunks", []int{64, 64}, []int{32, 32}, fmt.Sprintf(shardZstd, "[8,8]"), 2 * 8 * 64 * 4, []int{8, 64}},
 		{"inner boxes", []int{64, 64}, []int{32, 32}, fmt.Sprintf(shardZstd, "[8,8]"), 2 * 8 * 40 * 4, []int{8, 40}},
 		// Inner shards of 16² (1 KiB) do not fit half the budget; their
-		// 8² inner chunks do: blocks of whole innermost chunks.
+		// 8² inner chunks do: tiles of whole innermost chunks.
 		{"innermost chunks of nested shards", []int{64, 64}, []int{32, 32}, nestedZstd, 2 * 512, []int{8, 16}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,8 +45,8 @@ func TestBlockShape(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := a.BlockShape(tc.budget); !slices.Equal(got, tc.want) {
-				t.Errorf("BlockShape(%d) = %v, want %v", tc.budget, got, tc.want)
+			if got := a.TileShape(tc.budget); !slices.Equal(got, tc.want) {
+				t.Errorf("TileShape(%d) = %v, want %v", tc.budget, got, tc.want)
 			}
 		})
 	}
@@ -84,14 +84,14 @@ func TestBlocksCoverOnce(t *testing.T) {
 				}
 				seen := make([]int, nd.NumElements(lay.shape))
 				full := nd.Contiguous(want, lay.shape, 4)
-				blocks := 0
-				for b, err := range a.Blocks(ctx, budget) {
+				tiles := 0
+				for b, err := range a.Tiles(ctx, budget) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					blocks++
+					tiles++
 					if int64(len(b.Data)) > max(budget/2, 4) {
-						t.Fatalf("block of %d bytes over half the budget %d", len(b.Data), budget)
+						t.Fatalf("tile of %d bytes over half the budget %d", len(b.Data), budget)
 					}
 					count := make([]int, len(b.Shape))
 					step := make([]int, len(b.Shape))
@@ -100,14 +100,14 @@ func TestBlocksCoverOnce(t *testing.T) {
 						step[d] = 1
 					}
 					if !slices.Equal(count, b.Shape) {
-						t.Fatalf("block %v..%v has shape %v", b.Start, b.Stop, b.Shape)
+						t.Fatalf("tile %v..%v has shape %v", b.Start, b.Stop, b.Shape)
 					}
 					exp := make([]byte, len(b.Data))
 					nd.Copy(nd.Contiguous(exp, b.Shape, 4), full.Slice(b.Start, count, step))
 					if !bytes.Equal(exp, b.Data) {
-						t.Fatalf("block %v..%v: wrong values", b.Start, b.Stop)
+						t.Fatalf("tile %v..%v: wrong values", b.Start, b.Stop)
 					}
-					// Mark the block's elements.
+					// Mark the tile's elements.
 					for i := range nd.NumElements(b.Shape) {
 						lin, rem := 0, i
 						for d := len(b.Shape) - 1; d >= 0; d-- {
@@ -124,7 +124,7 @@ func TestBlocksCoverOnce(t *testing.T) {
 				}
 				for i, n := range seen {
 					if n != 1 {
-						t.Fatalf("element %d yielded %d times (%d blocks)", i, n, blocks)
+						t.Fatalf("element %d yielded %d times (%d tiles)", i, n, tiles)
 					}
 				}
 			})
@@ -144,7 +144,7 @@ func TestBlocksStop(t *testing.T) {
 	base := runtime.NumGoroutine()
 
 	n := 0
-	for _, err := range a.Blocks(context.Background(), 2*8*64*4) {
+	for _, err := range a.Tiles(context.Background(), 2*8*64*4) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +160,7 @@ func TestBlocksStop(t *testing.T) {
 	defer cancel()
 	var last error
 	n = 0
-	for _, err := range a.Blocks(ctx, 2*8*64*4) {
+	for _, err := range a.Tiles(ctx, 2*8*64*4) {
 		if err != nil {
 			last = err
 			continue
@@ -170,7 +170,7 @@ func TestBlocksStop(t *testing.T) {
 		}
 	}
 	if !errors.Is(last, context.Canceled) || n > 5 {
-		t.Errorf("after cancel: %d blocks, last error %v", n, last)
+		t.Errorf("after cancel: %d tiles, last error %v", n, last)
 	}
 	if !settle(base) {
 		t.Errorf("after cancel: %d goroutines, want ≤ %d", runtime.NumGoroutine(), base)
@@ -181,7 +181,7 @@ func TestBlocksStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	errs, ok := 0, 0
-	for _, err := range a.Blocks(context.Background(), 2*8*64*4) {
+	for _, err := range a.Tiles(context.Background(), 2*8*64*4) {
 		if err != nil {
 			errs++
 			if !errors.Is(err, codecs.ErrCorrupt) {
@@ -192,7 +192,7 @@ func TestBlocksStop(t *testing.T) {
 		ok++
 	}
 	if errs != 1 || ok != 3 {
-		t.Errorf("%d blocks then %d errors, want 3 then 1", ok, errs)
+		t.Errorf("%d tiles then %d errors, want 3 then 1", ok, errs)
 	}
 	if !settle(base) {
 		t.Errorf("after error: %d goroutines, want ≤ %d", runtime.NumGoroutine(), base)
@@ -205,19 +205,19 @@ func TestBlocksEmptyAndScalar(t *testing.T) {
 	newFloatArray(t, st, "e", []int{0, 5}, []int{2, 2}, plainZstd)
 	newFloatArray(t, st, "s", []int{}, []int{}, plainZstd)
 	e, _ := zarr.OpenArray(ctx, st, "e")
-	for range e.Blocks(ctx, 0) {
-		t.Error("empty array yielded a block")
+	for range e.Tiles(ctx, 0) {
+		t.Error("empty array yielded a tile")
 	}
 	s, _ := zarr.OpenArray(ctx, st, "s")
 	n := 0
-	for b, err := range s.Blocks(ctx, 0) {
+	for b, err := range s.Tiles(ctx, 0) {
 		if err != nil || len(b.Data) != 4 || len(b.Shape) != 0 {
-			t.Errorf("scalar block %+v, %v", b, err)
+			t.Errorf("scalar tile %+v, %v", b, err)
 		}
 		n++
 	}
 	if n != 1 {
-		t.Errorf("%d scalar blocks", n)
+		t.Errorf("%d scalar tiles", n)
 	}
 }
 

@@ -289,14 +289,14 @@ func TestBlocksOfEmptyHugeArray(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	noPanic(t, "BlockShape", func() {
-		b := a.BlockShape(0)
+	noPanic(t, "TileShape", func() {
+		b := a.TileShape(0)
 		if len(b) != 3 || b[0] < 1 || b[1] < 1 || b[2] < 1 || int64(b[1])*int64(b[2]) > zarr.DefaultIterBudget/2 {
-			t.Errorf("BlockShape = %v", b)
+			t.Errorf("TileShape = %v", b)
 		}
 	})
 	noPanic(t, "Blocks", func() {
-		for b, err := range a.Blocks(ctx, 0) {
+		for b, err := range a.Tiles(ctx, 0) {
 			t.Errorf("Blocks yielded %v, %v", b.Shape, err)
 		}
 	})

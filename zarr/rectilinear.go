@@ -241,10 +241,10 @@ func (m *ArrayMetadata) validateRectilinear() error {
 // RectilinearChunks makes the array's chunk grid rectilinear: edges holds,
 // per dimension, the lengths of its chunks in order (each at least 1,
 // summing to at least the dimension's length). Pass nil as
-// NewArrayMetadata's chunk shape. With Sharded, every edge must be a
-// multiple of the inner chunk shape, as zarr-python requires. The grid is
-// written as zarr-python writes it (runs of equal edges as [edge, count]);
-// zarr-python reads it with its array.rectilinear_chunks setting on.
+// NewArrayMetadata's chunks. For a sharded array, RectilinearShards gives
+// the shards' edges instead. The grid is written as zarr-python writes it
+// (runs of equal edges as [edge, count]); zarr-python reads it with its
+// array.rectilinear_chunks setting on.
 func RectilinearChunks(edges ...[]int) MetadataOption {
 	return func(b *metaBuild) error {
 		g := &RectilinearGrid{Dims: make([]RectilinearDim, len(edges))}
@@ -255,6 +255,22 @@ func RectilinearChunks(edges ...[]int) MetadataOption {
 			g.Dims[i].Runs = nd.CompressRuns(e)
 		}
 		b.rect = g
+		return nil
+	}
+}
+
+// RectilinearShards shards the array in a rectilinear grid of shards:
+// edges holds, per dimension, the lengths of its shards in order, as
+// RectilinearChunks does for chunks; each shard is made of whole chunks of
+// NewArrayMetadata's chunks, so every edge must be a multiple of the chunk
+// shape, as zarr-python requires.
+func RectilinearShards(edges ...[]int) MetadataOption {
+	rect := RectilinearChunks(edges...)
+	return func(b *metaBuild) error {
+		if err := rect(b); err != nil {
+			return err
+		}
+		b.rectShards = true
 		return nil
 	}
 }

@@ -85,7 +85,7 @@ func randomItems(rng *rand.Rand, shape []int) []nd.Item {
 			for k := range idx {
 				idx[k] = rng.IntN(n)
 			}
-			items[d] = nd.Indices(idx...)
+			items[d] = nd.IndexArray(idx...)
 		case 2:
 			items[d] = nd.All()
 		default:
@@ -176,7 +176,7 @@ func TestRectilinearFixtures(t *testing.T) {
 						t.Fatal(err)
 					}
 					got := make([]byte, n*item)
-					if err := a.ReadPointsInto(ctx, got, pts); err != nil {
+					if err := a.ReadPointsSelection(ctx, got, pts); err != nil {
 						t.Fatal(err)
 					}
 					for k := range n {
@@ -247,9 +247,19 @@ func grid(t *testing.T, doc []byte) string {
 // rectModel is a rectilinear array written by gozarr in random pieces,
 // with the values it must hold.
 func rectWriteRead(t *testing.T, s *mem.Store, name string, shape []int, edges [][]int, opts ...zarr.MetadataOption) (*zarr.Array, []byte) {
+	return rectWriteReadChunks(t, s, name, shape, edges, nil, opts...)
+}
+
+// rectWriteReadChunks is rectWriteRead with chunks: when not nil, edges are
+// those of shards (RectilinearShards) of chunks of that shape.
+func rectWriteReadChunks(t *testing.T, s *mem.Store, name string, shape []int, edges [][]int, chunks []int, opts ...zarr.MetadataOption) (*zarr.Array, []byte) {
 	t.Helper()
 	ctx := context.Background()
-	meta, err := zarr.NewArrayMetadata(shape, dtype.TypeInt32, nil, append([]zarr.MetadataOption{zarr.RectilinearChunks(edges...), zarr.Fill([]byte{9, 0, 0, 0})}, opts...)...)
+	grid := zarr.RectilinearChunks(edges...)
+	if chunks != nil {
+		grid = zarr.RectilinearShards(edges...)
+	}
+	meta, err := zarr.NewArrayMetadata(shape, dtype.TypeInt32, chunks, append([]zarr.MetadataOption{grid, zarr.Fill([]byte{9, 0, 0, 0})}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +332,7 @@ func TestRectilinearWrite(t *testing.T) {
 	}
 	rectWriteRead(t, s, "plain", []int{11, 9}, [][]int{{1, 4, 6}, {3, 3, 2, 5}})
 	rectWriteRead(t, s, "zstd", []int{17}, [][]int{{5, 5, 5, 1, 1}}, zarr.Compress(zs))
-	rectWriteRead(t, s, "sharded", []int{12, 10}, [][]int{{4, 8}, {6, 2, 2}}, zarr.Sharded(2, 2), zarr.Compress(zs))
+	rectWriteReadChunks(t, s, "sharded", []int{12, 10}, [][]int{{4, 8}, {6, 2, 2}}, []int{2, 2}, zarr.Compress(zs))
 	rectWriteRead(t, s, "three", []int{4, 5, 6}, [][]int{{1, 3}, {5}, {2, 2, 1, 1}})
 	ctx := context.Background()
 	var got []string
@@ -513,7 +523,7 @@ func TestZarrPythonReadsRectilinear(t *testing.T) {
 	models := map[string][]byte{}
 	arrays["plain"], models["plain"] = rectWriteRead(t, s, "plain", []int{11, 9}, [][]int{{1, 4, 6}, {3, 3, 2, 5}})
 	arrays["runs"], models["runs"] = rectWriteRead(t, s, "runs", []int{30}, [][]int{{2, 2, 2, 2, 10, 10, 5}}, zarr.Compress(zs))
-	arrays["sharded"], models["sharded"] = rectWriteRead(t, s, "sharded", []int{12, 10}, [][]int{{4, 8}, {6, 2, 2}}, zarr.Sharded(2, 2), zarr.Compress(zs))
+	arrays["sharded"], models["sharded"] = rectWriteReadChunks(t, s, "sharded", []int{12, 10}, [][]int{{4, 8}, {6, 2, 2}}, []int{2, 2}, zarr.Compress(zs))
 	fsys, err := fs.New(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -553,8 +563,12 @@ print(a.metadata.chunk_grid)
 // to the operation's arena.
 func TestRectilinearStrings(t *testing.T) {
 	ctx := context.Background()
-	for _, opts := range [][]zarr.MetadataOption{nil, {zarr.Sharded(1, 2)}} {
-		meta, err := zarr.NewArrayMetadata([]int{5, 6}, dtype.TypeVarString, nil, append(opts, zarr.RectilinearChunks([]int{2, 3}, []int{4, 2}))...)
+	for _, chunks := range [][]int{nil, {1, 2}} {
+		grid := zarr.RectilinearChunks([]int{2, 3}, []int{4, 2})
+		if chunks != nil {
+			grid = zarr.RectilinearShards([]int{2, 3}, []int{4, 2})
+		}
+		meta, err := zarr.NewArrayMetadata([]int{5, 6}, dtype.TypeVarString, chunks, grid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -580,7 +594,7 @@ func TestRectilinearStrings(t *testing.T) {
 			}
 		}
 		if !slices.Equal(got, ref) {
-			t.Errorf("%d options: read %q, want %q", len(opts), got, ref)
+			t.Errorf("chunks %v: read %q, want %q", chunks, got, ref)
 		}
 	}
 }

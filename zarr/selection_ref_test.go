@@ -92,7 +92,7 @@ func selItems(t *testing.T, in []selItem) []nd.Item {
 		case it.Int != nil:
 			out = append(out, nd.Index(*it.Int))
 		case it.Ints != nil:
-			out = append(out, nd.Indices(*it.Ints...))
+			out = append(out, nd.IndexArray(*it.Ints...))
 		case it.Mask != nil:
 			out = append(out, nd.Mask(selBits(*it.Mask)))
 		case it.Ellipsis:
@@ -151,9 +151,9 @@ func selRead(ctx context.Context, t *testing.T, a *zarr.Array, c selCase, items 
 		}
 		return a.ReadBytes(ctx, items...)
 	case "vindex":
-		return a.ReadPoints(ctx, c.Coords)
+		return a.ReadPointsBytes(ctx, c.Coords)
 	case "vmask":
-		return a.ReadMask(ctx, selBits(c.Mask))
+		return a.ReadMaskBytes(ctx, selBits(c.Mask))
 	}
 	t.Fatalf("unknown mode %q", c.Mode)
 	return nil, nil, nil
@@ -172,9 +172,9 @@ func selApply(ctx context.Context, t *testing.T, a *zarr.Array, w selWrite) erro
 		}
 		return a.WriteBytes(ctx, data, items...)
 	case "vindex":
-		return a.WritePoints(ctx, data, w.Coords)
+		return a.WritePointsBytes(ctx, data, w.Coords)
 	case "vmask":
-		return a.WriteMask(ctx, data, selBits(w.Mask))
+		return a.WriteMaskBytes(ctx, data, selBits(w.Mask))
 	}
 	t.Fatalf("unknown write mode %q", w.Mode)
 	return nil

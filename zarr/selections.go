@@ -13,7 +13,7 @@ import (
 // This file holds the selections beyond boxes that are not items of a
 // subscript: coordinate selections (points, a boolean mask of the whole
 // array) and block selections. Orthogonal selections (index arrays and
-// masks per dimension: nd.Indices, nd.Mask) are items, and go through
+// masks per dimension: nd.IndexArray, nd.Mask) are items, and go through
 // ReadBytes, ReadBytesInto, WriteBytes, Read, ReadInto and Write like
 // slices do.
 
@@ -25,12 +25,12 @@ func (a *Array) Points(coords [][]int) (nd.Points, error) {
 	return nd.NormalizePoints(coords, a.meta.Shape)
 }
 
-// ReadPoints reads the elements at a coordinate selection (see Points)
+// ReadPointsBytes reads the elements at a coordinate selection (see Points)
 // into a new buffer and returns it with its shape, [number of points].
 // Each chunk (inner chunk of a shard) the points touch is fetched and
 // decoded once, however many points it serves and in whatever order they
 // are asked.
-func (a *Array) ReadPoints(ctx context.Context, coords [][]int) ([]byte, []int, error) {
+func (a *Array) ReadPointsBytes(ctx context.Context, coords [][]int) ([]byte, []int, error) {
 	pts, err := a.Points(coords)
 	if err != nil {
 		return nil, nil, err
@@ -38,10 +38,10 @@ func (a *Array) ReadPoints(ctx context.Context, coords [][]int) ([]byte, []int, 
 	return a.readPoints(ctx, pts)
 }
 
-// ReadMask reads the elements where mask (a boolean array of the array's
+// ReadMaskBytes reads the elements where mask (a boolean array of the array's
 // shape, C order) is true, in C order, into a new buffer and returns it
 // with its shape, [number of true elements].
-func (a *Array) ReadMask(ctx context.Context, mask []bool) ([]byte, []int, error) {
+func (a *Array) ReadMaskBytes(ctx context.Context, mask []bool) ([]byte, []int, error) {
 	pts, err := nd.MaskPoints(mask, a.meta.Shape)
 	if err != nil {
 		return nil, nil, err
@@ -49,9 +49,9 @@ func (a *Array) ReadMask(ctx context.Context, mask []bool) ([]byte, []int, error
 	return a.readPoints(ctx, pts)
 }
 
-// ReadPointsInto reads the elements at the normalised points pts into
+// ReadPointsSelection reads the elements at the normalised points pts into
 // out, which holds exactly pts.Len() elements.
-func (a *Array) ReadPointsInto(ctx context.Context, out []byte, pts nd.Points) error {
+func (a *Array) ReadPointsSelection(ctx context.Context, out []byte, pts nd.Points) error {
 	if err := pipeline.ReadPoints(ctx, a.st, a.grid, pts, out, a.opts.pipe); err != nil {
 		return fmt.Errorf("read %q: %w", a.path, err)
 	}
@@ -65,16 +65,16 @@ func (a *Array) readPoints(ctx context.Context, pts nd.Points) ([]byte, []int, e
 		return nil, nil, err
 	}
 	out := make([]byte, n)
-	if err := a.ReadPointsInto(ctx, out, pts); err != nil {
+	if err := a.ReadPointsSelection(ctx, out, pts); err != nil {
 		return nil, nil, err
 	}
 	return out, []int{pts.Len()}, nil
 }
 
-// WritePoints writes data (one element per point, memory representation)
+// WritePointsBytes writes data (one element per point, memory representation)
 // at a coordinate selection (see Points). Where a point repeats, its last
 // value wins, as in NumPy.
-func (a *Array) WritePoints(ctx context.Context, data []byte, coords [][]int) error {
+func (a *Array) WritePointsBytes(ctx context.Context, data []byte, coords [][]int) error {
 	pts, err := a.Points(coords)
 	if err != nil {
 		return err
@@ -82,9 +82,9 @@ func (a *Array) WritePoints(ctx context.Context, data []byte, coords [][]int) er
 	return a.WritePointsSelection(ctx, data, pts)
 }
 
-// WriteMask writes data (one element per true element of mask, in C
+// WriteMaskBytes writes data (one element per true element of mask, in C
 // order) where mask, a boolean array of the array's shape, is true.
-func (a *Array) WriteMask(ctx context.Context, data []byte, mask []bool) error {
+func (a *Array) WriteMaskBytes(ctx context.Context, data []byte, mask []bool) error {
 	pts, err := nd.MaskPoints(mask, a.meta.Shape)
 	if err != nil {
 		return err
@@ -160,7 +160,7 @@ func ReadPoints[T Element](ctx context.Context, a *Array, coords [][]int) ([]T, 
 
 // ReadMask reads the elements of a where mask (a boolean array of a's
 // shape, C order) is true, in C order, into a new slice: the typed form of
-// Array.ReadMask.
+// Array.ReadMaskBytes.
 func ReadMask[T Element](ctx context.Context, a *Array, mask []bool) ([]T, error) {
 	pts, err := nd.MaskPoints(mask, a.meta.Shape)
 	if err != nil {
@@ -182,7 +182,7 @@ func readPointsT[T Element](ctx context.Context, a *Array, pts nd.Points) ([]T, 
 	if err != nil {
 		return nil, err
 	}
-	if err := a.ReadPointsInto(ctx, b, pts); err != nil {
+	if err := a.ReadPointsSelection(ctx, b, pts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -195,7 +195,7 @@ func WritePoints[T Element](ctx context.Context, a *Array, data []T, coords [][]
 	if err != nil {
 		return err
 	}
-	return a.WritePoints(ctx, b, coords)
+	return a.WritePointsBytes(ctx, b, coords)
 }
 
 // ReadView reads the selected elements into dst, any strided view of the
@@ -203,7 +203,7 @@ func WritePoints[T Element](ctx context.Context, a *Array, data []T, coords [][]
 // item size: a sub-box of a larger buffer — a batch being assembled, a
 // mosaic, a transposed layout — so no copy is needed afterwards. Views of
 // concurrent reads must not overlap. Orthogonal selections are accepted;
-// for points, read into a slice of the larger buffer with ReadPointsInto.
+// for points, read into a slice of the larger buffer with ReadPointsSelection.
 func (a *Array) ReadView(ctx context.Context, dst nd.View, items ...nd.Item) error {
 	sel, err := a.Selection(items...)
 	if err != nil {

@@ -14,9 +14,9 @@ import (
 // zarr-python's oindex or NumPy's np.ix_), scattered points (a coordinate
 // selection, like vindex), and whole chunks by grid position (blocks).
 // Each touched inner chunk is decoded once, whatever the order asked.
-func ExampleArray_ReadPoints() {
+func ExampleReadPoints() {
 	ctx := context.Background()
-	meta, _ := zarr.NewArrayMetadata([]int{6, 8}, dtype.TypeInt32, []int{4, 4}, zarr.Sharded(2, 2))
+	meta, _ := zarr.NewArrayMetadata([]int{6, 8}, dtype.TypeInt32, []int{2, 2}, zarr.Shards(4, 4))
 	a, _ := zarr.CreateArray(ctx, mem.New(), "grid", meta)
 	vals := make([]int32, 6*8)
 	for i := range vals {
@@ -25,7 +25,7 @@ func ExampleArray_ReadPoints() {
 	_ = zarr.Write(ctx, a, vals)
 
 	// Rows 5, 0, 5 (any order, repeats allowed) and columns where a mask is true.
-	rows, shape, err := zarr.Read[int32](ctx, a, nd.Indices(5, 0, -1), nd.Mask([]bool{true, false, false, false, false, false, false, true}))
+	rows, shape, err := zarr.Read[int32](ctx, a, nd.IndexArray(5, 0, -1), nd.Mask([]bool{true, false, false, false, false, false, false, true}))
 	fmt.Println(rows, shape, err)
 
 	// Points (0, 7), (5, 1), (2, 2): one index array per dimension.
@@ -64,8 +64,8 @@ func ExampleArray_ReadView() {
 	whole := nd.Contiguous(mosaic, []int{2, 8}, 1)
 	left := whole.Slice([]int{0, 0}, []int{2, 4}, []int{1, 1})
 	right := whole.Slice([]int{0, 4}, []int{2, 4}, []int{1, 1})
-	err1 := a.ReadView(ctx, left, nd.Range(0, 2), nd.Range(0, 4))        // rows 0-1, columns 0-3
-	err2 := a.ReadView(ctx, right, nd.Indices(5, 4), nd.Slice(7, 3, -1)) // rows 5, 4; columns 7..4
+	err1 := a.ReadView(ctx, left, nd.Range(0, 2), nd.Range(0, 4))           // rows 0-1, columns 0-3
+	err2 := a.ReadView(ctx, right, nd.IndexArray(5, 4), nd.Slice(7, 3, -1)) // rows 5, 4; columns 7..4
 	fmt.Println(mosaic, err1, err2)
 	// Output: [0 1 2 3 47 46 45 44 8 9 10 11 39 38 37 36] <nil> <nil>
 }

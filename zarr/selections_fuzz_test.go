@@ -17,8 +17,12 @@ import (
 func fuzzSelArrays(f *testing.F) []*zarr.Array {
 	ctx := context.Background()
 	var arrays []*zarr.Array
-	for _, opts := range [][]zarr.MetadataOption{nil, {zarr.Sharded(2, 3)}} {
-		meta, err := zarr.NewArrayMetadata([]int{9, 11}, dtype.TypeUint16, []int{4, 6}, opts...)
+	for _, opts := range [][]zarr.MetadataOption{nil, {zarr.Shards(4, 6)}} {
+		chunks := []int{4, 6}
+		if opts != nil {
+			chunks = []int{2, 3}
+		}
+		meta, err := zarr.NewArrayMetadata([]int{9, 11}, dtype.TypeUint16, chunks, opts...)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -63,7 +67,7 @@ func FuzzPoints(f *testing.F) {
 			coords[1][k] = int(int8(b[2*k+1])) % 14
 		}
 		for _, a := range arrays {
-			got, shape, err := a.ReadPoints(context.Background(), coords)
+			got, shape, err := a.ReadPointsBytes(context.Background(), coords)
 			inRange := true
 			for k := range n {
 				inRange = inRange && coords[0][k] >= -9 && coords[0][k] < 9 && coords[1][k] >= -11 && coords[1][k] < 11

@@ -56,9 +56,9 @@ func selLayouts() []selLayout {
 	return []selLayout{
 		{name: "chunks-zstd", chunk: []int{4, 5, 3}, opts: []zarr.MetadataOption{zarr.Compress(zstdCodec())}},
 		{name: "chunks-raw", chunk: []int{4, 5, 3}},
-		{name: "shards-zstd", chunk: []int{8, 10, 6}, opts: []zarr.MetadataOption{zarr.Sharded(4, 5, 3), zarr.Compress(zstdCodec())}},
-		{name: "shards-raw", chunk: []int{8, 10, 6}, opts: []zarr.MetadataOption{zarr.Sharded(4, 5, 3)}},
-		{name: "shards-cached", chunk: []int{8, 10, 6}, opts: []zarr.MetadataOption{zarr.Sharded(4, 5, 3)}, cache: true},
+		{name: "shards-zstd", chunk: []int{4, 5, 3}, opts: []zarr.MetadataOption{zarr.Shards(8, 10, 6), zarr.Compress(zstdCodec())}},
+		{name: "shards-raw", chunk: []int{4, 5, 3}, opts: []zarr.MetadataOption{zarr.Shards(8, 10, 6)}},
+		{name: "shards-cached", chunk: []int{4, 5, 3}, opts: []zarr.MetadataOption{zarr.Shards(8, 10, 6)}, cache: true},
 		{name: "chunks-cached", chunk: []int{4, 5, 3}, cache: true},
 	}
 }
@@ -148,7 +148,7 @@ func randomOrthItem(r *rand.Rand, n int) (nd.Item, []int, bool) {
 				in[j] -= n
 			}
 		}
-		return nd.Indices(in...), idx, false
+		return nd.IndexArray(in...), idx, false
 	case 4:
 		m := make([]bool, n)
 		var idx []int
@@ -341,7 +341,7 @@ func TestMaskSelection(t *testing.T) {
 					want = append(want, vals[i])
 				}
 			}
-			b, shape, err := a.ReadMask(ctx, mask)
+			b, shape, err := a.ReadMaskBytes(ctx, mask)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -364,7 +364,7 @@ func TestMaskSelection(t *testing.T) {
 			for k := range want {
 				binary.LittleEndian.PutUint32(data[4*k:], uint32(7000+k))
 			}
-			if err := a.WriteMask(ctx, data, mask); err != nil {
+			if err := a.WriteMaskBytes(ctx, data, mask); err != nil {
 				t.Fatal(err)
 			}
 			k := 0
@@ -381,7 +381,7 @@ func TestMaskSelection(t *testing.T) {
 			if i := firstDiff(all, vals); i >= 0 {
 				t.Fatalf("after WriteMask element %d = %d, want %d", i, all[i], vals[i])
 			}
-			if _, _, err := a.ReadMask(ctx, mask[1:]); !errors.Is(err, nd.ErrInvalidSelection) {
+			if _, _, err := a.ReadMaskBytes(ctx, mask[1:]); !errors.Is(err, nd.ErrInvalidSelection) {
 				t.Fatalf("short mask: err = %v, want ErrInvalidSelection", err)
 			}
 		})
@@ -395,8 +395,8 @@ func TestSelectionErrors(t *testing.T) {
 		items []nd.Item
 		want  error
 	}{
-		{[]nd.Item{nd.Indices(0, 13)}, nd.ErrOutOfBounds},
-		{[]nd.Item{nd.Indices(-14)}, nd.ErrOutOfBounds},
+		{[]nd.Item{nd.IndexArray(0, 13)}, nd.ErrOutOfBounds},
+		{[]nd.Item{nd.IndexArray(-14)}, nd.ErrOutOfBounds},
 		{[]nd.Item{nd.Mask(make([]bool, 12))}, nd.ErrInvalidSelection},
 	}
 	for _, c := range cases {
@@ -414,16 +414,16 @@ func TestSelectionErrors(t *testing.T) {
 		{[][]int{{0}, {-18}, {0}}, nd.ErrOutOfBounds},
 	}
 	for _, c := range pcases {
-		if _, _, err := a.ReadPoints(ctx, c.coords); !errors.Is(err, c.want) {
+		if _, _, err := a.ReadPointsBytes(ctx, c.coords); !errors.Is(err, c.want) {
 			t.Errorf("%v: err = %v, want %v", c.coords, err, c.want)
 		}
 	}
 	// Empty index arrays select nothing, without error.
-	b, shape, err := a.ReadBytes(ctx, nd.Indices(), nd.All())
+	b, shape, err := a.ReadBytes(ctx, nd.IndexArray(), nd.All())
 	if err != nil || len(b) != 0 || !slices.Equal(shape, []int{0, 17, 7}) {
 		t.Errorf("empty index array: %d bytes, shape %v, %v", len(b), shape, err)
 	}
-	b, shape, err = a.ReadPoints(ctx, [][]int{{}, {}, {}})
+	b, shape, err = a.ReadPointsBytes(ctx, [][]int{{}, {}, {}})
 	if err != nil || len(b) != 0 || !slices.Equal(shape, []int{0}) {
 		t.Errorf("no points: %d bytes, shape %v, %v", len(b), shape, err)
 	}
@@ -469,7 +469,7 @@ func TestGatherDecodesEachInnerChunkOnce(t *testing.T) {
 	inner := []int{4, 6, 5}
 	for _, local := range []bool{true, false} {
 		t.Run(fmt.Sprintf("whole-shard-reads=%v", local), func(t *testing.T) {
-			meta, err := zarr.NewArrayMetadata(shape, dtype.TypeUint16, []int{16, 24, 10}, zarr.Sharded(inner...), zarr.Compress(countCodec{}))
+			meta, err := zarr.NewArrayMetadata(shape, dtype.TypeUint16, inner, zarr.Shards(16, 24, 10), zarr.Compress(countCodec{}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -503,7 +503,7 @@ func TestGatherDecodesEachInnerChunkOnce(t *testing.T) {
 				}
 			}
 			countDecodes.Store(0)
-			if _, _, err := a.ReadBytes(ctx, nd.Indices(rows...), nd.Indices(cols...)); err != nil {
+			if _, _, err := a.ReadBytes(ctx, nd.IndexArray(rows...), nd.IndexArray(cols...)); err != nil {
 				t.Fatal(err)
 			}
 			if got := countDecodes.Load(); got != int64(len(touched)) {

@@ -90,7 +90,7 @@ func TestSmallReads(t *testing.T) {
 						}
 						exp = append(exp, want.Data[k*item:(k+1)*item]...)
 					}
-					got, _, err := a.ReadPoints(ctx, coords)
+					got, _, err := a.ReadPointsBytes(ctx, coords)
 					if err != nil {
 						t.Fatalf("%s: points %v: %v", mode, coords, err)
 					}

@@ -42,7 +42,7 @@ func (a *Array) Split(sel nd.Selection, maxBytes int64) iter.Seq[nd.Selection] {
 // units along d, the dimensions after d whole. Every unit of that level,
 // and so every decode unit, lies in one tile. The tiles' outputs
 // concatenated are not sel's C order unless d is 0. Over the whole array
-// the tiles are Blocks' blocks (BlockShape(2*maxBytes)).
+// the tiles are those Array.Tiles yields (TileShape(2*maxBytes)).
 func (a *Array) SplitTiles(sel nd.Selection, maxBytes int64) iter.Seq[nd.Selection] {
 	return a.split(sel, maxBytes, true)
 }

@@ -241,7 +241,7 @@ func oldSplit(sel nd.Selection, item int, units []int, maxBytes int64) [][2][]in
 
 // TestSplitAsBefore: on unsharded arrays and step-1 slices, Split cuts as
 // zarrcat's splitter did, and SplitTiles of the whole array tiles it with
-// BlockShape's blocks, as Blocks did.
+// TileShape's blocks, as Blocks did.
 func TestSplitAsBefore(t *testing.T) {
 	ctx := context.Background()
 	st := mem.New()
@@ -275,7 +275,7 @@ func TestSplitAsBefore(t *testing.T) {
 		}
 	}
 	for _, budget := range []int64{2, 100, 1000, 4000, 20000, 1 << 20} {
-		bs := a.BlockShape(budget)
+		bs := a.TileShape(budget)
 		var tiles []string
 		for sub := range a.SplitTiles(must(a.Selection()), max(budget/2, 1)) {
 			tiles = append(tiles, fmt.Sprint(sub))

@@ -45,9 +45,9 @@ func TestSparseStringReadBatches(t *testing.T) {
 	}{
 		{"every 37th row", []nd.Item{nd.Every(37), nd.All()}, true},
 		{"reversed, one column", []nd.Item{nd.Slice(-1, -6401, -51), nd.Index(2)}, true},
-		{"index array columns", []nd.Item{nd.Every(9), nd.Indices(2, 0)}, true},
+		{"index array columns", []nd.Item{nd.Every(9), nd.IndexArray(2, 0)}, true},
 		{"dense", []nd.Item{nd.Range(0, 6400)}, false},
-		{"reordered rows", []nd.Item{nd.Indices(4000, 37, 1200, 5), nd.Index(1)}, false},
+		{"reordered rows", []nd.Item{nd.IndexArray(4000, 37, 1200, 5), nd.Index(1)}, false},
 	} {
 		batches = batches[:0]
 		got, shape, err := ReadStrings(ctx, a, c.items...)

@@ -105,7 +105,7 @@ func TestWriteVLenForPeers(t *testing.T) {
 		chunk []int
 	}{
 		{"built_string", dtype.TypeVarString, []zarr.MetadataOption{zarr.Compress(zs)}, []int{3, 5}},
-		{"built_string_sharded", dtype.TypeVarString, []zarr.MetadataOption{zarr.Sharded(2, 2), zarr.Compress(zs)}, []int{4, 4}},
+		{"built_string_sharded", dtype.TypeVarString, []zarr.MetadataOption{zarr.Shards(4, 4), zarr.Compress(zs)}, []int{2, 2}},
 		{"built_string_fill", dtype.TypeVarString, []zarr.MetadataOption{zarr.Fill([]byte("NA"))}, []int{6, 8}},
 		{"built_bytes", dtype.TypeVarBytes, nil, []int{5, 5}},
 	} {

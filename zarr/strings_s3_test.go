@@ -23,7 +23,7 @@ func TestVLenS3(t *testing.T) {
 	}
 	st := srv.Store(t, storetest.UniquePrefix("vlen"))
 	storetest.Cleanup(t, st)
-	m, err := zarr.NewArrayMetadata([]int{40, 6}, dtype.TypeVarString, []int{20, 6}, zarr.Sharded(5, 3))
+	m, err := zarr.NewArrayMetadata([]int{40, 6}, dtype.TypeVarString, []int{5, 3}, zarr.Shards(20, 6))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -235,7 +235,7 @@ func TestVLenRoundTrip(t *testing.T) {
 			return zarr.CreateArray(ctx, st, "a", m)
 		}},
 		{"v3 sharded", func(st store.Store) (*zarr.Array, error) {
-			m, err := zarr.NewArrayMetadata([]int{9, 7}, dtype.TypeVarString, []int{4, 6}, zarr.Sharded(2, 3), zarr.Compress(zs))
+			m, err := zarr.NewArrayMetadata([]int{9, 7}, dtype.TypeVarString, []int{2, 3}, zarr.Shards(4, 6), zarr.Compress(zs))
 			if err != nil {
 				return nil, err
 			}
@@ -311,7 +311,7 @@ func TestVLenRoundTrip(t *testing.T) {
 func TestVLenBytesRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	st := mem.New()
-	m, err := zarr.NewArrayMetadata([]int{10}, dtype.TypeVarBytes, []int{4}, zarr.Sharded(2))
+	m, err := zarr.NewArrayMetadata([]int{10}, dtype.TypeVarBytes, []int{2}, zarr.Shards(4))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func taskData(t zarr.WriteTask) []byte {
 // concurrent workers, then finalize.
 func ExampleArray_NewWritePlan() {
 	ctx := context.Background()
-	meta, _ := zarr.NewArrayMetadata([]int{100, 60}, dtype.TypeFloat64, []int{20, 30}, zarr.Sharded(10, 10))
+	meta, _ := zarr.NewArrayMetadata([]int{100, 60}, dtype.TypeFloat64, []int{10, 10}, zarr.Shards(20, 30))
 	a, _ := zarr.CreateArray(ctx, mem.New(), "a", meta)
 	plan, err := a.NewWritePlan([]nd.Item{nd.Range(20, 60), nd.All()}) // aligned to shards
 	if err != nil {
@@ -61,7 +61,7 @@ func ExampleArray_NewWritePlan() {
 // partial units are allowed, and then gives the same array.
 func TestWritePlan(t *testing.T) {
 	ctx := context.Background()
-	meta, err := zarr.NewArrayMetadata([]int{45, 50}, dtype.TypeFloat64, []int{20, 20}, zarr.Sharded(10, 10))
+	meta, err := zarr.NewArrayMetadata([]int{45, 50}, dtype.TypeFloat64, []int{10, 10}, zarr.Shards(20, 20))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@
 // one. For each cache configuration it reports wall time and peak resident
 // memory (VmHWM), each configuration run in its own child process (this
 // program re-executed with -child) so that peaks do not mix. It also
-// measures memory-bounded iteration (zarr.Array.Blocks) over one large
+// measures memory-bounded iteration (zarr.Array.Tiles) over one large
 // array.
 //
 //	go run ./bench/cachebench                # full size: 30 arrays of 100 MiB, a 1 GiB array
@@ -551,7 +551,7 @@ func runIter(ctx context.Context, st store.Reader) (result, error) {
 	start := time.Now()
 	var sum float64
 	blocks := 0
-	for b, err := range a.Blocks(ctx, int64(*budgetMB)*mib) {
+	for b, err := range a.Tiles(ctx, int64(*budgetMB)*mib) {
 		if err != nil {
 			return result{}, err
 		}
@@ -561,7 +561,7 @@ func runIter(ctx context.Context, st store.Reader) (result, error) {
 		}
 	}
 	return result{Wall: time.Since(start).Seconds(), PeakMiB: peakRSS(),
-		Note: fmt.Sprintf("%d blocks of %v", blocks, a.BlockShape(int64(*budgetMB)*mib))}, nil
+		Note: fmt.Sprintf("%d blocks of %v", blocks, a.TileShape(int64(*budgetMB)*mib))}, nil
 }
 
 // exitHooks run before exit (stopping the fake S3 server).

@@ -128,7 +128,7 @@ func makeArray(ctx context.Context, dir string, g geometry) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	meta, err := zarr.NewArrayMetadata(g.shape, dtype.TypeFloat32, g.shard, zarr.Sharded(g.inner...), zarr.Compress(zstd))
+	meta, err := zarr.NewArrayMetadata(g.shape, dtype.TypeFloat32, g.inner, zarr.Shards(g.shard...), zarr.Compress(zstd))
 	if err != nil {
 		return "", err
 	}
@@ -213,12 +213,12 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 	wls := []workload{
 		{name: fmt.Sprintf("%d random rows, sorted (oindex)", len(rows)), arr: 0, out: len(rows) * rowBytes, touched: rowTouched,
 			read: func(ctx context.Context, a *zarr.Array, out []byte) error {
-				return a.ReadBytesInto(ctx, out, nd.Indices(sorted...), nd.All())
+				return a.ReadBytesInto(ctx, out, nd.IndexArray(sorted...), nd.All())
 			},
 			pyArgs: func(d string) []string { return []string{"oindex", paths[0], saveInts(d, "rows_sorted.npy", sorted)} }},
 		{name: fmt.Sprintf("%d random rows, unsorted (oindex)", len(rows)), arr: 0, out: len(rows) * rowBytes, touched: rowTouched,
 			read: func(ctx context.Context, a *zarr.Array, out []byte) error {
-				return a.ReadBytesInto(ctx, out, nd.Indices(rows...), nd.All())
+				return a.ReadBytesInto(ctx, out, nd.IndexArray(rows...), nd.All())
 			},
 			pyArgs: func(d string) []string { return []string{"oindex", paths[0], saveInts(d, "rows.npy", rows)} }},
 		{name: fmt.Sprintf("%d random points of a 3-D array (vindex)", npoints), arr: 1, out: npoints * 4, touched: touchedPoints(arrays[1], pts),
@@ -227,7 +227,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 				if err != nil {
 					return err
 				}
-				return a.ReadPointsInto(ctx, out, p)
+				return a.ReadPointsSelection(ctx, out, p)
 			},
 			pyArgs: func(d string) []string {
 				return []string{"vindex", paths[1], saveInts(d, "p0.npy", pts[0]), saveInts(d, "p1.npy", pts[1]), saveInts(d, "p2.npy", pts[2])}
@@ -238,7 +238,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 				if err != nil {
 					return err
 				}
-				return a.ReadPointsInto(ctx, out, p)
+				return a.ReadPointsSelection(ctx, out, p)
 			},
 			pyArgs: func(d string) []string {
 				return []string{"vindex", paths[2], saveInts(d, "f0.npy", finePts[0]), saveInts(d, "f1.npy", finePts[1]), saveInts(d, "f2.npy", finePts[2])}
@@ -355,7 +355,7 @@ func check(w workload, out []byte, rows, sorted []int, pts, finePts [][]int, geo
 // touchedRows lists the inner chunks that rows (all columns) touch.
 func touchedRows(a *zarr.Array, rows []int) map[string]map[int]bool {
 	l := a.Sharding()
-	shard, inner := a.ChunkShape(), l.ChunkShape()
+	shard, inner := a.Shards(), a.Chunks()
 	t := map[string]map[int]bool{}
 	for _, i := range rows {
 		key := a.ChunkKey([]int{i / shard[0], 0})
@@ -372,7 +372,7 @@ func touchedRows(a *zarr.Array, rows []int) map[string]map[int]bool {
 // touchedPoints lists the inner chunks that the points touch.
 func touchedPoints(a *zarr.Array, pts [][]int) map[string]map[int]bool {
 	l := a.Sharding()
-	shard, inner := a.ChunkShape(), l.ChunkShape()
+	shard, inner := a.Shards(), a.Chunks()
 	t := map[string]map[int]bool{}
 	for k := range pts[0] {
 		sc, ic := make([]int, 3), make([]int, 3)

@@ -54,7 +54,7 @@ type s3Result struct {
 func benchS3(ctx context.Context, side int, latency time.Duration, reps, conc int) error {
 	zs, _ := codecs.NewZstd(1, false)
 	shard, inner := min(2048, side), min(256, side)
-	meta, err := zarr.NewArrayMetadata([]int{side, side}, dtype.TypeFloat32, []int{shard, shard}, zarr.Sharded(inner, inner), zarr.Compress(zs))
+	meta, err := zarr.NewArrayMetadata([]int{side, side}, dtype.TypeFloat32, []int{inner, inner}, zarr.Shards(shard, shard), zarr.Compress(zs))
 	if err != nil {
 		return err
 	}

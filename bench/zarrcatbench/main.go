@@ -472,7 +472,7 @@ func writeSource(ctx context.Context, dir string, o options) error {
 	if err != nil {
 		return err
 	}
-	meta, err := zarr.NewArrayMetadata([]int{o.size, o.size}, dtype.TypeFloat32, []int{o.shard, o.shard}, zarr.Sharded(o.inner, o.inner), zarr.Compress(zs))
+	meta, err := zarr.NewArrayMetadata([]int{o.size, o.size}, dtype.TypeFloat32, []int{o.inner, o.inner}, zarr.Shards(o.shard, o.shard), zarr.Compress(zs))
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func metadata(layout string, g geometry) (*zarr.ArrayMetadata, error) {
 	case "compressed":
 		return zarr.NewArrayMetadata(shape, dtype.TypeUint16, chunk, zarr.Compress(zstd))
 	case "sharded":
-		return zarr.NewArrayMetadata(shape, dtype.TypeUint16, chunk, zarr.Sharded(g.inner, g.inner, g.inner), zarr.Compress(zstd))
+		return zarr.NewArrayMetadata(shape, dtype.TypeUint16, []int{g.inner, g.inner, g.inner}, zarr.Shards(chunk...), zarr.Compress(zstd))
 	}
 	return nil, fmt.Errorf("unknown layout %q", layout)
 }
@@ -543,7 +543,7 @@ func read(ctx context.Context, a *zarr.Array, mode string, conc int) (childResul
 		n, err := check(out, [3]int{}, [3]int(shape), r)
 		return childResult{t, n}, err
 	}
-	box := a.ChunkShape() // the shard shape of a sharded array
+	box, _ := a.Units() // the shard shape of a sharded array
 	if mode == "subchunks" {
 		if a.Sharding() == nil {
 			return childResult{}, fmt.Errorf("subchunks of an array that is not sharded")

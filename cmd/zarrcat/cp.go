@@ -532,7 +532,7 @@ func destMetadata(a *zarr.Array, p copyPlan) (*zarr.ArrayMetadata, error) {
 	opts := []zarr.MetadataOption{zarr.Fill(fill), zarr.Attributes(a.Attributes())}
 	if p.shards != nil {
 		unit = p.shards
-		opts = append(opts, zarr.Sharded(inner...))
+		opts = append(opts, zarr.Shards(p.shards...))
 	}
 	comp := p.compressors
 	if !p.reencode {
@@ -554,7 +554,7 @@ func destMetadata(a *zarr.Array, p copyPlan) (*zarr.ArrayMetadata, error) {
 		}
 		return nil, fmt.Errorf("%w: %s gives %s for an array of %s", errUsage, flag, plural(len(unit), "dimension"), plural(len(m.Shape), "dimension"))
 	}
-	meta, err := zarr.NewArrayMetadata(m.Shape, dt, unit, opts...)
+	meta, err := zarr.NewArrayMetadata(m.Shape, dt, inner, opts...)
 	if err != nil && p.shards != nil && p.chunks == nil {
 		// The inner chunks came from the source: say where, and the flag.
 		err = fmt.Errorf("%w (the inner chunks %v are the source's: give --chunks for others)", err, inner)

@@ -335,7 +335,7 @@ func streamPoints(ctx context.Context, a *zarr.Array, pts pointSet, blockBytes i
 	buf := make([]byte, min(per, pts.Len())*item)
 	return pts.batches(per, func(batch nd.Points) error {
 		out := buf[:batch.Len()*item]
-		if err := a.ReadPointsInto(ctx, out, batch); err != nil {
+		if err := a.ReadPointsSelection(ctx, out, batch); err != nil {
 			return err
 		}
 		return use(out)

@@ -68,7 +68,8 @@ func memFloatArray(t *testing.T, shape, chunks []int, inner ...int) *zarr.Array 
 	t.Helper()
 	var opts []zarr.MetadataOption
 	if inner != nil {
-		opts = append(opts, zarr.Sharded(inner...))
+		opts = append(opts, zarr.Shards(chunks...))
+		chunks = inner
 	}
 	m, err := zarr.NewArrayMetadata(shape, dtype.TypeFloat32, chunks, opts...)
 	if err != nil {

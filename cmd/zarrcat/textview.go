@@ -148,7 +148,7 @@ func (v *textView) write(ctx context.Context, a *zarr.Array, sel nd.Selection, w
 		pts := nd.Points{Rank: rank, Coords: coords}
 		n := dt.Size()
 		out := make([]byte, pts.Len()*n)
-		if err := a.ReadPointsInto(ctx, out, pts); err != nil {
+		if err := a.ReadPointsSelection(ctx, out, pts); err != nil {
 			return err
 		}
 		for k := range pts.Len() {

@@ -215,8 +215,8 @@ func step(data []byte, dt dtype.DataType) float64 {
 // writeDemo writes a 4096 × 4096 float32 array (64 MiB).
 func writeDemo(ctx context.Context, st store.Store, name string) error {
 	zs, _ := codecs.NewZstd(1, false)
-	meta, err := zarr.NewArrayMetadata([]int{4096, 4096}, dtype.TypeFloat32, []int{1024, 4096},
-		zarr.Sharded(256, 4096), zarr.Compress(zs))
+	meta, err := zarr.NewArrayMetadata([]int{4096, 4096}, dtype.TypeFloat32, []int{256, 4096},
+		zarr.Shards(1024, 4096), zarr.Compress(zs))
 	if err != nil {
 		return err
 	}

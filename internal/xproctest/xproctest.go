@@ -55,7 +55,7 @@ func Run(t *testing.T, name, base string, rounds int, open func(t *testing.T, pr
 		if !store.IsLocal(st) && store.CapabilitiesOf(st).Conditional == nil {
 			t.Fatalf("%T has no conditional writes: writers in other processes would lose updates", st)
 		}
-		meta, err := zarr.NewArrayMetadata([]int{n, n, n}, dtype.TypeFloat64, []int{20, 20, 20}, zarr.Sharded(10, 10, 10))
+		meta, err := zarr.NewArrayMetadata([]int{n, n, n}, dtype.TypeFloat64, []int{10, 10, 10}, zarr.Shards(20, 20, 20))
 		if err != nil {
 			t.Fatal(err)
 		}

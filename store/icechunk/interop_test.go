@@ -273,7 +273,7 @@ func anc1(t *testing.T, r *icechunk.Repository, id icechunk.ID) icechunk.ID {
 func writeSome(t *testing.T, s *icechunk.Session) {
 	t.Helper()
 	ctx := context.Background()
-	meta, err := zarr.NewArrayMetadata([]int{12, 10}, dtype.TypeInt32, []int{4, 5}, zarr.Sharded(2, 5))
+	meta, err := zarr.NewArrayMetadata([]int{12, 10}, dtype.TypeInt32, []int{2, 5}, zarr.Shards(4, 5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func coreReadsCreated(t *testing.T, spec int) {
 // writeSomeNew writes a sharded array into an empty repository.
 func writeSomeNew(t *testing.T, s *icechunk.Session) {
 	ctx := context.Background()
-	meta, err := zarr.NewArrayMetadata([]int{8, 6}, dtype.TypeFloat64, []int{4, 6}, zarr.Sharded(2, 3))
+	meta, err := zarr.NewArrayMetadata([]int{8, 6}, dtype.TypeFloat64, []int{2, 3}, zarr.Shards(4, 6))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,6 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(a.Shape(), a.ChunkShape(), a.Attributes()["units"])
+	fmt.Println(a.Shape(), a.Chunks(), a.Attributes()["units"])
 	// Output: [6 9] [4 5] K
 }

@@ -15,7 +15,7 @@ import (
 
 // Writing into an Icechunk branch: the fork/merge pattern. The launcher
 // creates the array (committed on the branch, see IcechunkTarget.Begin);
-// each worker writes its blocks in a session forked from that snapshot
+// each worker writes its regions in a session forked from that snapshot
 // (the chunks go to the repository's chunks/ at once) and emits the
 // session's chunk refs; CommitIcechunk merges every worker's refs into one
 // session at the same snapshot and commits once. A failed and retried
@@ -41,7 +41,7 @@ type IcechunkTarget struct {
 
 func init() {
 	beam.RegisterType(reflect.TypeOf(IcechunkTarget{}))
-	register.DoFn4x1[context.Context, string, Block, func([]byte), error](&icechunkWriteFn{})
+	register.DoFn4x1[context.Context, string, Region, func([]byte), error](&icechunkWriteFn{})
 	register.DoFn4x1[context.Context, []byte, func(*[]byte) bool, func(string), error](&icechunkCommitFn{})
 	register.Emitter1[[]byte]()
 	register.Iter1[[]byte]()
@@ -82,13 +82,13 @@ func (t IcechunkTarget) Begin(ctx context.Context) (IcechunkTarget, error) {
 	return t, nil
 }
 
-// WriteIcechunk writes blocks (KV<string, Block>, aligned to the array's
+// WriteIcechunk writes regions (KV<string, Region>, aligned to the array's
 // write units as Write wants them without Merge) into the array of dst,
 // in sessions forked from dst.Base, and returns the PCollection of their
 // exported chunk refs ([]byte) for CommitIcechunk.
-func WriteIcechunk(s beam.Scope, dst IcechunkTarget, blocks beam.PCollection) beam.PCollection {
+func WriteIcechunk(s beam.Scope, dst IcechunkTarget, regions beam.PCollection) beam.PCollection {
 	s = s.Scope("zarrbeam.WriteIcechunk")
-	return beam.ParDo(s, &icechunkWriteFn{Dst: dst}, blocks)
+	return beam.ParDo(s, &icechunkWriteFn{Dst: dst}, regions)
 }
 
 // CommitIcechunk merges the chunk refs of WriteIcechunk into one session
@@ -114,7 +114,7 @@ func (f *icechunkWriteFn) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-func (f *icechunkWriteFn) ProcessElement(ctx context.Context, _ string, b Block, emit func([]byte)) error {
+func (f *icechunkWriteFn) ProcessElement(ctx context.Context, _ string, b Region, emit func([]byte)) error {
 	s, err := f.repo.SessionAt(ctx, f.Dst.Branch, f.base)
 	if err != nil {
 		return err
@@ -124,7 +124,7 @@ func (f *icechunkWriteFn) ProcessElement(ctx context.Context, _ string, b Block,
 		return fmt.Errorf("zarrbeam: icechunk %s: %w", f.Dst.URL, err)
 	}
 	ref := Ref{URL: f.Dst.URL + "@" + f.Dst.Branch, Path: f.Dst.Path}
-	if err := writeBlock(ctx, a, ref, b, nil, func(string) {}); err != nil {
+	if err := writeRegion(ctx, a, ref, b, nil, func(string) {}); err != nil {
 		return err
 	}
 	doc, err := s.ExportChanges()

@@ -3,21 +3,21 @@
 // Spark at scale. It lives in a module of its own, so that users of gozarr
 // never download Beam.
 //
-// A pipeline moves blocks: a Block is a box of an array (its start and
+// A pipeline moves regions: a Region is a box of an array (its start and
 // shape in array coordinates) with its elements in C order, the array's
 // memory representation. Its key is FormatKey(Start), so the elements of
-// a PCollection are KV<string, Block> pairs.
+// a PCollection are KV<string, Region> pairs.
 //
-//   - Read plans an array, or a box of it, into blocks aligned to its chunk
+//   - Read plans an array, or a box of it, into regions aligned to its chunk
 //     grid (whole shards, or whole inner chunks when a shard does not fit
 //     the memory budget) and reads each on a worker.
-//   - Write writes blocks into an existing array with one writer per write
-//     unit (chunk, or shard): a block that covers a write unit in part is
+//   - Write writes regions into an existing array with one writer per write
+//     unit (chunk, or shard): a region that covers a write unit in part is
 //     refused (zarr.ErrMisaligned) unless merging is asked for, in which
 //     case the pieces of each unit are grouped by key and written once.
 //   - Rechunk copies an array into another with other chunks and shards,
-//     the rechunker algorithm with a memory bound per worker: read blocks
-//     and write blocks are consolidated up to the bound, and the shuffle
+//     the rechunker algorithm with a memory bound per worker: read regions
+//     and write regions are consolidated up to the bound, and the shuffle
 //     between them plays the intermediate array.
 //   - Finalize runs once every write is done: it writes the array's
 //     metadata again and, if asked, the consolidated metadata of a group.
@@ -51,7 +51,7 @@ import (
 )
 
 // ErrInvalid reports an invalid argument of a transform: a malformed key
-// or block, a memory bound too small for one unit of work.
+// or region, a memory bound too small for one unit of work.
 var ErrInvalid = errors.New("zarrbeam: invalid argument")
 
 // Ref names an array: the store's URL (anything storeurl.Open accepts:
@@ -70,17 +70,17 @@ func (r Ref) String() string {
 	return strings.TrimSuffix(r.URL, "/") + "/" + r.Path
 }
 
-// Block is a box of an array and its elements: Start and Shape in array
+// Region is a box of an array and its elements: Start and Shape in array
 // coordinates, Data the elements in C order (the array's memory
 // representation, Shape's element count times the item size).
-type Block struct {
+type Region struct {
 	Start []int
 	Shape []int
 	Data  []byte
 }
 
-// Stop returns the block's exclusive end in every dimension.
-func (b Block) Stop() []int {
+// Stop returns the region's exclusive end in every dimension.
+func (b Region) Stop() []int {
 	s := make([]int, len(b.Start))
 	for d := range s {
 		s[d] = b.Start[d] + b.Shape[d]
@@ -88,7 +88,7 @@ func (b Block) Stop() []int {
 	return s
 }
 
-// FormatKey returns the key of the block that starts at start: its
+// FormatKey returns the key of the region that starts at start: its
 // coordinates joined by commas ("0,4096").
 func FormatKey(start []int) string {
 	var sb strings.Builder
@@ -118,45 +118,45 @@ func ParseKey(key string) ([]int, error) {
 	return out, nil
 }
 
-// encodeBlock is Block's Beam coder: rank, start and shape as uvarints,
-// then the data. It is deterministic, so blocks may be keys too.
-func encodeBlock(b Block) ([]byte, error) {
+// encodeRegion is Region's Beam coder: rank, start and shape as uvarints,
+// then the data. It is deterministic, so regions may be keys too.
+func encodeRegion(b Region) ([]byte, error) {
 	if len(b.Start) != len(b.Shape) {
-		return nil, fmt.Errorf("%w: block of start %v and shape %v", ErrInvalid, b.Start, b.Shape)
+		return nil, fmt.Errorf("%w: region of start %v and shape %v", ErrInvalid, b.Start, b.Shape)
 	}
 	out := make([]byte, 0, binary.MaxVarintLen64*(1+2*len(b.Start))+len(b.Data))
 	out = binary.AppendUvarint(out, uint64(len(b.Start)))
 	for _, v := range append(append([]int(nil), b.Start...), b.Shape...) {
 		if v < 0 {
-			return nil, fmt.Errorf("%w: block of start %v and shape %v", ErrInvalid, b.Start, b.Shape)
+			return nil, fmt.Errorf("%w: region of start %v and shape %v", ErrInvalid, b.Start, b.Shape)
 		}
 		out = binary.AppendUvarint(out, uint64(v))
 	}
 	return append(out, b.Data...), nil
 }
 
-func decodeBlock(p []byte) (Block, error) {
-	bad := fmt.Errorf("%w: encoded block of %d bytes", ErrInvalid, len(p))
+func decodeRegion(p []byte) (Region, error) {
+	bad := fmt.Errorf("%w: encoded region of %d bytes", ErrInvalid, len(p))
 	n, k := binary.Uvarint(p)
 	if k <= 0 || n > zarr.MaxRank {
-		return Block{}, bad
+		return Region{}, bad
 	}
 	p = p[k:]
 	vals := make([]int, 2*n)
 	for i := range vals {
 		v, k := binary.Uvarint(p)
 		if k <= 0 || v > 1<<62 {
-			return Block{}, bad
+			return Region{}, bad
 		}
 		vals[i], p = int(v), p[k:]
 	}
-	return Block{Start: vals[:n:n], Shape: vals[n:], Data: p}, nil
+	return Region{Start: vals[:n:n], Shape: vals[n:], Data: p}, nil
 }
 
 func init() {
-	bt := reflect.TypeOf(Block{})
+	bt := reflect.TypeOf(Region{})
 	beam.RegisterType(bt)
-	beam.RegisterCoder(bt, encodeBlock, decodeBlock)
+	beam.RegisterCoder(bt, encodeRegion, decodeRegion)
 	beam.RegisterType(reflect.TypeOf(Ref{}))
 }
 

@@ -1,4 +1,4 @@
-module github.com/gozarr/gozarr/beam
+module github.com/gozarr/gozarr/zarrbeam
 
 go 1.26.0
 

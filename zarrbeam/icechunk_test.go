@@ -19,7 +19,7 @@ import (
 )
 
 // TestIcechunkForkMerge writes a plain array into a sharded array of an
-// Icechunk repository on prism: workers write blocks in sessions forked
+// Icechunk repository on prism: workers write regions in sessions forked
 // from one base snapshot, CommitIcechunk merges them and commits once. A
 // worker lost after writing its shard fails the job, and so does a lost
 // answer after the commit: the job run again (as a runner's retry runs
@@ -50,7 +50,7 @@ func TestIcechunkForkMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	zs, _ := codecs.NewZstd(1, false)
-	meta, err := zarr.NewArrayMetadata(shape, dtype.TypeUint8, []int{256, 256}, zarr.Sharded(128, 128), zarr.Compress(zs))
+	meta, err := zarr.NewArrayMetadata(shape, dtype.TypeUint8, []int{128, 128}, zarr.Shards(256, 256), zarr.Compress(zs))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,7 +74,8 @@ func newArray(t *testing.T, dir string, shape []int, dt dtype.DataType, chunks, 
 	zs, _ := codecs.NewZstd(1, false)
 	opts := []zarr.MetadataOption{zarr.Compress(zs)}
 	if inner != nil {
-		opts = append(opts, zarr.Sharded(inner...))
+		opts = append(opts, zarr.Shards(chunks...))
+		chunks = inner
 	}
 	meta, err := zarr.NewArrayMetadata(shape, dt, chunks, opts...)
 	if err != nil {
@@ -154,7 +155,7 @@ func countOf(s beam.Scope, col beam.PCollection) func() int {
 }
 
 // TestRoundTripSharded reads a sharded array (shards 1024², inner chunks
-// 256², partial shards at the far edges) as blocks of whole shards and
+// 256², partial shards at the far edges) as regions of whole shards and
 // writes them into an array of the same layout: equal to its source.
 func TestRoundTripSharded(t *testing.T) {
 	dir := t.TempDir()
@@ -164,7 +165,7 @@ func TestRoundTripSharded(t *testing.T) {
 	dr := newArray(t, filepath.Join(dir, "dst.zarr"), shape, dtype.TypeUint16, []int{1024, 1024}, []int{256, 256}, nil)
 
 	p, s := beam.NewPipelineWithRoot()
-	written := Write(s, dr, Read(s, sr, ReadOptions{MaxBlockBytes: 4 << 20}), WriteOptions{})
+	written := Write(s, dr, Read(s, sr, ReadOptions{MaxRegionBytes: 4 << 20}), WriteOptions{})
 	n := countOf(s, Finalize(s, dr, written, FinalizeOptions{}))
 	if err := run(t, p); err != nil {
 		t.Fatal(err)
@@ -177,7 +178,7 @@ func TestRoundTripSharded(t *testing.T) {
 
 // TestRechunk512To4096 rechunks an 8192² uint8 array (64 MiB) of 512²
 // chunks into 4096² shards of 1024² inner chunks with a 16 MiB bound per
-// block: equal to its source.
+// region: equal to its source.
 func TestRechunk512To4096(t *testing.T) {
 	if testing.Short() {
 		t.Skip("64 MiB rechunk")
@@ -199,12 +200,12 @@ func TestRechunk512To4096(t *testing.T) {
 	}
 	sameBytes(t, "rechunked", readAll(t, dr), src)
 	a, _ := dr.Open(context.Background())
-	if l := a.Sharding(); l == nil || fmt.Sprint(a.ChunkShape(), l.ChunkShape()) != "[4096 4096] [1024 1024]" {
-		t.Errorf("destination layout %v, want shards 4096² of 1024² inner chunks", a.ChunkShape())
+	if got := fmt.Sprint(a.Shards(), a.Chunks()); got != "[4096 4096] [1024 1024]" {
+		t.Errorf("destination layout: shards and chunks %s, want shards 4096² of 1024² chunks", got)
 	}
 }
 
-// TestRechunkPieces rechunks with read blocks that straddle write blocks
+// TestRechunkPieces rechunks with read regions that straddle write regions
 // in both directions (source chunks larger than the target's along one
 // dimension, smaller along the other) and edge units.
 func TestRechunkPieces(t *testing.T) {
@@ -226,7 +227,7 @@ func TestRechunkPieces(t *testing.T) {
 
 // TestRechunkParts copies an array as two jobs running side by side, on
 // boxes aligned to the destination's shards but not to the rechunk's
-// write blocks (two shards wide): each job writes only the shards its
+// write regions (two shards wide): each job writes only the shards its
 // pieces meet, so the two never write the same shard.
 func TestRechunkParts(t *testing.T) {
 	dir := t.TempDir()
@@ -256,8 +257,8 @@ func TestRechunkParts(t *testing.T) {
 // lost before its bundle committed), then before writing another: prism
 // fails the job at a failed bundle, so the job is run again, which runs
 // every bundle again as a runner's retry would. The output is exact, with
-// read blocks that are whole write blocks (written without a shuffle) and
-// with read blocks that straddle them (pieces merged after the shuffle).
+// read regions that are whole write regions (written without a shuffle) and
+// with read regions that straddle them (pieces merged after the shuffle).
 func TestRetryExact(t *testing.T) {
 	for _, chunk := range []int{256, 300} {
 		t.Run(fmt.Sprint("source chunks ", chunk), func(t *testing.T) { testRetryExact(t, chunk) })
@@ -322,7 +323,7 @@ func testRetryExact(t *testing.T, chunk int) {
 	sameBytes(t, fmt.Sprintf("after %d tries", tries), readAll(t, dr), src)
 }
 
-// TestMisalignedRefused writes blocks that cover shards in part: refused
+// TestMisalignedRefused writes regions that cover shards in part: refused
 // with zarr.ErrMisaligned's message (and the remedy) unless Merge is set;
 // with Merge, a partial write of a region keeps the rest of the array.
 func TestMisalignedRefused(t *testing.T) {
@@ -333,7 +334,7 @@ func TestMisalignedRefused(t *testing.T) {
 	dr := newArray(t, filepath.Join(dir, "dst.zarr"), shape, dtype.TypeUint8, []int{256, 256}, []int{64, 64}, nil)
 
 	p, s := beam.NewPipelineWithRoot()
-	Write(s, dr, Read(s, sr, ReadOptions{BlockShape: []int{100, 100}}), WriteOptions{})
+	Write(s, dr, Read(s, sr, ReadOptions{RegionShape: []int{100, 100}}), WriteOptions{})
 	err := run(t, p)
 	if err == nil || !strings.Contains(err.Error(), zarr.ErrMisaligned.Error()) || !strings.Contains(err.Error(), "Merge") {
 		t.Fatalf("misaligned write: %v, want %q and the Merge remedy", err, zarr.ErrMisaligned)
@@ -342,9 +343,9 @@ func TestMisalignedRefused(t *testing.T) {
 	t.Logf("refused: %.400s", msg[strings.Index(msg, "zarrbeam: write"):])
 	// The same check without a runner: errors.Is holds.
 	b, _ := dr.Open(context.Background())
-	err = writeBlock(context.Background(), b, dr, Block{Start: []int{0, 0}, Shape: []int{100, 100}, Data: make([]byte, 100*100)}, nil, func(string) {})
+	err = writeRegion(context.Background(), b, dr, Region{Start: []int{0, 0}, Shape: []int{100, 100}, Data: make([]byte, 100*100)}, nil, func(string) {})
 	if !errors.Is(err, zarr.ErrMisaligned) {
-		t.Errorf("writeBlock of a partial shard: %v, want ErrMisaligned", err)
+		t.Errorf("writeRegion of a partial shard: %v, want ErrMisaligned", err)
 	}
 
 	// Merge: the region 100:500, 0:600 over an array already holding 9s.
@@ -353,20 +354,20 @@ func TestMisalignedRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, s = beam.NewPipelineWithRoot()
-	blocks := Read(s, sr, ReadOptions{Selection: "100:500, :", BlockShape: []int{100, 100}})
-	Finalize(s, dr, Write(s, dr, blocks, WriteOptions{Merge: true}), FinalizeOptions{})
+	regions := Read(s, sr, ReadOptions{Selection: "100:500, :", RegionShape: []int{100, 100}})
+	Finalize(s, dr, Write(s, dr, regions, WriteOptions{Merge: true}), FinalizeOptions{})
 	if err := run(t, p); err != nil {
 		t.Fatal(err)
 	}
 	want := append(append(append([]byte(nil), nines[:100*600]...), src[100*600:500*600]...), nines[500*600:]...)
 	sameBytes(t, "merged region", readAll(t, dr), want)
 
-	// Overlapping blocks are refused, not silently resolved.
+	// Overlapping regions are refused, not silently resolved.
 	p, s = beam.NewPipelineWithRoot()
-	twice := beam.Flatten(s, Read(s, sr, ReadOptions{BlockShape: []int{100, 100}}), Read(s, sr, ReadOptions{Selection: "0:50, 0:50"}))
+	twice := beam.Flatten(s, Read(s, sr, ReadOptions{RegionShape: []int{100, 100}}), Read(s, sr, ReadOptions{Selection: "0:50, 0:50"}))
 	Write(s, dr, twice, WriteOptions{Merge: true})
 	if err := run(t, p); err == nil || !strings.Contains(err.Error(), "overlap") {
-		t.Errorf("overlapping blocks merged: %v, want an error naming the overlap", err)
+		t.Errorf("overlapping regions merged: %v, want an error naming the overlap", err)
 	}
 }
 
@@ -387,7 +388,7 @@ func TestFinalizeConsolidates(t *testing.T) {
 	if _, err := zarr.CreateGroup(ctx, st.(store.Store), "", map[string]any{"title": "test"}); err != nil {
 		t.Fatal(err)
 	}
-	meta, err := zarr.NewArrayMetadata(shape, dtype.TypeFloat32, []int{128, 128}, zarr.Sharded(32, 32))
+	meta, err := zarr.NewArrayMetadata(shape, dtype.TypeFloat32, []int{32, 32}, zarr.Shards(128, 128))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,8 +418,8 @@ func TestFinalizeConsolidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(a.ChunkShape()) != "[128 128]" {
-		t.Errorf("array through the consolidated metadata: shards %v, want [128 128]", a.ChunkShape())
+	if fmt.Sprint(a.Shards()) != "[128 128]" {
+		t.Errorf("array through the consolidated metadata: shards %v, want [128 128]", a.Shards())
 	}
 	sameBytes(t, "rechunked into the group", readAll(t, dr), src)
 }

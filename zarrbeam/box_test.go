@@ -18,7 +18,7 @@ func TestPlanRechunk(t *testing.T) {
 	}{
 		// The test array: 512² chunks to 4096² shards, uint8, 16 MiB.
 		{[]int{8192, 8192}, []int{512, 512}, []int{4096, 4096}, 1, 16 << 20, []int{4096, 4096}, []int{4096, 4096}},
-		// 32 MiB: two shards per write block, reads no wider than writes.
+		// 32 MiB: two shards per write region, reads no wider than writes.
 		{[]int{8192, 8192}, []int{512, 512}, []int{4096, 4096}, 1, 32 << 20, []int{4096, 8192}, []int{4096, 8192}},
 		// Source chunks taller than the target's: reads keep their height.
 		{[]int{97, 130}, []int{30, 7}, []int{20, 50}, 4, 8000, []int{30, 63}, []int{20, 100}},
@@ -35,7 +35,7 @@ func TestPlanRechunk(t *testing.T) {
 			t.Errorf("%v %v→%v within %d: read %v write %v, want %v %v", c.shape, c.source, c.target, c.mem, p.Read, p.Write, c.read, c.write)
 		}
 		if bytesOf(p.Read, c.item) > c.mem || bytesOf(p.Write, c.item) > c.mem {
-			t.Errorf("%v: blocks beyond the bound %d", p, c.mem)
+			t.Errorf("%v: regions beyond the bound %d", p, c.mem)
 		}
 	}
 	if _, err := PlanRechunk([]int{8192, 8192}, []int{512, 512}, []int{4096, 4096}, 1, 8<<20); !errors.Is(err, ErrInvalid) {
@@ -85,11 +85,11 @@ func TestTiles(t *testing.T) {
 }
 
 func TestCopyBox(t *testing.T) {
-	src := Block{Start: []int{2, 3}, Shape: []int{3, 4}, Data: make([]byte, 12*2)}
+	src := Region{Start: []int{2, 3}, Shape: []int{3, 4}, Data: make([]byte, 12*2)}
 	for i := range src.Data {
 		src.Data[i] = byte(i)
 	}
-	dst := Block{Start: []int{3, 5}, Shape: []int{3, 3}, Data: make([]byte, 9*2)}
+	dst := Region{Start: []int{3, 5}, Shape: []int{3, 3}, Data: make([]byte, 9*2)}
 	if n := copyBox(dst, src, 2); n != 4 {
 		t.Fatalf("copied %d elements, want 4", n)
 	}
@@ -114,39 +114,39 @@ func TestKeys(t *testing.T) {
 	}
 }
 
-func TestBlockCoder(t *testing.T) {
-	b := Block{Start: []int{0, 4096}, Shape: []int{2, 3}, Data: []byte{1, 2, 3, 4, 5, 6}}
-	p, err := encodeBlock(b)
+func TestRegionCoder(t *testing.T) {
+	b := Region{Start: []int{0, 4096}, Shape: []int{2, 3}, Data: []byte{1, 2, 3, 4, 5, 6}}
+	p, err := encodeRegion(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := decodeBlock(p)
+	got, err := decodeRegion(p)
 	if err != nil || fmt.Sprint(got) != fmt.Sprint(b) {
 		t.Errorf("round trip %v: %v, %v", b, got, err)
 	}
-	if _, err := encodeBlock(Block{Start: []int{1}, Shape: []int{-1}}); !errors.Is(err, ErrInvalid) {
+	if _, err := encodeRegion(Region{Start: []int{1}, Shape: []int{-1}}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("negative shape encoded: %v", err)
 	}
 	for _, p := range [][]byte{nil, {0x80}, {2, 1}, {33}, {1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}} {
-		if _, err := decodeBlock(p); !errors.Is(err, ErrInvalid) {
-			t.Errorf("decodeBlock(%v): %v, want ErrInvalid", p, err)
+		if _, err := decodeRegion(p); !errors.Is(err, ErrInvalid) {
+			t.Errorf("decodeRegion(%v): %v, want ErrInvalid", p, err)
 		}
 	}
 }
 
-// FuzzDecodeBlock: the coder never panics, and what it decodes encodes
+// FuzzDecodeRegion: the coder never panics, and what it decodes encodes
 // back to the same bytes.
-func FuzzDecodeBlock(f *testing.F) {
+func FuzzDecodeRegion(f *testing.F) {
 	f.Fuzz(func(t *testing.T, p []byte) {
-		b, err := decodeBlock(p)
+		b, err := decodeRegion(p)
 		if err != nil {
 			return
 		}
-		q, err := encodeBlock(b)
+		q, err := encodeRegion(b)
 		if err != nil {
 			t.Fatalf("decoded %v does not encode: %v", b, err)
 		}
-		if b2, err := decodeBlock(q); err != nil || fmt.Sprint(b2) != fmt.Sprint(b) {
+		if b2, err := decodeRegion(q); err != nil || fmt.Sprint(b2) != fmt.Sprint(b) {
 			t.Fatalf("re-decoded %v, %v; want %v", b2, err, b)
 		}
 	})

@@ -3,7 +3,7 @@
 // into 2048² shards of 1024² inner chunks, zstd, on the S3 server of
 // .ci/s3server.sh with a latency added to every request) run by 1, 2 and 4
 // worker processes, each a prism job in its own process on its part of
-// the array (parts are whole write blocks, so no shard has two writers).
+// the array (parts are whole write regions, so no shard has two writers).
 //
 //	eval "$(bash .ci/s3server.sh start)"
 //	go run ./cmd/zarrbeambench -workers 1,2,4 -latency 20ms
@@ -33,7 +33,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
-	zarrbeam "github.com/gozarr/gozarr/beam"
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/store/mem"
@@ -41,6 +40,7 @@ import (
 	"github.com/gozarr/gozarr/store/s3/s3test"
 	"github.com/gozarr/gozarr/store/storeurl"
 	"github.com/gozarr/gozarr/zarr"
+	"github.com/gozarr/gozarr/zarrbeam"
 )
 
 var (
@@ -125,7 +125,7 @@ func run(ctx context.Context) error {
 	zs, _ := codecs.NewZstd(1, false)
 	srcMeta, _ := zarr.NewArrayMetadata(shape, dtype.TypeUint8, []int{srcChunk, srcChunk}, zarr.Compress(zs))
 	zs3, _ := codecs.NewZstd(3, false)
-	dstMeta, _ := zarr.NewArrayMetadata(shape, dtype.TypeUint8, []int{shard, shard}, zarr.Sharded(inner, inner), zarr.Compress(zs3))
+	dstMeta, _ := zarr.NewArrayMetadata(shape, dtype.TypeUint8, []int{inner, inner}, zarr.Shards(shard, shard), zarr.Compress(zs3))
 
 	// The source, written once without latency.
 	srcSt, err := open("src")
@@ -163,7 +163,7 @@ func run(ctx context.Context) error {
 	}
 	rows := (n + plan.Write[0] - 1) / plan.Write[0]
 	mb64 := float64(n*n) / 1e6
-	fmt.Printf("re-encode %d² uint8 (%.0f MB), %d² chunks → %d² shards of %d² inner chunks, zstd; S3 +%v per request; max-mem %d MiB: read blocks %v, write blocks %v (%d rows of them); GOMAXPROCS %d\n\n",
+	fmt.Printf("re-encode %d² uint8 (%.0f MB), %d² chunks → %d² shards of %d² inner chunks, zstd; S3 +%v per request; max-mem %d MiB: read regions %v, write regions %v (%d rows of them); GOMAXPROCS %d\n\n",
 		n, mb64, srcChunk, shard, inner, *latency, *maxMem>>20, plan.Read, plan.Write, rows, runtime.GOMAXPROCS(0))
 	fmt.Printf("codec floor (memory to memory, this process, all cores): %.0f ms, %.0f MB/s\n\n", ms(floor), mb64/floor.Seconds())
 	fmt.Println("| workers | wall ms | MB/s | MB/s per worker | speed-up | workers' CPU ms | server CPU ms | cores busy | wall / codec floor | request floor ms |")

@@ -8,10 +8,10 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
-	zarrbeam "github.com/gozarr/gozarr/beam"
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/zarr"
+	"github.com/gozarr/gozarr/zarrbeam"
 )
 
 // Re-encode an array from one store to another with new chunks and
@@ -39,13 +39,13 @@ func Example() {
 
 	// The destination's metadata first: 512² shards of 256² inner chunks.
 	zs, _ := codecs.NewZstd(3, false)
-	meta, _ = zarr.NewArrayMetadata([]int{1024, 1024}, dtype.TypeFloat32, []int{512, 512},
-		zarr.Sharded(256, 256), zarr.Compress(zs))
+	meta, _ = zarr.NewArrayMetadata([]int{1024, 1024}, dtype.TypeFloat32, []int{256, 256},
+		zarr.Shards(512, 512), zarr.Compress(zs))
 	if _, err := zarrbeam.CreateArray(ctx, dst, meta); err != nil {
 		log.Fatal(err)
 	}
 
-	// The pipeline: rechunk within 2 MiB per block, then finalize.
+	// The pipeline: rechunk within 2 MiB per region, then finalize.
 	p, s := beam.NewPipelineWithRoot()
 	written := zarrbeam.Rechunk(s, src, dst, zarrbeam.RechunkOptions{MaxMem: 2 << 20})
 	zarrbeam.Finalize(s, dst, written, zarrbeam.FinalizeOptions{})
@@ -59,9 +59,9 @@ func Example() {
 	}
 	want, _, _ := a.ReadBytes(ctx)
 	got, _, _ := b.ReadBytes(ctx)
-	fmt.Println("shards", b.ChunkShape(), "inner chunks", b.Sharding().ChunkShape())
+	fmt.Println("shards", b.Shards(), "chunks", b.Chunks())
 	fmt.Println("equal to the source:", bytes.Equal(got, want))
 	// Output:
-	// shards [512 512] inner chunks [256 256]
+	// shards [512 512] chunks [256 256]
 	// equal to the source: true
 }

@@ -84,10 +84,10 @@ func tiles(start, shape, tile []int) iter.Seq2[[]int, []int] {
 // copyBox copies the part of src that lies in dst from src's data into
 // dst's (both C order of their shapes, item bytes per element) and returns
 // the number of elements copied.
-func copyBox(dst, src Block, item int) int { return copyClipped(dst, src, src, item) }
+func copyBox(dst, src Region, item int) int { return copyClipped(dst, src, src, item) }
 
 // copyClipped is copyBox restricted to the box of clip (its data unused).
-func copyClipped(dst, src, clip Block, item int) int {
+func copyClipped(dst, src, clip Region, item int) int {
 	n := len(dst.Start)
 	off, soff, cnt, one := make([]int, n), make([]int, n), make([]int, n), make([]int, n)
 	count := 1
@@ -107,7 +107,7 @@ func copyClipped(dst, src, clip Block, item int) int {
 
 // meets reports whether b's box and the box [start, start+shape) share an
 // element.
-func meets(b Block, start, shape []int) bool {
+func meets(b Region, start, shape []int) bool {
 	for d := range start {
 		if max(b.Start[d], start[d]) >= min(b.Start[d]+b.Shape[d], start[d]+shape[d]) {
 			return false
@@ -118,7 +118,7 @@ func meets(b Block, start, shape []int) bool {
 
 // sub returns the box [start, start+shape) of b, sharing b's data when it
 // is all of b.
-func sub(b Block, start, shape []int, item int) Block {
+func sub(b Region, start, shape []int, item int) Region {
 	same := true
 	for d := range start {
 		same = same && start[d] == b.Start[d] && shape[d] == b.Shape[d]
@@ -126,7 +126,7 @@ func sub(b Block, start, shape []int, item int) Block {
 	if same {
 		return b
 	}
-	out := Block{Start: start, Shape: shape, Data: make([]byte, nd.NumElements(shape)*item)}
+	out := Region{Start: start, Shape: shape, Data: make([]byte, nd.NumElements(shape)*item)}
 	copyBox(out, b, item)
 	return out
 }
@@ -172,10 +172,10 @@ func units(a *zarr.Array) (write, read []int) { return a.Units() }
 // RechunkPlan is the rechunker's plan for copying an array of shape (item
 // bytes per element) stored in source units (whole chunks or inner chunks
 // that a reader decodes) into target write units (chunks or shards) with
-// at most maxMem bytes per block: Write, the target units consolidated up
+// at most maxMem bytes per region: Write, the target units consolidated up
 // to maxMem, one writer each; Read, the source units consolidated up to
 // maxMem and along each dimension no further than Write where the source
-// unit is the smaller (so read blocks nest in write blocks).
+// unit is the smaller (so read regions nest in write regions).
 type RechunkPlan struct {
 	Read, Write []int
 }

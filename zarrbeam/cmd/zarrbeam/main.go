@@ -11,7 +11,7 @@
 // s3://, gs:// (the store/gcs module is linked in); az:// needs a build
 // with a blank import of the store/azure module. The destination array's metadata is written first (shape,
 // data type, fill value, attributes and dimension names of the source;
-// chunks, shards and compression from the flags), then every write block
+// chunks, shards and compression from the flags), then every write region
 // by one worker, then the metadata again and, with -consolidate, the
 // consolidated metadata of the group above it.
 package main
@@ -29,10 +29,10 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
-	zarrbeam "github.com/gozarr/gozarr/beam"
 	"github.com/gozarr/gozarr/codecs"
 	_ "github.com/gozarr/gozarr/store/gcs" // gs:// locations
 	"github.com/gozarr/gozarr/zarr"
+	"github.com/gozarr/gozarr/zarrbeam"
 )
 
 var (
@@ -44,7 +44,7 @@ var (
 	shards      = flag.String("shards", "", "shard shape, comma-separated; default: not sharded")
 	compress    = flag.String("compress", "zstd", "compression: zstd or none")
 	level       = flag.Int("level", 3, "zstd level")
-	maxMem      = flag.String("max-mem", "256MiB", "memory bound per read block and per write block (bytes, or with KiB, MiB, GiB)")
+	maxMem      = flag.String("max-mem", "256MiB", "memory bound per read region and per write region (bytes, or with KiB, MiB, GiB)")
 	selection   = flag.String("selection", "", "copy only this box (NumPy syntax, step-1 slices), aligned to the destination's shards when several jobs share the array")
 	skipCreate  = flag.Bool("skip-create", false, "the destination array exists: do not write its metadata first")
 	consolidate = flag.Bool("consolidate", false, "write the consolidated metadata of the group above the destination array (-dst-path's parent) at the end")
@@ -100,12 +100,9 @@ func run(ctx context.Context) error {
 // shards and compression.
 func destination(a *zarr.Array) (*zarr.ArrayMetadata, error) {
 	m := a.Metadata()
-	inner, err := parseShape(*chunks, a.ChunkShape())
+	inner, err := parseShape(*chunks, a.Chunks())
 	if err != nil {
 		return nil, fmt.Errorf("-chunks: %w", err)
-	}
-	if l := a.Sharding(); *chunks == "" && l != nil {
-		inner = l.ChunkShape()
 	}
 	opts := []zarr.MetadataOption{zarr.Fill(m.FillValue), zarr.Attributes(m.Attributes)}
 	switch *compress {
@@ -116,16 +113,14 @@ func destination(a *zarr.Array) (*zarr.ArrayMetadata, error) {
 	default:
 		return nil, fmt.Errorf("-compress %q: want zstd or none", *compress)
 	}
-	chunk := inner
 	if *shards != "" {
 		sh, err := parseShape(*shards, nil)
 		if err != nil {
 			return nil, fmt.Errorf("-shards: %w", err)
 		}
-		chunk = sh
-		opts = append(opts, zarr.Sharded(inner...))
+		opts = append(opts, zarr.Shards(sh...))
 	}
-	meta, err := zarr.NewArrayMetadata(m.Shape, m.DataType, chunk, opts...)
+	meta, err := zarr.NewArrayMetadata(m.Shape, m.DataType, inner, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -12,26 +12,26 @@ import (
 	"github.com/gozarr/gozarr/zarr"
 )
 
-// DefaultMaxBlockBytes is the block size Read aims at when ReadOptions
+// DefaultMaxRegionBytes is the region size Read aims at when ReadOptions
 // leaves it zero: 64 MiB.
-const DefaultMaxBlockBytes int64 = 64 << 20
+const DefaultMaxRegionBytes int64 = 64 << 20
 
-// DefaultMaxMem is the memory bound per block of Rechunk when
+// DefaultMaxMem is the memory bound per region of Rechunk when
 // RechunkOptions leaves it zero: 256 MiB.
 const DefaultMaxMem int64 = 256 << 20
 
 func init() {
-	register.DoFn3x1[context.Context, []byte, func(Block), error](&planFn{})
-	register.DoFn3x1[context.Context, Block, func(string, Block), error](&readFn{})
-	register.DoFn4x1[context.Context, string, Block, func(string), error](&writeFn{})
-	register.DoFn5x1[context.Context, string, Block, func(string, Block), func(string), error](&splitFn{})
-	register.DoFn4x1[context.Context, string, func(*Block) bool, func(string), error](&mergeFn{})
+	register.DoFn3x1[context.Context, []byte, func(Region), error](&planFn{})
+	register.DoFn3x1[context.Context, Region, func(string, Region), error](&readFn{})
+	register.DoFn4x1[context.Context, string, Region, func(string), error](&writeFn{})
+	register.DoFn5x1[context.Context, string, Region, func(string, Region), func(string), error](&splitFn{})
+	register.DoFn4x1[context.Context, string, func(*Region) bool, func(string), error](&mergeFn{})
 	register.DoFn4x1[context.Context, []byte, func(*string) bool, func(int), error](&finalizeFn{})
-	register.Emitter1[Block]()
-	register.Emitter2[string, Block]()
+	register.Emitter1[Region]()
+	register.Emitter2[string, Region]()
 	register.Emitter1[string]()
 	register.Emitter1[int]()
-	register.Iter1[Block]()
+	register.Iter1[Region]()
 	register.Iter1[string]()
 }
 
@@ -52,29 +52,29 @@ type ReadOptions struct {
 	// Selection is the box to read, in NumPy syntax with step-1 slices
 	// ("0:4096, :"); "" reads the whole array.
 	Selection string
-	// MaxBlockBytes bounds each block's size: blocks are the tiles of
+	// MaxRegionBytes bounds each region's size: regions are the tiles of
 	// zarr.Array.SplitTiles, whole shards of a sharded array where one
 	// fits (else whole inner chunks, at every level of nesting), whole
 	// chunks of an unsharded one, as many as fit; boxes smaller than one
-	// chunk when none does. 0 means DefaultMaxBlockBytes.
-	MaxBlockBytes int64
-	// BlockShape, if set, is the block shape instead (blocks are aligned
+	// chunk when none does. 0 means DefaultMaxRegionBytes.
+	MaxRegionBytes int64
+	// RegionShape, if set, is the region shape instead (regions are aligned
 	// to multiples of it from the array's origin).
-	BlockShape []int
+	RegionShape []int
 }
 
 // Read reads the array src (or the box opts.Selection of it) as a
-// PCollection of KV<string, Block>: blocks aligned to its chunk grid, keyed
+// PCollection of KV<string, Region>: regions aligned to its chunk grid, keyed
 // by FormatKey of their start. The split is made on a worker (the plan
-// step opens the array), and the blocks are reshuffled so readers spread
+// step opens the array), and the regions are reshuffled so readers spread
 // over workers.
 func Read(s beam.Scope, src Ref, opts ReadOptions) beam.PCollection {
 	s = s.Scope("zarrbeam.Read")
-	boxes := beam.ParDo(s, &planFn{Src: src, Selection: opts.Selection, MaxBytes: opts.MaxBlockBytes, Shape: opts.BlockShape}, beam.Impulse(s))
+	boxes := beam.ParDo(s, &planFn{Src: src, Selection: opts.Selection, MaxBytes: opts.MaxRegionBytes, Shape: opts.RegionShape}, beam.Impulse(s))
 	return beam.ParDo(s, &readFn{opened{Array: src}}, beam.Reshuffle(s, boxes))
 }
 
-// planFn emits the boxes (blocks without data) of a read: of Shape, or
+// planFn emits the boxes (regions without data) of a read: of Shape, or
 // of the array's units consolidated up to MaxBytes, or of the rechunk
 // plan of Src into Dst within MaxMem when Dst is set.
 type planFn struct {
@@ -86,7 +86,7 @@ type planFn struct {
 	MaxMem    int64
 }
 
-func (f *planFn) ProcessElement(ctx context.Context, _ []byte, emit func(Block)) error {
+func (f *planFn) ProcessElement(ctx context.Context, _ []byte, emit func(Region)) error {
 	a, err := f.Src.Open(ctx)
 	if err != nil {
 		return err
@@ -110,14 +110,14 @@ func (f *planFn) ProcessElement(ctx context.Context, _ []byte, emit func(Block))
 	case tile == nil:
 		limit := f.MaxBytes
 		if limit <= 0 {
-			limit = DefaultMaxBlockBytes
+			limit = DefaultMaxRegionBytes
 		}
 		sel, err := a.Selection(items(start, shape)...)
 		if err != nil {
 			return fmt.Errorf("zarrbeam: read %s: %w", f.Src, err)
 		}
 		for t := range a.SplitTiles(sel, limit) {
-			b := Block{Start: make([]int, len(t)), Shape: make([]int, len(t))}
+			b := Region{Start: make([]int, len(t)), Shape: make([]int, len(t))}
 			for d, dim := range t {
 				b.Start[d], b.Shape[d] = dim.Start, dim.Count
 			}
@@ -126,10 +126,10 @@ func (f *planFn) ProcessElement(ctx context.Context, _ []byte, emit func(Block))
 		return nil
 	}
 	if len(tile) != len(start) || slices.Min(append([]int{1}, tile...)) < 1 {
-		return fmt.Errorf("%w: read %s: block shape %v for an array of rank %d", ErrInvalid, f.Src, tile, len(start))
+		return fmt.Errorf("%w: read %s: region shape %v for an array of rank %d", ErrInvalid, f.Src, tile, len(start))
 	}
 	for s, c := range tiles(start, shape, tile) {
-		emit(Block{Start: s, Shape: c})
+		emit(Region{Start: s, Shape: c})
 	}
 	return nil
 }
@@ -146,74 +146,74 @@ func (o *opened) Setup(ctx context.Context) (err error) {
 	return err
 }
 
-// readFn reads the box of each block it is given.
+// readFn reads the box of each region it is given.
 type readFn struct{ opened }
 
-func (f *readFn) ProcessElement(ctx context.Context, b Block, emit func(string, Block)) error {
+func (f *readFn) ProcessElement(ctx context.Context, b Region, emit func(string, Region)) error {
 	data, _, err := f.a.ReadBytes(ctx, items(b.Start, b.Shape)...)
 	if err != nil {
 		return fmt.Errorf("zarrbeam: read %s box %v+%v: %w", f.Array, b.Start, b.Shape, err)
 	}
-	emit(FormatKey(b.Start), Block{Start: b.Start, Shape: b.Shape, Data: data})
+	emit(FormatKey(b.Start), Region{Start: b.Start, Shape: b.Shape, Data: data})
 	return nil
 }
 
 // WriteOptions are the options of Write.
 type WriteOptions struct {
-	// Merge lets blocks cover write units (chunks, or shards) in part:
-	// blocks are cut into pieces, one per write unit, grouped by unit (a
+	// Merge lets regions cover write units (chunks, or shards) in part:
+	// regions are cut into pieces, one per write unit, grouped by unit (a
 	// shuffle) and each unit written once by one writer, read first where
-	// the pieces do not cover it. Without Merge such a block fails the
-	// pipeline with zarr.ErrMisaligned, and aligned blocks are written where
+	// the pieces do not cover it. Without Merge such a region fails the
+	// pipeline with zarr.ErrMisaligned, and aligned regions are written where
 	// they are, with no shuffle.
 	Merge bool
 }
 
-// Write writes blocks (KV<string, Block>, the blocks' data in the array's
+// Write writes regions (KV<string, Region>, the regions' data in the array's
 // memory representation) into the existing array dst, one writer per
 // write unit, and returns the PCollection of the store keys written (for
-// Finalize). Blocks must not overlap. Every write replaces whole units and
+// Finalize). Regions must not overlap. Every write replaces whole units and
 // may run again (a retried bundle) with the same result.
-func Write(s beam.Scope, dst Ref, blocks beam.PCollection, opts WriteOptions) beam.PCollection {
+func Write(s beam.Scope, dst Ref, regions beam.PCollection, opts WriteOptions) beam.PCollection {
 	s = s.Scope("zarrbeam.Write")
 	if !opts.Merge {
-		return beam.ParDo(s, &writeFn{opened{Array: dst}}, blocks)
+		return beam.ParDo(s, &writeFn{opened{Array: dst}}, regions)
 	}
-	return merge(s, &splitFn{groupSpec{Dst: dst}}, blocks)
+	return merge(s, &splitFn{groupSpec{Dst: dst}}, regions)
 }
 
-// merge writes blocks cut by split: pieces that are a whole group box are
+// merge writes regions cut by split: pieces that are a whole group box are
 // written where they are (no other piece can meet that box), the others
 // grouped by box and merged.
-func merge(s beam.Scope, split *splitFn, blocks beam.PCollection) beam.PCollection {
-	pieces, direct := beam.ParDo2(s, split, blocks)
+func merge(s beam.Scope, split *splitFn, regions beam.PCollection) beam.PCollection {
+	pieces, direct := beam.ParDo2(s, split, regions)
 	merged := beam.ParDo(s, &mergeFn{groupSpec{Dst: split.Dst, Src: split.Src, MaxMem: split.MaxMem}}, beam.GroupByKey(s, pieces))
 	return beam.Flatten(s, direct, merged)
 }
 
-// writeFn writes blocks that cover whole write units.
+// writeFn writes regions that cover whole write units.
 type writeFn struct{ opened }
 
-func (f *writeFn) ProcessElement(ctx context.Context, _ string, b Block, emit func(string)) error {
-	return writeBlock(ctx, f.a, f.Array, b, nil, emit)
+func (f *writeFn) ProcessElement(ctx context.Context, _ string, b Region, emit func(string)) error {
+	return writeRegion(ctx, f.a, f.Array, b, nil, emit)
 }
 
-// writeBlock writes b, which must cover whole write units of a (else
+// writeRegion writes b, which must cover whole write units of a (else
 // zarr.ErrMisaligned), one task per unit, and emits each unit's key.
 // With touched set, units that meet none of its boxes are left alone.
-func writeBlock(ctx context.Context, a *zarr.Array, r Ref, b Block, touched []Block, emit func(string)) error {
+func writeRegion(ctx context.Context, a *zarr.Array, r Ref, b Region, touched []Region, emit func(string)) error {
 	item := a.Metadata().DataType.Size()
-	if err := checkBlock(a, b); err != nil {
+	if err := checkRegion(a, b); err != nil {
 		return fmt.Errorf("zarrbeam: write %s: %w", r, err)
 	}
 	plan, err := a.NewWritePlan(items(b.Start, b.Shape))
 	if err != nil {
-		return fmt.Errorf("zarrbeam: write %s block %s of shape %v: %w (blocks must cover whole chunks or shards: align them, or write with WriteOptions{Merge: true})",
+		return fmt.Errorf("zarrbeam: write %s region %s of shape %v: %w (regions must cover whole chunks or shards: align them, or write with WriteOptions{Merge: true})",
 			r, FormatKey(b.Start), b.Shape, err)
 	}
 	tasks := plan.Tasks()
 	if touched == nil {
-		// All of the block: one write, which encodes and stores its units
+		// All of the region: one write, which encodes and stores its units
 		// concurrently (each unit replaced whole, as its task would).
 		for _, t := range tasks {
 			if err := fault("write", t.Key()); err != nil {
@@ -221,7 +221,7 @@ func writeBlock(ctx context.Context, a *zarr.Array, r Ref, b Block, touched []Bl
 			}
 		}
 		if err := a.WriteBytes(ctx, b.Data, items(b.Start, b.Shape)...); err != nil {
-			return fmt.Errorf("zarrbeam: write %s block %s: %w", r, FormatKey(b.Start), err)
+			return fmt.Errorf("zarrbeam: write %s region %s: %w", r, FormatKey(b.Start), err)
 		}
 		for _, t := range tasks {
 			if err := fault("written", t.Key()); err != nil {
@@ -234,7 +234,7 @@ func writeBlock(ctx context.Context, a *zarr.Array, r Ref, b Block, touched []Bl
 		return nil
 	}
 	for _, t := range tasks {
-		if !slices.ContainsFunc(touched, func(c Block) bool { return meets(c, t.Start, t.Shape) }) {
+		if !slices.ContainsFunc(touched, func(c Region) bool { return meets(c, t.Start, t.Shape) }) {
 			continue
 		}
 		if err := fault("write", t.Key()); err != nil {
@@ -251,26 +251,26 @@ func writeBlock(ctx context.Context, a *zarr.Array, r Ref, b Block, touched []Bl
 	return nil
 }
 
-// checkBlock checks that b is a box inside a with the data it needs.
-func checkBlock(a *zarr.Array, b Block) error {
+// checkRegion checks that b is a box inside a with the data it needs.
+func checkRegion(a *zarr.Array, b Region) error {
 	shape := a.Shape()
 	if len(b.Start) != len(shape) || len(b.Shape) != len(shape) {
-		return fmt.Errorf("%w: block of start %v and shape %v for an array of shape %v", ErrInvalid, b.Start, b.Shape, shape)
+		return fmt.Errorf("%w: region of start %v and shape %v for an array of shape %v", ErrInvalid, b.Start, b.Shape, shape)
 	}
 	for d := range shape {
 		if b.Start[d] < 0 || b.Shape[d] < 0 || b.Start[d]+b.Shape[d] > shape[d] {
-			return fmt.Errorf("%w: block of start %v and shape %v outside an array of shape %v", ErrInvalid, b.Start, b.Shape, shape)
+			return fmt.Errorf("%w: region of start %v and shape %v outside an array of shape %v", ErrInvalid, b.Start, b.Shape, shape)
 		}
 	}
 	if want := bytesOf(b.Shape, a.Metadata().DataType.Size()); int64(len(b.Data)) != want {
-		return fmt.Errorf("%w: block %s of shape %v holds %d bytes, not %d", ErrInvalid, FormatKey(b.Start), b.Shape, len(b.Data), want)
+		return fmt.Errorf("%w: region %s of shape %v holds %d bytes, not %d", ErrInvalid, FormatKey(b.Start), b.Shape, len(b.Data), want)
 	}
 	return nil
 }
 
 // groupSpec resolves, in Setup, the shape of the boxes pieces are
 // grouped by: the destination's write unit, or the rechunk plan's write
-// block when Src is set. splitFn and mergeFn embed it.
+// region when Src is set. splitFn and mergeFn embed it.
 type groupSpec struct {
 	Dst, Src Ref
 	MaxMem   int64
@@ -298,13 +298,13 @@ func (g *groupSpec) Setup(ctx context.Context) (err error) {
 	return nil
 }
 
-// splitFn cuts blocks into pieces, one per group box they meet: a piece
+// splitFn cuts regions into pieces, one per group box they meet: a piece
 // that is its whole box it writes (and emits the keys written on its
 // second output), the others it emits keyed by their box's start.
 type splitFn struct{ groupSpec }
 
-func (f *splitFn) ProcessElement(ctx context.Context, _ string, b Block, emit func(string, Block), written func(string)) error {
-	if err := checkBlock(f.a, b); err != nil {
+func (f *splitFn) ProcessElement(ctx context.Context, _ string, b Region, emit func(string, Region), written func(string)) error {
+	if err := checkRegion(f.a, b); err != nil {
 		return fmt.Errorf("zarrbeam: write %s: %w", f.Dst, err)
 	}
 	item := f.a.Metadata().DataType.Size()
@@ -317,7 +317,7 @@ func (f *splitFn) ProcessElement(ctx context.Context, _ string, b Block, emit fu
 			whole = whole && s[d] == key[d] && c[d] == min(f.group[d], shape[d]-key[d])
 		}
 		if whole {
-			if err := writeBlock(ctx, f.a, f.Dst, sub(b, s, c, item), nil, written); err != nil {
+			if err := writeRegion(ctx, f.a, f.Dst, sub(b, s, c, item), nil, written); err != nil {
 				return err
 			}
 			continue
@@ -330,52 +330,52 @@ func (f *splitFn) ProcessElement(ctx context.Context, _ string, b Block, emit fu
 // mergeFn writes each group box once from its pieces.
 type mergeFn struct{ groupSpec }
 
-func (f *mergeFn) ProcessElement(ctx context.Context, key string, pieces func(*Block) bool, emit func(string)) error {
+func (f *mergeFn) ProcessElement(ctx context.Context, key string, pieces func(*Region) bool, emit func(string)) error {
 	start, err := ParseKey(key)
 	if err != nil || len(start) != len(f.group) {
 		return fmt.Errorf("%w: write %s: group key %q", ErrInvalid, f.Dst, key)
 	}
 	shape := f.a.Shape()
-	box := Block{Start: start, Shape: make([]int, len(start))}
+	box := Region{Start: start, Shape: make([]int, len(start))}
 	for d := range start {
 		box.Shape[d] = max(0, min(f.group[d], shape[d]-start[d]))
 	}
 	item := f.a.Metadata().DataType.Size()
 	box.Data = make([]byte, bytesOf(box.Shape, item))
-	var boxes []Block
+	var boxes []Region
 	covered := 0
-	var p Block
+	var p Region
 	for pieces(&p) {
-		if err := checkBlock(f.a, p); err != nil {
+		if err := checkRegion(f.a, p); err != nil {
 			return fmt.Errorf("zarrbeam: write %s: %w", f.Dst, err)
 		}
 		covered += copyBox(box, p, item)
-		boxes = append(boxes, Block{Start: p.Start, Shape: p.Shape})
+		boxes = append(boxes, Region{Start: p.Start, Shape: p.Shape})
 	}
 	if covered > nd.NumElements(box.Shape) {
-		return fmt.Errorf("%w: write %s: the pieces of box %s overlap (blocks given to Write must not)", ErrInvalid, f.Dst, key)
+		return fmt.Errorf("%w: write %s: the pieces of box %s overlap (regions given to Write must not)", ErrInvalid, f.Dst, key)
 	}
 	if covered < nd.NumElements(box.Shape) {
 		// Pieces cover the box in part: the rest keeps what is stored,
 		// and units no piece meets are not written (another job may own
 		// them).
-		old := Block{Start: box.Start, Shape: box.Shape, Data: make([]byte, len(box.Data))}
+		old := Region{Start: box.Start, Shape: box.Shape, Data: make([]byte, len(box.Data))}
 		if err := f.a.ReadBytesInto(ctx, old.Data, items(box.Start, box.Shape)...); err != nil {
 			return fmt.Errorf("zarrbeam: write %s: read box %s to merge into: %w", f.Dst, key, err)
 		}
 		for _, c := range boxes {
 			copyClipped(old, box, c, item)
 		}
-		return writeBlock(ctx, f.a, f.Dst, old, boxes, emit)
+		return writeRegion(ctx, f.a, f.Dst, old, boxes, emit)
 	}
-	return writeBlock(ctx, f.a, f.Dst, box, nil, emit)
+	return writeRegion(ctx, f.a, f.Dst, box, nil, emit)
 }
 
 // RechunkOptions are the options of Rechunk.
 type RechunkOptions struct {
-	// MaxMem bounds the bytes of each read block and each write block (a
-	// worker holds about twice that per bundle it runs: a block and its
-	// pieces, or a write block and the pieces it is merged from). It
+	// MaxMem bounds the bytes of each read region and each write region (a
+	// worker holds about twice that per bundle it runs: a region and its
+	// pieces, or a write region and the pieces it is merged from). It
 	// must hold one write unit (shard) of the destination. 0 means
 	// DefaultMaxMem.
 	MaxMem int64
@@ -388,10 +388,10 @@ type RechunkOptions struct {
 
 // Rechunk copies the array src into dst, an existing array of the same
 // shape and data type with other chunks, shards or codecs, with the
-// rechunker's algorithm (see RechunkPlan): read blocks of consolidated
-// source units, cut into pieces per write block, grouped by write block
+// rechunker's algorithm (see RechunkPlan): read regions of consolidated
+// source units, cut into pieces per write region, grouped by write region
 // (the shuffle is the intermediate array) and written, one writer per
-// write block. It returns the PCollection of the store keys written.
+// write region. It returns the PCollection of the store keys written.
 func Rechunk(s beam.Scope, src, dst Ref, opts RechunkOptions) beam.PCollection {
 	s = s.Scope("zarrbeam.Rechunk")
 	mem := opts.MaxMem
@@ -399,8 +399,8 @@ func Rechunk(s beam.Scope, src, dst Ref, opts RechunkOptions) beam.PCollection {
 		mem = DefaultMaxMem
 	}
 	boxes := beam.ParDo(s, &planFn{Src: src, Dst: dst, MaxMem: mem, Selection: opts.Selection}, beam.Impulse(s))
-	blocks := beam.ParDo(s, &readFn{opened{Array: src}}, beam.Reshuffle(s, boxes))
-	return merge(s, &splitFn{groupSpec{Dst: dst, Src: src, MaxMem: mem}}, blocks)
+	regions := beam.ParDo(s, &readFn{opened{Array: src}}, beam.Reshuffle(s, boxes))
+	return merge(s, &splitFn{groupSpec{Dst: dst, Src: src, MaxMem: mem}}, regions)
 }
 
 // FinalizeOptions are the options of Finalize.
