@@ -371,9 +371,10 @@ func (p ChunkPart) Parts(chunkShape []int) func(yield func(ChunkPart) bool) {
 		}
 		if p.runs != nil && slices.Equal(chunkShape, p.runShape) {
 			k := 0
+			slab := partSlab{rank: rank, n: len(p.runs)}
 			for _, end := range p.runs {
 				end -= p.runBase
-				if !yield(p.pointPart(k, end-k, chunkShape)) {
+				if !yield(p.pointPart(k, end-k, chunkShape, slab.next())) {
 					return
 				}
 				k = end
@@ -382,9 +383,10 @@ func (p ChunkPart) Parts(chunkShape []int) func(yield func(ChunkPart) bool) {
 		}
 		var lo [8]int
 		n := p.Count[rank-1]
+		slab := partSlab{rank: rank, n: -1}
 		for k := 0; k < n; {
 			m := p.pointRun(k, n, chunkShape, lo[:])
-			if !yield(p.pointPart(k, m, chunkShape)) {
+			if !yield(p.pointPart(k, m, chunkShape, slab.next())) {
 				return
 			}
 			k += m
@@ -457,12 +459,37 @@ func (p ChunkPart) pointRun(k, n int, chunkShape []int, scratch []int) int {
 	return m
 }
 
+// partSlab hands out the coordinate slices of point parts from one
+// allocation for n of them (the parts of one shard, not one allocation
+// per inner chunk); n < 0 when their number is not known: the
+// allocations then double, from one part to 64.
+type partSlab struct {
+	rank, n int
+	buf     []int
+}
+
+// next returns room for one part's six slices of rank entries.
+func (s *partSlab) next() []int {
+	w := 6 * s.rank
+	if len(s.buf) < w {
+		n := s.n
+		if n < 0 {
+			n = -n
+			s.n = -min(2*n, 64)
+		}
+		s.buf = make([]int, w*max(n, 1))
+	}
+	b := s.buf[:w:w]
+	s.buf = s.buf[w:]
+	return b
+}
+
 // pointPart is the part of the m points of p from point k (all in one
 // chunk of chunkShape), whose place starts at k along the last dimension:
-// it shares p's coordinates, with the origin of its chunk.
-func (p ChunkPart) pointPart(k, m int, chunkShape []int) ChunkPart {
+// it shares p's coordinates, with the origin of its chunk; buf (6 × rank
+// entries, from a partSlab) holds its own slices.
+func (p ChunkPart) pointPart(k, m int, chunkShape []int, buf []int) ChunkPart {
 	rank := len(chunkShape)
-	buf := make([]int, 6*rank)
 	q := ChunkPart{
 		Coords:      buf[0:rank:rank],
 		SrcStart:    buf[rank : 2*rank : 2*rank],
@@ -516,11 +543,12 @@ func GroupedPointParts(pts Points, chunkShape []int, ends []int, innerShape []in
 			return
 		}
 		k, i := 0, 0
+		slab := partSlab{rank: pts.Rank, n: len(ends)}
 		for _, end := range ends {
 			if end <= k || end > n {
 				return
 			}
-			q := whole.pointPart(k, end-k, chunkShape)
+			q := whole.pointPart(k, end-k, chunkShape, slab.next())
 			if innerShape != nil {
 				i0 := i
 				for i < len(innerEnds) && innerEnds[i] <= end {

@@ -227,8 +227,8 @@ type grouping struct {
 
 // gatherScratch is the reused memory of one grouping.
 type gatherScratch struct {
-	units         []uint32
 	count         []int
+	tab           []uint64 // hierKeyer.fillUnits' tables
 	order, coords []int
 	xs, tmp       []uint64
 	chunks, inner []int
@@ -335,8 +335,6 @@ func groupPoints(g *Grid, pts nd.Points) (grouping, error) {
 		return grouping{pts: sorted, order: order}, nil
 	}
 	n, rank := pts.Len(), pts.Rank
-	var buf [8]uint64
-	rem := kr.scratch(buf[:])
 	s := gatherPool.Get().(*gatherScratch)
 	gr := grouping{s: s, chunks: s.chunks[:0], inner: s.inner[:0]}
 	re := newRunEnds(&kr, &gr, g.Shard != nil)
@@ -350,39 +348,70 @@ func groupPoints(g *Grid, pts nd.Points) (grouping, error) {
 		return nil
 	}
 	coords := pts.Coords[:n*rank]
-	if kr.units <= uint64(2*n+4096) && kr.units < 1<<32 {
-		units := sized(s.units, n)
-		count := sized(s.count, int(kr.units)+1)
-		s.units, s.count = units, count
-		clear(count)
-		grouped := true
-		for k := range n {
-			u64, ok := kr.checkedUnit(coords[k*rank:(k+1)*rank], g.Shape, rem)
-			if !ok {
-				return grouping{}, bad(k)
-			}
-			u := uint32(u64)
-			units[k] = u
-			count[u+1]++
-			grouped = grouped && (k == 0 || units[k-1] <= u)
+	// Pass 1: every point's read unit, checked against the shape.
+	xs := sized(s.xs, n)
+	s.xs = xs
+	if k := kr.fillUnits(xs, coords, g.Shape, s); k >= 0 {
+		return grouping{}, bad(k)
+	}
+	grouped := true
+	for k := 1; k < n; k++ {
+		if xs[k] < xs[k-1] {
+			grouped = false
+			break
 		}
-		if grouped {
-			gr.pts = pts
-			for k := 1; k <= n; k++ {
-				if k == n || units[k] != units[k-1] {
-					re.add(uint64(units[k-1]), k)
-				}
+	}
+	if grouped {
+		gr.pts = pts
+		for k := 1; k <= n; k++ {
+			if k == n || xs[k] != xs[k-1] {
+				re.add(xs[k-1], k)
 			}
-			return gr, nil
+		}
+		return gr, nil
+	}
+	s.coords = sized(s.coords, n*rank)
+	order := sized(s.order, n)
+	s.order = order
+	gr.order = order
+	gr.pts = nd.Points{Rank: rank, Coords: s.coords}
+	if kr.units <= uint64(2*n+4096) && kr.units < 1<<32 {
+		// A counting sort: the units are few for the points.
+		count := sized(s.count, int(kr.units)+1)
+		s.count = count
+		clear(count)
+		for _, u := range xs {
+			count[u+1]++
 		}
 		for i := 1; i < len(count); i++ {
 			count[i] += count[i-1]
 		}
-		order := sized(s.order, n)
-		s.order = order
-		for k, u := range units {
-			order[k] = count[u]
-			count[u]++
+		// Pass 2: each point's place, its coordinates scattered there
+		// (the points asked are read in order; writes at random cost less
+		// than reads at random).
+		src, dst := coords, s.coords
+		switch rank {
+		case 2:
+			for k, u := range xs {
+				i := count[u]
+				count[u] = i + 1
+				order[k] = i
+				dst[2*i], dst[2*i+1] = src[2*k], src[2*k+1]
+			}
+		case 3:
+			for k, u := range xs {
+				i := count[u]
+				count[u] = i + 1
+				order[k] = i
+				dst[3*i], dst[3*i+1], dst[3*i+2] = src[3*k], src[3*k+1], src[3*k+2]
+			}
+		default:
+			for k, u := range xs {
+				i := count[u]
+				count[u] = i + 1
+				order[k] = i
+				copy(dst[i*rank:(i+1)*rank], src[k*rank:(k+1)*rank])
+			}
 		}
 		// count[u] is now the end of unit u's run.
 		prev := 0
@@ -392,53 +421,29 @@ func groupPoints(g *Grid, pts nd.Points) (grouping, error) {
 				prev = end
 			}
 		}
-		gr.order = order
-	} else {
-		unitBits, posBits := uint(bits.Len64(kr.units-1)), uint(bits.Len(uint(n)))
-		if unitBits+posBits > 64 {
-			gr.release()
-			if err := checkPoints(g, pts); err != nil {
-				return grouping{}, err
-			}
-			sorted, order := sortPoints(g, pts, false)
-			return grouping{pts: sorted, order: order}, nil
-		}
-		xs := sized(s.xs, n)
-		s.xs = xs
-		grouped := true
-		for k := range n {
-			u, ok := kr.checkedUnit(coords[k*rank:(k+1)*rank], g.Shape, rem)
-			if !ok {
-				return grouping{}, bad(k)
-			}
-			xs[k] = u<<posBits | uint64(k)
-			grouped = grouped && (k == 0 || xs[k-1]>>posBits <= xs[k]>>posBits)
-		}
-		if !grouped {
-			s.tmp = sized(s.tmp, n)
-			xs = radixSortBits(xs, s.tmp, posBits, posBits+unitBits)
-		}
-		for k := 1; k <= n; k++ {
-			if k == n || xs[k]>>posBits != xs[k-1]>>posBits {
-				re.add(xs[k-1]>>posBits, k)
-			}
-		}
-		if grouped {
-			gr.pts = pts
-			return gr, nil
-		}
-		order := sized(s.order, n)
-		s.order = order
-		mask := uint64(1)<<posBits - 1
-		for i, x := range xs {
-			order[x&mask] = i
-		}
-		gr.order = order
+		return gr, nil
 	}
-	// Scatter: the points asked are read in order, each written to its
-	// place (writes at random cost less than reads at random).
-	s.coords = sized(s.coords, n*rank)
-	gr.pts = nd.Points{Rank: rank, Coords: s.coords}
+	unitBits, posBits := uint(bits.Len64(kr.units-1)), uint(bits.Len(uint(n)))
+	if unitBits+posBits > 64 {
+		gr.release()
+		sorted, order := sortPoints(g, pts, false)
+		return grouping{pts: sorted, order: order}, nil
+	}
+	for k, u := range xs {
+		xs[k] = u<<posBits | uint64(k)
+	}
+	s.tmp = sized(s.tmp, n)
+	xs = radixSortBits(xs, s.tmp, posBits, posBits+unitBits)
+	for k := 1; k <= n; k++ {
+		if k == n || xs[k]>>posBits != xs[k-1]>>posBits {
+			re.add(xs[k-1]>>posBits, k)
+		}
+	}
+	mask := uint64(1)<<posBits - 1
+	for i, x := range xs {
+		order[x&mask] = i
+	}
+	// Scatter, as above.
 	src, dst := coords, s.coords
 	switch rank {
 	case 2:
@@ -696,6 +701,80 @@ func (kr *hierKeyer) checkedUnit(p, shape []int, rem []uint64) (uint64, bool) {
 		return kr.unitPow2(p), true
 	}
 	return kr.unit(p, rem), true
+}
+
+// fillUnits sets us[k] to the read unit of point k of coords (rank
+// coordinates each) and returns -1, or the first point outside shape.
+// A unit is a sum of one term per dimension (each digit of the unit's
+// index comes from one coordinate, and the index is linear in the
+// digits), so where the dimensions are short beside the number of points
+// the terms come from a table per dimension, made once (in s.tab): a
+// point then costs rank loads and a bounds check on the tables' lengths.
+func (kr *hierKeyer) fillUnits(us []uint64, coords, shape []int, s *gatherScratch) int {
+	rank, n := kr.rank, len(us)
+	shape = shape[:rank]
+	total := 0
+	for _, l := range shape {
+		total += l
+	}
+	if total > n || rank > 8 {
+		var buf [8]uint64
+		rem := kr.scratch(buf[:])
+		for k := range us {
+			u, ok := kr.checkedUnit(coords[k*rank:(k+1)*rank], shape, rem)
+			if !ok {
+				return k
+			}
+			us[k] = u
+		}
+		return -1
+	}
+	tab := sized(s.tab, total)
+	s.tab = tab
+	var rem [8]uint64
+	var tabs [8][]uint64
+	for d, l := range shape {
+		t := tab[:l:l]
+		tab = tab[l:]
+		var q [8]int
+		for c := range t {
+			q[d] = c
+			t[c] = kr.unit(q[:rank], rem[:rank])
+		}
+		tabs[d] = t
+	}
+	switch rank {
+	case 2:
+		t0, t1 := tabs[0], tabs[1]
+		for k := range us {
+			c0, c1 := uint(coords[2*k]), uint(coords[2*k+1])
+			if c0 >= uint(len(t0)) || c1 >= uint(len(t1)) {
+				return k
+			}
+			us[k] = t0[c0] + t1[c1]
+		}
+	case 3:
+		t0, t1, t2 := tabs[0], tabs[1], tabs[2]
+		for k := range us {
+			c0, c1, c2 := uint(coords[3*k]), uint(coords[3*k+1]), uint(coords[3*k+2])
+			if c0 >= uint(len(t0)) || c1 >= uint(len(t1)) || c2 >= uint(len(t2)) {
+				return k
+			}
+			us[k] = t0[c0] + t1[c1] + t2[c2]
+		}
+	default:
+		for k := range us {
+			var u uint64
+			for d, c := range coords[k*rank : (k+1)*rank] {
+				if uint(c) >= uint(len(tabs[d])) {
+					return k
+				}
+				u += tabs[d][c]
+			}
+			us[k] = u
+		}
+	}
+	return -1
 }
 
 // unitPow2 is unit for a hierarchy of powers of two (kr.pow2), without

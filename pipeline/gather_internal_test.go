@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -370,6 +371,68 @@ func TestUnitPow2(t *testing.T) {
 			if got, want := kr.unitPow2(p), kr.unit(p, rem); got != want {
 				t.Fatalf("%v: point %v: unit %d, want %d", c.chunk, p, got, want)
 			}
+		}
+	}
+}
+
+// TestFillUnits checks the table path of hierKeyer.fillUnits (dimensions
+// short beside the points) against checkedUnit point by point, on ranks 1
+// to 4, plain, sharded and non-power-of-two grids, and that it reports
+// the first point outside the shape, below zero or past the end.
+func TestFillUnits(t *testing.T) {
+	plain := `[{"name": "bytes", "configuration": {"endian": "little"}}]`
+	sharded := func(inner string) string {
+		return `[{"name": "sharding_indexed", "configuration": {"chunk_shape": ` + inner + `,
+		"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+		"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}]`
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		specs        string
+		shape, chunk []int
+	}{
+		{plain, []int{97}, []int{10}},
+		{plain, []int{37, 50}, []int{5, 7}},
+		{sharded("[16, 16, 16]"), []int{128, 256, 200}, []int{128, 128, 128}},
+		{sharded("[3, 5, 2]"), []int{40, 51, 33}, []int{9, 10, 4}},
+		{nestedSpecs, []int{37, 50}, []int{8, 12}},
+		{sharded("[2, 3, 2, 5]"), []int{9, 13, 8, 21}, []int{4, 6, 4, 10}},
+	} {
+		g := specGrid(t, c.specs, c.shape, c.chunk, dtype.TypeUint8)
+		kr, ok := newHierKeyer(g)
+		if !ok {
+			t.Fatalf("%v: no keyer", c.chunk)
+		}
+		rank, n := len(c.shape), 4000
+		coords := make([]int, n*rank)
+		for k := range n {
+			for d, l := range c.shape {
+				coords[k*rank+d] = r.IntN(l)
+			}
+		}
+		s := new(gatherScratch)
+		us := make([]uint64, n)
+		if k := kr.fillUnits(us, coords, g.Shape, s); k != -1 {
+			t.Fatalf("%v: point %d reported outside", c.chunk, k)
+		}
+		if len(s.tab) == 0 {
+			t.Fatalf("%v: %d points did not take the tables", c.chunk, n)
+		}
+		rem := make([]uint64, rank)
+		for k := range n {
+			want, _ := kr.checkedUnit(coords[k*rank:(k+1)*rank], g.Shape, rem)
+			if us[k] != want {
+				t.Fatalf("%v: point %v: unit %d, want %d", c.chunk, coords[k*rank:(k+1)*rank], us[k], want)
+			}
+		}
+		for _, bad := range []int{-1, c.shape[rank-1], math.MaxInt} {
+			k := n / 3
+			saved := coords[k*rank+rank-1]
+			coords[k*rank+rank-1] = bad
+			if got := kr.fillUnits(us, coords, g.Shape, s); got != k {
+				t.Fatalf("%v: coordinate %d of point %d: reported point %d", c.chunk, bad, k, got)
+			}
+			coords[k*rank+rank-1] = saved
 		}
 	}
 }
