@@ -18,11 +18,6 @@
 //	b, err := zarr.CreateArray(ctx, st, "new", meta)
 //	err = zarr.Write(ctx, b, vals, nd.Range(0, 10), nd.All())
 //
-// As in zarr-python's create_array(chunks=..., shards=...), chunks are what a
-// read fetches and decodes (here 256²) and shards what one store write
-// replaces (1024², each holding 16 chunks); Array.Chunks and Array.Shards
-// give them back, Array.Units the innermost decode unit of nested shards.
-//
 // Reads and writes run on package pipeline's engine: a selection is planned
 // into chunks (and inner chunks of shards, whose indexes are cached), only
 // the bytes it needs are fetched, and chunks decode on a worker pool

@@ -198,17 +198,6 @@ func WritePoints[T Element](ctx context.Context, a *Array, data []T, coords [][]
 	return a.WritePointsBytes(ctx, b, coords)
 }
 
-// WriteMask writes data (one value per true element of mask, in C order)
-// into a where mask, a boolean array of a's shape, is true: the typed form
-// of Array.WriteMaskBytes, as ReadMask is of ReadMaskBytes.
-func WriteMask[T Element](ctx context.Context, a *Array, data []T, mask []bool) error {
-	b, err := asBytes(a, data)
-	if err != nil {
-		return err
-	}
-	return a.WriteMaskBytes(ctx, b, mask)
-}
-
 // ReadView reads the selected elements into dst, any strided view of the
 // selection's shape (Shape, dropped dimensions left out) with the array's
 // item size: a sub-box of a larger buffer — a batch being assembled, a

@@ -228,14 +228,17 @@ func words(s string) []string {
 	return out
 }
 
-// repoRoot returns the repository root (two levels up from this package).
+// rootDir is the repository root, two levels up from this package's
+// directory (where tests start; some change directory later).
+var rootDir, rootErr = filepath.Abs("../..")
+
+// repoRoot returns the repository root.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
+	if rootErr != nil {
+		t.Fatal(rootErr)
 	}
-	return root
+	return rootDir
 }
 
 // readmes returns the README files of the tree rooted at root (relative

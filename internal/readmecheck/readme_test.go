@@ -2,6 +2,7 @@ package readmecheck
 
 import (
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -85,14 +86,10 @@ var checks = map[string]check{
 	"go test -run X -bench VsZfpy -cpu 1 -benchtime 25x ./codecs/zfp":                                         {how: static, why: whyBench + "; needs zfpy in the reference chroot"},
 
 	// Beam.
-	"cd beam && go run ./cmd/zarrbeam -src s3://bucket/in.zarr -dst /data/out.zarr -chunks 1024,1024 -shards 4096,4096 -max-mem 256MiB [-consolidate]":                                              {how: template, why: "s3://bucket and /data stand for the user's locations"},
 	"zarrbeam -src s3://... -dst s3://... -shards 4096,4096 -chunks 1024,1024 --runner=dataflow --project=PROJECT --region=us-central1 --staging_location=gs://BUCKET/staging --max_num_workers=16": {how: template, why: "needs a Dataflow project"},
-	"cd beam && go test ./...": {how: static, why: whyCI + " (the beam module, on prism)"},
-	// The same, once the module's directory is zarrbeam/ (engineer naming's rename).
-	"cd zarrbeam && go run ./cmd/zarrbeam -src s3://bucket/in.zarr -dst /data/out.zarr -chunks 1024,1024 -shards 4096,4096 -max-mem 256MiB [-consolidate]": {how: template, why: "s3://bucket and /data stand for the user's locations"},
+	"cd zarrbeam && go run ./cmd/zarrbeam -src s3://bucket/in.zarr -dst /data/out.zarr -chunks 1024,1024 -shards 4096,4096 -max-mem 256MiB [-consolidate]":                                          {how: template, why: "s3://bucket and /data stand for the user's locations"},
 	"cd zarrbeam && go test ./...": {how: static, why: whyCI + " (the zarrbeam module, on prism)"},
 	"eval \"$(bash .ci/s3server.sh start)\"; cd zarrbeam && go run ./cmd/zarrbeambench -workers 1,2,4": {how: static, why: whyBench + "; " + whyS3},
-	"eval \"$(bash .ci/s3server.sh start)\"; cd beam && go run ./cmd/zarrbeambench -workers 1,2,4":     {how: static, why: whyBench + "; " + whyS3},
 
 	// Caches, loader, performance.
 	"go run ./bench/cachebench":                     {how: static, why: whyBench},
@@ -191,5 +188,51 @@ func TestReadmeQuickStartTestCommand(t *testing.T) {
 	}
 	if !strings.Contains(string(ci), "git status --porcelain") {
 		t.Errorf(".ci/run does not check git status after the test command")
+	}
+}
+
+// TestReadmeOrder: README.md opens with the install lines (go get, go
+// install …/cmd/zarrcat@latest), states what the first build costs, and
+// reaches zarrcat and the Go API before any figure table or the
+// Performance section; the LICENSE it names is there.
+func TestReadmeOrder(t *testing.T) {
+	root := repoRoot(t)
+	b, err := os.ReadFile(root + "/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	find := func(pred func(string) bool) int {
+		for i, l := range lines {
+			if pred(l) {
+				return i
+			}
+		}
+		return len(lines)
+	}
+	heading := func(h string) int { return find(func(l string) bool { return l == h }) }
+	firstSection := find(func(l string) bool { return strings.HasPrefix(l, "## ") })
+	if firstSection == len(lines) || lines[firstSection] != "## Install" {
+		t.Errorf("the first section is not ## Install")
+	}
+	units, _ := allUnits(t, root)
+	if len(units) == 0 || units[0].kind != "block" ||
+		!strings.Contains(units[0].text, "go get github.com/gozarr/gozarr@latest") ||
+		!strings.Contains(units[0].text, "go install github.com/gozarr/gozarr/cmd/zarrcat@latest") {
+		t.Errorf("the README's first command block is not the install lines:\n%+v", units[:min(1, len(units))])
+	}
+	table := find(func(l string) bool { return strings.HasPrefix(l, "|") })
+	perf := heading("## Performance")
+	for _, h := range []string{"## zarrcat", "## Go"} {
+		if i := heading(h); i > table || i > perf {
+			t.Errorf("%s (line %d) comes after the first table (line %d) or ## Performance (line %d)", h, i+1, table+1, perf+1)
+		}
+	}
+	cost := regexp.MustCompile(`(?s)\*\*The first build is the slow part\*\*.{0,400}\b\d+ s\b`)
+	if !cost.MatchString(string(b[:min(len(b), 8000)])) {
+		t.Errorf("the README's opening does not state what the first build costs (\"**The first build is the slow part**: … N s\")")
+	}
+	if lic, err := os.ReadFile(root + "/LICENSE"); err != nil || !strings.HasPrefix(string(lic), "MIT License") || !strings.Contains(string(b), "MIT licensed (`LICENSE`)") {
+		t.Errorf("LICENSE (MIT, named by the README's install section): %v", err)
 	}
 }
