@@ -128,10 +128,14 @@ func snippetGo(t *testing.T, ctx context.Context, buf []float32) {
 		zarr.Shards(1024, 1024), zarr.Compress(zs), // chunks of 256² (read units) in shards of 1024² (write units)
 		zarr.DimensionNames("y", "x"), zarr.FillValue(math.NaN()))
 	b, err := zarr.CreateArray(ctx, st, "new", meta, zarr.WithConcurrency(64, 0))
+	chunks, shards := b.Chunks(), b.Shards()        // [256 256] [1024 1024], as zarr-python's a.chunks, a.shards
 	plan, err := b.Plan(nd.Range(0, 300), nd.All()) // the chunks, shards and inner chunks a selection touches
 	must(t, err)
 	if plan == nil {
 		t.Error("Plan: nil")
+	}
+	if !slices.Equal(chunks, []int{256, 256}) || !slices.Equal(shards, []int{1024, 1024}) {
+		t.Errorf("Chunks %v, Shards %v; want [256 256] [1024 1024]", chunks, shards)
 	}
 
 	g, err := zarr.OpenGroup(ctx, st, "")
