@@ -49,7 +49,8 @@ func FuzzParseSelection(f *testing.F) {
 		// NumPy's reading: every point inside the array, as many as the
 		// output shape holds.
 		for _, shape := range [][]int{{3, 4, 5}, {7, 1, 0, 12}, {2, 3}} {
-			outShape, pw, err := BroadcastShape(items, shape)
+			p, pw, err := NewPointwise(items, shape)
+			outShape := p.Shape()
 			if err != nil {
 				if !errors.Is(err, ErrInvalidSelection) && !errors.Is(err, ErrOutOfBounds) {
 					t.Fatalf("%q on %v: error %v wraps no sentinel", text, shape, err)
@@ -65,6 +66,12 @@ func FuzzParseSelection(f *testing.F) {
 			}
 			if _, err := CheckPoints(Points{Rank: pts.Rank, Coords: slices.Clone(pts.Coords)}, shape); err != nil && pts.Len() > 0 {
 				t.Fatalf("%q on %v: %v", text, shape, err)
+			}
+			// Listed a range at a time, the same points.
+			half := p.Len() / 2
+			a, b := p.Points(0, half, nil), p.Points(half, p.Len()-half, make([]int, 0, 1))
+			if !slices.Equal(append(slices.Clone(a.Coords), b.Coords...), pts.Coords) {
+				t.Fatalf("%q on %v: points in two halves differ", text, shape)
 			}
 		}
 	})

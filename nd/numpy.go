@@ -53,22 +53,64 @@ type indexArray struct {
 // ErrOutOfBounds or ErrInvalidSelection and say what NumPy's IndexError
 // says.
 func Broadcast(items []Item, shape []int) (pts Points, outShape []int, pointwise bool, err error) {
-	b, err := analyze(items, shape)
-	if err != nil || b == nil || !b.pointwise {
+	p, ok, err := NewPointwise(items, shape)
+	if err != nil || !ok {
 		return Points{}, nil, false, err
 	}
-	return b.points(len(shape)), b.outShape, true, nil
+	return p.Points(0, p.Len(), nil), p.Shape(), true, nil
 }
 
-// BroadcastShape is Broadcast without the points: the output shape of a
-// pointwise selection (pointwise false when Normalize reads it), for a
-// caller to bound the size before the points are listed.
-func BroadcastShape(items []Item, shape []int) (outShape []int, pointwise bool, err error) {
+// Pointwise is a selection NumPy reads pointwise (see Broadcast),
+// analysed but its points not listed: its output shape, and its points in
+// C order of that shape a range at a time, so that a reader can bound
+// what it holds (check Len before listing) or stream a selection of more
+// points than it would hold. Make one with NewPointwise; it is immutable
+// and safe for concurrent use.
+type Pointwise struct {
+	b    *broadcast
+	rank int
+}
+
+// NewPointwise analyses items against an array shape as Broadcast does,
+// with its errors, without listing the points; ok is false when the items
+// do not select pointwise (Normalize reads them).
+func NewPointwise(items []Item, shape []int) (p Pointwise, ok bool, err error) {
 	b, err := analyze(items, shape)
 	if err != nil || b == nil || !b.pointwise {
-		return nil, false, err
+		return Pointwise{}, false, err
 	}
-	return b.outShape, true, nil
+	return Pointwise{b: b, rank: len(shape)}, true, nil
+}
+
+// Shape returns the output's shape (a copy).
+func (p Pointwise) Shape() []int {
+	if p.b == nil {
+		return nil
+	}
+	return slices.Clone(p.b.outShape)
+}
+
+// Len returns the number of points, the output's element count.
+func (p Pointwise) Len() int {
+	if p.b == nil {
+		return 0
+	}
+	return NumElements(p.b.outShape)
+}
+
+// Points lists the points from, from+1, ..., from+n-1 (output elements
+// in C order; 0 ≤ from ≤ from+n ≤ Len()), into dst's storage when its
+// capacity holds n points (rank coordinates each), else into a new slice.
+func (p Pointwise) Points(from, n int, dst []int) Points {
+	if p.b == nil || n <= 0 {
+		return Points{Rank: p.rank, Coords: []int{}}
+	}
+	if cap(dst) < n*p.rank {
+		dst = make([]int, n*p.rank)
+	}
+	pts := Points{Rank: p.rank, Coords: dst[:n*p.rank]}
+	p.b.points(from, pts)
+	return pts
 }
 
 // broadcast is a NumPy subscript with advanced indexes, analysed.
@@ -322,18 +364,19 @@ func nonzero(mask []bool, shape []int) [][]int {
 	return lists
 }
 
-// points lists the coordinates of every output element, in C order.
-func (b *broadcast) points(rank int) Points {
-	dims, outShape, at := b.dims, b.outShape, b.at
-	total := 1
-	for _, l := range outShape {
-		total *= l
-	}
-	pts := Points{Rank: rank, Coords: make([]int, total*rank)}
+// points lists the coordinates of the output elements from, from+1, ...
+// (C order) into pts, as many as it holds.
+func (b *broadcast) points(from int, pts Points) {
+	dims, outShape, at, rank := b.dims, b.outShape, b.at, pts.Rank
+	total := pts.Len()
 	if total == 0 {
-		return pts
+		return
 	}
 	pos := make([]int, len(outShape))
+	for a, k := len(outShape)-1, from; a >= 0; a-- { // unravel from
+		pos[a] = k % outShape[a]
+		k /= outShape[a]
+	}
 	bpos := pos[at : at+b.bRank]
 	for k := range total {
 		c := pts.Coords[k*rank : (k+1)*rank]
@@ -365,7 +408,6 @@ func (b *broadcast) points(rank int) Points {
 			pos[a] = 0
 		}
 	}
-	return pts
 }
 
 // NumpyPointwise reports whether items, as NumPy reads them, select

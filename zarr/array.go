@@ -388,7 +388,7 @@ func (a *Array) ReadBytesInto(ctx context.Context, out []byte, items ...nd.Item)
 		}
 		return nil
 	}
-	if pts, _, ok, err := nd.Broadcast(items, a.meta.Shape); err != nil {
+	if pts, _, ok, err := a.pointwise(items); err != nil {
 		return err
 	} else if ok { // index arrays NumPy broadcasts: pointwise
 		if len(out) != pts.Len()*a.meta.DataType.Size() {
@@ -445,7 +445,7 @@ func (a *Array) ReadSelection(ctx context.Context, out []byte, sel nd.Selection)
 // than the platform can allocate, is an error wrapping ErrTooLarge, and
 // nothing is allocated.
 func (a *Array) ReadBytes(ctx context.Context, items ...nd.Item) ([]byte, []int, error) {
-	if pts, shape, ok, err := nd.Broadcast(items, a.meta.Shape); err != nil {
+	if pts, shape, ok, err := a.pointwise(items); err != nil {
 		return nil, nil, err
 	} else if ok { // index arrays NumPy broadcasts: pointwise
 		b, _, err := a.readPoints(ctx, pts)

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gozarr/gozarr/dtype"
@@ -83,6 +85,72 @@ func TestReadNumpySubscripts(t *testing.T) {
 		raw, shape2, err := a.ReadBytes(ctx, items...)
 		if err != nil || !slices.Equal(shape2, c.ResultShape) || len(raw) != 8*len(c.Values) {
 			t.Errorf("ReadBytes %v [%s]: %v %d bytes %v", c.Shape, c.Text, shape2, len(raw), err)
+		}
+	}
+}
+
+// TestPointwiseBounded: under WithMaxReadBytes, a short selection text
+// that broadcasts to billions of points (three index arrays of shapes
+// (k,1,1), (1,k,1) and (1,1,k)) is refused with ErrTooLarge before its
+// points are listed, and the limit counts the points' coordinates with
+// their values.
+func TestPointwiseBounded(t *testing.T) {
+	ctx := context.Background()
+	st := mem.New()
+	m, err := zarr.NewArrayMetadata([]int{4000, 4000, 4000}, dtype.TypeUint8, []int{100, 100, 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zarr.CreateArray(ctx, st, "big", m); err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.OpenArray(ctx, st, "big", zarr.WithMaxReadBytes(1<<30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const k = 3000 // 2.7e10 points from a text of about 60 KB
+	var b1, b2, b3 strings.Builder
+	for i := range k {
+		if i > 0 {
+			b1.WriteString(", ")
+			b2.WriteString(", ")
+			b3.WriteString(", ")
+		}
+		fmt.Fprintf(&b1, "[[%d]]", i)
+		fmt.Fprintf(&b2, "[%d]", i)
+		fmt.Fprintf(&b3, "%d", i)
+	}
+	text := "[" + b1.String() + "], [[" + b2.String() + "]], [[[" + b3.String() + "]]]"
+	items, err := nd.ParseSelection(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, pw, err := nd.NewPointwise(items, a.Shape()); err != nil || !pw || !slices.Equal(p.Shape(), []int{k, k, k}) {
+		t.Fatalf("NewPointwise %v %v %v", p.Shape(), pw, err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _, err = a.ReadBytes(ctx, items...)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, zarr.ErrTooLarge) {
+		t.Fatalf("ReadBytes of %d^3 points: %v", k, err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("refusing took %d bytes", grew)
+	}
+	// 4 points of 1 + 3*8 bytes: 100 bytes; a limit of 99 refuses them.
+	small, err := nd.ParseSelection("[[0, 1], [2, 3]], 0, 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for limit, ok := range map[int64]bool{99: false, 100: true} {
+		la, err := zarr.OpenArray(ctx, st, "big", zarr.WithMaxReadBytes(limit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, shape, err := la.ReadBytes(ctx, small...)
+		if ok != (err == nil) || !ok && !errors.Is(err, zarr.ErrTooLarge) || ok && !slices.Equal(shape, []int{2, 2}) {
+			t.Errorf("limit %d: shape %v, %v", limit, shape, err)
 		}
 	}
 }

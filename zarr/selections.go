@@ -49,6 +49,30 @@ func (a *Array) ReadMaskBytes(ctx context.Context, mask []bool) ([]byte, []int, 
 	return a.readPoints(ctx, pts)
 }
 
+// pointwise reads items as NumPy reads them when they select pointwise
+// (index arrays that broadcast, see nd.Broadcast): the points and the
+// output's shape, ok false when Normalize reads them instead. The points'
+// coordinates (8 bytes each, rank per point) count with the values
+// against WithMaxReadBytes and the platform's ceiling before any is
+// listed, so a short text that broadcasts to billions of points is
+// refused rather than allocated.
+func (a *Array) pointwise(items []nd.Item) (nd.Points, []int, bool, error) {
+	p, ok, err := nd.NewPointwise(items, a.meta.Shape)
+	if err != nil || !ok {
+		return nd.Points{}, nil, false, err
+	}
+	n, shape := int64(p.Len()), p.Shape()
+	per := int64(a.meta.DataType.Size() + 8*len(a.meta.Shape))
+	limit := int64(maxAlloc)
+	if a.opts.maxRead > 0 {
+		limit = min(limit, a.opts.maxRead)
+	}
+	if n > limit/per {
+		return nd.Points{}, nil, false, fmt.Errorf("read %q: %w: the pointwise selection of shape %v is %d points of %d bytes each (the value and its coordinates), more than the limit of %d bytes (WithMaxReadBytes, or what the platform can allocate)", a.path, ErrTooLarge, shape, n, per, limit)
+	}
+	return p.Points(0, p.Len(), nil), shape, true, nil
+}
+
 // ReadPointsSelection reads the elements at the normalised points pts into
 // out, which holds exactly pts.Len() elements.
 func (a *Array) ReadPointsSelection(ctx context.Context, out []byte, pts nd.Points) error {

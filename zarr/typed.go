@@ -95,7 +95,7 @@ func asBytes[T Element](a *Array, s []T) ([]byte, error) {
 // uint4 arrays as any Go integer type). No items select the whole array.
 // The allocation is bounded as for ReadBytes (ErrTooLarge).
 func Read[T Element](ctx context.Context, a *Array, items ...nd.Item) ([]T, []int, error) {
-	if pts, shape, ok, err := nd.Broadcast(items, a.meta.Shape); err != nil {
+	if pts, shape, ok, err := a.pointwise(items); err != nil {
 		return nil, nil, err
 	} else if ok { // index arrays NumPy broadcasts: pointwise
 		vals, err := readPointsT[T](ctx, a, pts)

@@ -99,17 +99,23 @@ func readPointsFile(path string, shape []int) (pointSet, error) {
 	return pointSet{mem: pts}, err
 }
 
-// pointSet is the points of a coordinate selection: in memory, or in a
-// --points text file (checked, n points), read again batch by batch.
+// pointSet is the points of a coordinate selection: in memory, in a
+// --points text file (checked, n points), read again batch by batch, or a
+// selection text's index arrays that broadcast (NumPy's pointwise
+// reading), listed batch by batch.
 type pointSet struct {
 	mem     nd.Points
 	file    string
 	n, rank int
 	shape   []int
+	pw      *nd.Pointwise
 }
 
 // Len returns the number of points.
 func (p pointSet) Len() int {
+	if p.pw != nil {
+		return p.pw.Len()
+	}
 	if p.file != "" {
 		return p.n
 	}
@@ -119,6 +125,17 @@ func (p pointSet) Len() int {
 // batches hands the points to use in order, at most per at a time (the
 // batch is valid until use returns).
 func (p pointSet) batches(per int, use func(nd.Points) error) error {
+	if p.pw != nil {
+		var buf []int
+		for k := 0; k < p.pw.Len(); k += per {
+			batch := p.pw.Points(k, min(per, p.pw.Len()-k), buf)
+			buf = batch.Coords
+			if err := use(batch); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if p.file == "" {
 		for k := 0; k < p.mem.Len(); k += per {
 			m := min(per, p.mem.Len()-k)
@@ -345,7 +362,7 @@ func streamPoints(ctx context.Context, a *zarr.Array, pts pointSet, blockBytes i
 func getPoints(ctx context.Context, a *zarr.Array, pts pointSet, shape []int, format string, flags map[string]string, stdout, stderr io.Writer, budget int64) error {
 	dt := a.Metadata().DataType
 	if dt.VarLen() {
-		return fmt.Errorf("%w: --points and --mask read fixed-size data types, not %s", errUsage, dt)
+		return fmt.Errorf("%w: points (--points, --mask, or index arrays that broadcast, NumPy's pointwise reading) read fixed-size data types, not %s", errUsage, dt)
 	}
 	var prog *progress
 	if out := flags["o"]; out != "" && out != "-" {

@@ -58,7 +58,7 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("%w: --format png draws a 2-D selection of slices and indices, not points", errUsage)
 	}
 	if errors.As(err, &pw) { // index arrays NumPy broadcasts
-		return getPoints(ctx, pw.a, pointSet{mem: pw.pts}, pw.shape, format, flags, stdout, stderr, budget)
+		return getPoints(ctx, pw.a, pointSet{pw: &pw.pts}, pw.pts.Shape(), format, flags, stdout, stderr, budget)
 	}
 	if err != nil {
 		return err
@@ -175,10 +175,10 @@ func openSelectionWith(ctx context.Context, pos []string, flags map[string]strin
 	if _, ok := flags["oindex"]; ok {
 		items = nd.Orthogonal(items)
 	}
-	if pts, shape, ok, err := nd.Broadcast(items, a.Shape()); err != nil {
+	if pts, ok, err := nd.NewPointwise(items, a.Shape()); err != nil {
 		return nil, nil, false, fmt.Errorf("selection %s: %w", nd.Clip(pos[1]), err)
 	} else if ok {
-		return nil, nil, false, &pointwiseError{a: a, pts: pts, shape: shape}
+		return nil, nil, false, &pointwiseError{a: a, pts: pts}
 	}
 	sel, err := a.Selection(items...)
 	if err != nil {
@@ -196,12 +196,11 @@ func openSelectionWith(ctx context.Context, pos []string, flags map[string]strin
 }
 
 // pointwiseError carries a selection NumPy reads pointwise (index arrays
-// that broadcast) out of openSelection, to get, which reads its points;
-// other commands report it.
+// that broadcast) out of openSelection, to get, which streams its points,
+// listing them a batch at a time; other commands report it.
 type pointwiseError struct {
-	a     *zarr.Array
-	pts   nd.Points
-	shape []int
+	a   *zarr.Array
+	pts nd.Pointwise
 }
 
 func (e *pointwiseError) Error() string {
