@@ -9,12 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/internal/listing"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -252,34 +254,16 @@ func (s *Session) metaOf(path string) (*nodeMeta, []byte, bool) {
 	return nil, nil, false
 }
 
-// locate is Snapshot.locate over the session's view.
+// locate is Snapshot.locate over the session's view: the array's node
+// path and the chunk's coordinates.
 func (s *Session) locate(key string) (string, []uint32, bool) {
-	for i := len(key) - 1; i >= 0; i-- {
-		if i > 0 && key[i] != '/' {
-			continue
-		}
-		prefix, rest := "", key
-		if i > 0 {
-			prefix, rest = key[:i], key[i+1:]
-		}
-		m, _, ok := s.metaOf(nodePath(prefix))
+	return chunkCoords(key, func(path string) (*zarr.ChunkKeyEncoding, int) {
+		m, _, ok := s.metaOf(path)
 		if !ok || m.kind != KindArray {
-			continue
+			return nil, 0
 		}
-		c, ok := m.enc.ParseKey(rest, len(m.shape))
-		if !ok {
-			return "", nil, false
-		}
-		coords := make([]uint32, len(c))
-		for j, v := range c {
-			if uint64(v) >= 1<<32 {
-				return "", nil, false
-			}
-			coords[j] = uint32(v)
-		}
-		return nodePath(prefix), coords, true
-	}
-	return "", nil, false
+		return &m.enc, len(m.shape)
+	})
 }
 
 // Get implements store.Reader: the session's writes, else the base.
@@ -510,15 +494,9 @@ func (s *Session) List(ctx context.Context, prefix string) iter.Seq2[string, err
 			}
 		}
 		s.mu.Unlock()
-		out := make([]string, 0, len(keys))
-		for k := range keys {
-			if strings.HasPrefix(k, prefix) {
-				out = append(out, k)
-			}
-		}
-		slices.Sort(out)
-		for _, k := range out {
-			if !yield(k, nil) {
+		maps.DeleteFunc(keys, func(k string, _ bool) bool { return !strings.HasPrefix(k, prefix) })
+		for k, err := range listing.Sorted(ctx, slices.Sorted(maps.Keys(keys)), prefix) {
+			if !yield(k, err) || err != nil {
 				return
 			}
 		}
@@ -535,26 +513,17 @@ func intCoords(c []uint32) []int {
 
 // ListDir implements store.Lister.
 func (s *Session) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if dir != "" && !strings.HasSuffix(dir, "/") {
-		dir += "/"
+	if dir, err = store.ListDirArg(ctx, dir); err != nil {
+		return nil, nil, err
 	}
-	seen := map[string]bool{}
+	var all []string
 	for k, err := range s.List(ctx, dir) {
 		if err != nil {
 			return nil, nil, err
 		}
-		rest := k[len(dir):]
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			if d := rest[:i+1]; !seen[d] {
-				seen[d] = true
-				dirs = append(dirs, d)
-			}
-			continue
-		}
-		keys = append(keys, rest)
+		all = append(all, k)
 	}
-	slices.Sort(dirs)
-	return keys, dirs, nil
+	return listing.Dir(ctx, all, dir)
 }
 
 // versioned is a conditional update of one key: a ConditionalWriter, or a

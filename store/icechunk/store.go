@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/internal/listing"
 	"github.com/gozarr/gozarr/store/virtual"
 	"github.com/gozarr/gozarr/zarr"
 )
@@ -87,9 +88,27 @@ func notFound(op, key string) error {
 // nodePath turns a store prefix ("", "a/b") into a node path ("/", "/a/b").
 func nodePath(prefix string) string { return "/" + prefix }
 
-// locate finds the array and chunk coordinates a chunk key names: the
-// longest prefix of key that is an array, then its chunk key encoding.
+// locate finds the array and chunk coordinates a chunk key names (see
+// chunkCoords).
 func (s *Snapshot) locate(key string) (*node, []uint32, bool) {
+	var found *node
+	_, coords, ok := chunkCoords(key, func(path string) (*zarr.ChunkKeyEncoding, int) {
+		if found = s.snap.find(path); found == nil || found.kind != KindArray {
+			return nil, 0
+		}
+		return &found.enc, len(found.shape)
+	})
+	if !ok {
+		return nil, nil, false
+	}
+	return found, coords, ok
+}
+
+// chunkCoords finds the array and chunk coordinates a chunk key names: the
+// longest prefix of key that is an array (array gives its key encoding
+// and rank for a node path, a nil encoding where there is none), then its
+// chunk key encoding. It returns the array's node path.
+func chunkCoords(key string, array func(path string) (*zarr.ChunkKeyEncoding, int)) (string, []uint32, bool) {
 	for i := len(key) - 1; i >= 0; i-- {
 		if i > 0 && key[i] != '/' {
 			continue
@@ -98,24 +117,24 @@ func (s *Snapshot) locate(key string) (*node, []uint32, bool) {
 		if i > 0 {
 			prefix, rest = key[:i], key[i+1:]
 		}
-		n := s.snap.find(nodePath(prefix))
-		if n == nil || n.kind != KindArray {
+		enc, rank := array(nodePath(prefix))
+		if enc == nil {
 			continue
 		}
-		c, ok := n.enc.ParseKey(rest, len(n.shape))
+		c, ok := enc.ParseKey(rest, rank)
 		if !ok {
-			return nil, nil, false
+			return "", nil, false
 		}
 		coords := make([]uint32, len(c))
 		for j, v := range c {
 			if uint64(v) >= 1<<32 {
-				return nil, nil, false
+				return "", nil, false
 			}
 			coords[j] = uint32(v)
 		}
-		return n, coords, true
+		return nodePath(prefix), coords, true
 	}
-	return nil, nil, false
+	return "", nil, false
 }
 
 // ref finds the chunk ref of n at coords: the one manifest whose extents
@@ -352,40 +371,13 @@ func (s *Snapshot) List(ctx context.Context, prefix string) iter.Seq2[string, er
 			yield("", err)
 			return
 		}
-		var keys []string
-		for i := range s.snap.nodes {
-			n := &s.snap.nodes[i]
-			p := strings.TrimPrefix(n.path, "/")
-			if p != "" {
-				p += "/"
-			}
-			// nodes wholly outside the prefix hold no key under it
-			if !strings.HasPrefix(p, prefix) && !strings.HasPrefix(prefix, p) {
-				continue
-			}
-			if strings.HasPrefix(p+"zarr.json", prefix) {
-				keys = append(keys, p+"zarr.json")
-			}
-			if n.kind == KindArray {
-				ck, err := s.chunkKeys(ctx, n, p)
-				if err != nil {
-					yield("", err)
-					return
-				}
-				for _, k := range ck {
-					if strings.HasPrefix(k, prefix) {
-						keys = append(keys, k)
-					}
-				}
-			}
+		keys, err := s.keysUnder(ctx, prefix, false)
+		if err != nil {
+			yield("", err)
+			return
 		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			if err := ctx.Err(); err != nil {
-				yield("", err)
-				return
-			}
-			if !yield(k, nil) {
+		for k, err := range listing.Sorted(ctx, keys, prefix) {
+			if !yield(k, err) || err != nil {
 				return
 			}
 		}
@@ -399,59 +391,55 @@ func (s *Snapshot) List(ctx context.Context, prefix string) iter.Seq2[string, er
 // directory of an array whose chunk keys lie in it directly (the "v2"
 // encoding, a "." separator, no dimensions), lists that array's refs.
 func (s *Snapshot) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if err := store.ValidatePrefix(dir); err != nil {
+	if dir, err = store.ListDirArg(ctx, dir); err != nil {
 		return nil, nil, err
 	}
-	if dir != "" && !strings.HasSuffix(dir, "/") {
-		dir += "/"
+	all, err := s.keysUnder(ctx, dir, true)
+	if err != nil {
+		return nil, nil, err
 	}
-	seenDir := map[string]bool{}
-	add := func(k string) {
-		rest := k[len(dir):]
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			if d := rest[:i+1]; !seenDir[d] {
-				seenDir[d] = true
-				dirs = append(dirs, d)
-			}
-			return
-		}
-		keys = append(keys, rest)
-	}
+	return listing.Dir(ctx, all, dir)
+}
+
+// keysUnder returns the keys under prefix, sorted: every node's zarr.json
+// and the chunk keys of its arrays' refs. For one level (a ListDir of dir
+// = prefix) it leaves out the chunks of arrays below dir (their zarr.json
+// names their directory) and stands "c/" for the chunks of an array at dir
+// under the default key encoding, reading no manifest for either.
+func (s *Snapshot) keysUnder(ctx context.Context, prefix string, level bool) ([]string, error) {
+	var keys []string
 	for i := range s.snap.nodes {
 		n := &s.snap.nodes[i]
 		p := strings.TrimPrefix(n.path, "/")
 		if p != "" {
 			p += "/"
 		}
-		if !strings.HasPrefix(p, dir) && !strings.HasPrefix(dir, p) {
+		// nodes wholly outside the prefix hold no key under it
+		if !strings.HasPrefix(p, prefix) && !strings.HasPrefix(prefix, p) {
 			continue
 		}
-		if strings.HasPrefix(p+"zarr.json", dir) {
-			add(p + "zarr.json")
+		if strings.HasPrefix(p+"zarr.json", prefix) {
+			keys = append(keys, p+"zarr.json")
 		}
-		if n.kind != KindArray || len(p) > len(dir) {
-			continue // (an array below dir: its zarr.json made the entry)
+		if n.kind != KindArray || level && len(p) > len(prefix) {
+			continue
 		}
-		if p == dir && n.enc.Name == zarr.KeyEncodingDefault && (n.enc.Separator == "/" || n.enc.Separator == "") && len(n.shape) > 0 {
+		if level && p == prefix && n.enc.Name == zarr.KeyEncodingDefault && (n.enc.Separator == "/" || n.enc.Separator == "") && len(n.shape) > 0 {
 			if len(n.manifests) > 0 {
-				add(p + "c/")
+				keys = append(keys, p+"c/")
 			}
 			continue
 		}
 		ck, err := s.chunkKeys(ctx, n, p)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		for _, k := range ck {
-			if strings.HasPrefix(k, dir) {
-				add(k)
+			if strings.HasPrefix(k, prefix) {
+				keys = append(keys, k)
 			}
 		}
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
 	slices.Sort(keys)
-	slices.Sort(dirs)
-	return keys, dirs, nil
+	return keys, nil
 }

@@ -31,6 +31,7 @@ import (
 	"strings"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/internal/listing"
 	"github.com/gozarr/gozarr/store/storeurl"
 	"github.com/gozarr/gozarr/store/virtual"
 )
@@ -298,48 +299,12 @@ func (s *Store) Get(ctx context.Context, key string, r store.ByteRange) ([]byte,
 
 // List implements store.Lister.
 func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		if err := store.ValidatePrefix(prefix); err != nil {
-			yield("", err)
-			return
-		}
-		i, _ := slices.BinarySearch(s.keys, prefix)
-		for ; i < len(s.keys) && strings.HasPrefix(s.keys[i], prefix); i++ {
-			if err := ctx.Err(); err != nil {
-				yield("", err)
-				return
-			}
-			if !yield(s.keys[i], nil) {
-				return
-			}
-		}
-	}
+	return listing.Sorted(ctx, s.keys, prefix)
 }
 
 // ListDir implements store.Lister.
 func (s *Store) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if err := store.ValidatePrefix(dir); err != nil {
-		return nil, nil, err
-	}
-	if dir != "" && !strings.HasSuffix(dir, "/") {
-		dir += "/"
-	}
-	i, _ := slices.BinarySearch(s.keys, dir)
-	for ; i < len(s.keys) && strings.HasPrefix(s.keys[i], dir); i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		rest := s.keys[i][len(dir):]
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			d := rest[:j+1]
-			if len(dirs) == 0 || dirs[len(dirs)-1] != d {
-				dirs = append(dirs, d)
-			}
-			continue
-		}
-		keys = append(keys, rest)
-	}
-	return keys, dirs, nil
+	return listing.Dir(ctx, s.keys, dir)
 }
 
 // Keys returns the keys with references, sorted.

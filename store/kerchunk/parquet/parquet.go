@@ -31,6 +31,7 @@ import (
 	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/internal/listing"
 	"github.com/gozarr/gozarr/store/virtual"
 )
 
@@ -435,33 +436,10 @@ func (s *Store) Capabilities() store.Capabilities {
 // List implements store.Lister: the metadata keys (chunk keys are not
 // listed; Zarr readers do not need them).
 func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		for _, k := range s.keys {
-			if strings.HasPrefix(k, prefix) && !yield(k, nil) {
-				return
-			}
-		}
-	}
+	return listing.Sorted(ctx, s.keys, prefix)
 }
 
 // ListDir implements store.Lister over the metadata keys.
 func (s *Store) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if err := store.ValidatePrefix(dir); err != nil {
-		return nil, nil, err
-	}
-	for _, k := range s.keys {
-		rest, ok := strings.CutPrefix(k, dir)
-		if !ok {
-			continue
-		}
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			if d := rest[:j+1]; !slices.Contains(dirs, d) {
-				dirs = append(dirs, d)
-			}
-			continue
-		}
-		keys = append(keys, rest)
-	}
-	slices.Sort(dirs)
-	return keys, dirs, nil
+	return listing.Dir(ctx, s.keys, dir)
 }
