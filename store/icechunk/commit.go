@@ -82,11 +82,11 @@ func (s *Session) Commit(ctx context.Context, message string, metadata map[strin
 }
 
 func branchIn(ri *repoInfo, branch string) (ID, error) {
-	i, ok := slices.BinarySearchFunc(ri.branches, branch, func(e namedRef, n string) int { return strings.Compare(e.name, n) })
+	id, ok := refBranch.at(ri, branch)
 	if !ok {
 		return ID{}, fmt.Errorf("%w: branch %q was deleted", ErrConflict, branch)
 	}
-	return ri.snapshots[ri.branches[i].index].ID, nil
+	return id, nil
 }
 
 // baseRefs returns the refs of base node n, from all its manifests.
@@ -99,8 +99,7 @@ func (s *Session) baseRefs(ctx context.Context, n *node) (map[string]*writeRef, 
 		}
 		err = m.eachRef(n.id, func(c []uint32, r chunkRef) error {
 			c = slices.Clone(c)
-			out[coordsKey(c)] = &writeRef{coords: c, kind: r.kind, inline: r.inline, offset: r.offset, length: r.length,
-				chunkID: r.chunkID, location: r.location, etag: r.etag, modified: r.modified}
+			out[coordsKey(c)] = &writeRef{coords: c, chunkRef: r}
 			return nil
 		})
 		if err != nil {

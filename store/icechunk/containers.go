@@ -159,8 +159,8 @@ func (s *Session) SetVirtual(ctx context.Context, key string, ref virtual.Ref) e
 	if !ok {
 		return fmt.Errorf("set virtual %q: %w: not a chunk of an array in the session", key, virtual.ErrInvalidRef)
 	}
-	w := &writeRef{coords: coords, kind: refVirtual, location: ref.URL, offset: uint64(ref.Offset), length: uint64(ref.Length),
-		etag: ref.Checksum.ETag, modified: modified}
+	w := &writeRef{coords: coords, chunkRef: chunkRef{kind: refVirtual, location: ref.URL, offset: uint64(ref.Offset), length: uint64(ref.Length),
+		etag: ref.Checksum.ETag, modified: modified}}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.touch(path).chunks[coordsKey(coords)] = w

@@ -39,17 +39,10 @@ func newNodeID() NodeID {
 	return id
 }
 
-// writeRef is a chunk ref to write.
+// writeRef is a chunk ref to write: the chunk's coordinates and its ref.
 type writeRef struct {
-	coords   []uint32
-	kind     refKind
-	inline   []byte
-	offset   uint64
-	length   uint64
-	chunkID  ID
-	location string
-	etag     string
-	modified uint32
+	coords []uint32
+	chunkRef
 }
 
 func compareCoords(a, b []uint32) int { return slices.Compare(a, b) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -63,22 +64,12 @@ func (s *Session) ExportChanges() ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	doc := exported{Base: s.base.snap.id.String(), Refs: []exportedRef{}}
-	paths := make([]string, 0, len(s.changes))
-	for p := range s.changes {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(s.changes)) {
 		c := s.changes[p]
 		if c.deleted || c.isNew || c.userData != nil {
 			return nil, fmt.Errorf("%w: %s: a session exported for a merge may write chunks only, not change nodes", ErrUnsupported, p)
 		}
-		keys := make([]string, 0, len(c.chunks))
-		for k := range c.chunks {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(c.chunks)) {
 			r := c.chunks[k]
 			if r == nil {
 				doc.Refs = append(doc.Refs, exportedRef{Path: p, Coords: keyCoords(k), Deleted: true})
@@ -122,7 +113,7 @@ func (s *Session) ImportChanges(data []byte) error {
 		if e.Deleted {
 			continue
 		}
-		w := &writeRef{coords: slices.Clone(e.Coords), offset: e.Offset, length: e.Length}
+		w := &writeRef{coords: slices.Clone(e.Coords), chunkRef: chunkRef{offset: e.Offset, length: e.Length}}
 		switch e.Kind {
 		case "native":
 			id, err := ParseID(e.ChunkID)

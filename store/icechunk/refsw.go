@@ -22,90 +22,97 @@ func (r *Repository) checkWritableRef(name string) error {
 	return nil
 }
 
+// refType is a type of ref: a branch or a tag.
+type refType string
+
+const (
+	refBranch refType = "branch"
+	refTag    refType = "tag"
+)
+
+// at returns the snapshot that ri's ref of kind k and name points at.
+func (k refType) at(ri *repoInfo, name string) (ID, bool) {
+	list := ri.branches
+	if k == refTag {
+		list = ri.tags
+	}
+	i, ok := refIndexIn(list, name)
+	if !ok {
+		return ID{}, false
+	}
+	return ri.snapshots[list[i].index].ID, true
+}
+
 // CreateBranch creates branch name at snapshot id; an existing branch is
 // ErrConflict.
 func (r *Repository) CreateBranch(ctx context.Context, name string, id ID) error {
-	if err := r.checkWritableRef(name); err != nil {
-		return err
-	}
-	if r.spec == 1 {
-		return r.createRefV1(ctx, "branch", name, id)
-	}
-	return r.updateRepo(ctx, func(ri *repoInfo) (*repoEdit, error) {
-		if _, ok := refIndexIn(ri.branches, name); ok {
-			return nil, fmt.Errorf("%w: branch %q exists", ErrConflict, name)
-		}
-		if _, ok := ri.find(id); !ok {
-			return nil, fmt.Errorf("%w: snapshot %v", ErrRefNotFound, id)
-		}
-		return &repoEdit{branches: map[string]*ID{name: &id}, update: repoUpdate{typ: updBranchCreated, fields: []*fbField{fString(name)}}}, nil
-	}, func(ri *repoInfo) bool { h, err := branchIn(ri, name); return err == nil && h == id })
+	return r.createRef(ctx, refBranch, name, id)
 }
 
 // DeleteBranch deletes branch name (never main).
 func (r *Repository) DeleteBranch(ctx context.Context, name string) error {
-	if err := r.checkWritableRef(name); err != nil {
-		return err
-	}
 	if name == "main" {
 		return fmt.Errorf("%w: the main branch cannot be deleted", ErrConflict)
 	}
-	if r.spec == 1 {
-		return r.deleteRefV1(ctx, "branch", name)
-	}
-	return r.updateRepo(ctx, func(ri *repoInfo) (*repoEdit, error) {
-		i, ok := refIndexIn(ri.branches, name)
-		if !ok {
-			return nil, fmt.Errorf("%w: branch %q", ErrRefNotFound, name)
-		}
-		prev := ri.snapshots[ri.branches[i].index].ID
-		return &repoEdit{branches: map[string]*ID{name: nil}, update: repoUpdate{typ: updBranchDeleted, fields: []*fbField{fString(name), fStruct(prev[:], 1)}}}, nil
-	}, func(ri *repoInfo) bool { _, ok := refIndexIn(ri.branches, name); return !ok })
+	return r.deleteRef(ctx, refBranch, name)
 }
 
 // CreateTag creates tag name at snapshot id. Tags never move: an existing
 // or deleted tag's name is ErrConflict.
 func (r *Repository) CreateTag(ctx context.Context, name string, id ID) error {
-	if err := r.checkWritableRef(name); err != nil {
-		return err
-	}
-	if r.spec == 1 {
-		return r.createRefV1(ctx, "tag", name, id)
-	}
-	return r.updateRepo(ctx, func(ri *repoInfo) (*repoEdit, error) {
-		if _, ok := refIndexIn(ri.tags, name); ok {
-			return nil, fmt.Errorf("%w: tag %q exists", ErrConflict, name)
-		}
-		if _, ok := slices.BinarySearch(ri.deletedTags, name); ok {
-			return nil, fmt.Errorf("%w: tag %q was deleted and cannot be made again", ErrConflict, name)
-		}
-		if _, ok := ri.find(id); !ok {
-			return nil, fmt.Errorf("%w: snapshot %v", ErrRefNotFound, id)
-		}
-		return &repoEdit{tags: map[string]ID{name: id}, update: repoUpdate{typ: updTagCreated, fields: []*fbField{fString(name)}}}, nil
-	}, func(ri *repoInfo) bool {
-		i, ok := refIndexIn(ri.tags, name)
-		return ok && ri.snapshots[ri.tags[i].index].ID == id
-	})
+	return r.createRef(ctx, refTag, name, id)
 }
 
 // DeleteTag deletes tag name; its name stays taken (a tombstone in the
 // repo object's deleted tags).
 func (r *Repository) DeleteTag(ctx context.Context, name string) error {
+	return r.deleteRef(ctx, refTag, name)
+}
+
+// createRef creates the ref of kind k and name at snapshot id.
+func (r *Repository) createRef(ctx context.Context, k refType, name string, id ID) error {
 	if err := r.checkWritableRef(name); err != nil {
 		return err
 	}
 	if r.spec == 1 {
-		return r.deleteRefV1(ctx, "tag", name)
+		return r.createRefV1(ctx, string(k), name, id)
 	}
 	return r.updateRepo(ctx, func(ri *repoInfo) (*repoEdit, error) {
-		i, ok := refIndexIn(ri.tags, name)
-		if !ok {
-			return nil, fmt.Errorf("%w: tag %q", ErrRefNotFound, name)
+		if _, ok := k.at(ri, name); ok {
+			return nil, fmt.Errorf("%w: %s %q exists", ErrConflict, k, name)
 		}
-		prev := ri.snapshots[ri.tags[i].index].ID
-		return &repoEdit{delTags: []string{name}, update: repoUpdate{typ: updTagDeleted, fields: []*fbField{fString(name), fStruct(prev[:], 1)}}}, nil
-	}, func(ri *repoInfo) bool { _, ok := refIndexIn(ri.tags, name); return !ok })
+		if _, ok := slices.BinarySearch(ri.deletedTags, name); ok && k == refTag {
+			return nil, fmt.Errorf("%w: tag %q was deleted and cannot be made again", ErrConflict, name)
+		}
+		if _, ok := ri.find(id); !ok {
+			return nil, fmt.Errorf("%w: snapshot %v", ErrRefNotFound, id)
+		}
+		if k == refTag {
+			return &repoEdit{tags: map[string]ID{name: id}, update: repoUpdate{typ: updTagCreated, fields: []*fbField{fString(name)}}}, nil
+		}
+		return &repoEdit{branches: map[string]*ID{name: &id}, update: repoUpdate{typ: updBranchCreated, fields: []*fbField{fString(name)}}}, nil
+	}, func(ri *repoInfo) bool { h, ok := k.at(ri, name); return ok && h == id })
+}
+
+// deleteRef deletes the ref of kind k and name.
+func (r *Repository) deleteRef(ctx context.Context, k refType, name string) error {
+	if err := r.checkWritableRef(name); err != nil {
+		return err
+	}
+	if r.spec == 1 {
+		return r.deleteRefV1(ctx, string(k), name)
+	}
+	return r.updateRepo(ctx, func(ri *repoInfo) (*repoEdit, error) {
+		prev, ok := k.at(ri, name)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s %q", ErrRefNotFound, k, name)
+		}
+		fields := []*fbField{fString(name), fStruct(prev[:], 1)}
+		if k == refTag {
+			return &repoEdit{delTags: []string{name}, update: repoUpdate{typ: updTagDeleted, fields: fields}}, nil
+		}
+		return &repoEdit{branches: map[string]*ID{name: nil}, update: repoUpdate{typ: updBranchDeleted, fields: fields}}, nil
+	}, func(ri *repoInfo) bool { _, ok := k.at(ri, name); return !ok })
 }
 
 // Spec 1 refs: refs/branch.NAME/ref.json and refs/tag.NAME/ref.json, JSON

@@ -349,7 +349,7 @@ func (s *Session) Set(ctx context.Context, key string, value []byte) error {
 	if !ok {
 		return &store.KeyError{Op: "set", Key: key, Err: fmt.Errorf("%w: not a chunk of an array in the session", store.ErrInvalidKey)}
 	}
-	ref := &writeRef{coords: coords, length: uint64(len(value))}
+	ref := &writeRef{coords: coords, chunkRef: chunkRef{length: uint64(len(value))}}
 	if len(value) <= s.opts.inline {
 		ref.kind, ref.inline = refInline, bytes.Clone(value)
 	} else {

@@ -27,7 +27,7 @@ func TestSortedRefs(t *testing.T) {
 		all := map[string]*writeRef{}
 		for i := range 2000 {
 			c := tc.gen(i)
-			all[coordsKey(c)] = &writeRef{coords: c, length: uint64(i)}
+			all[coordsKey(c)] = &writeRef{coords: c, chunkRef: chunkRef{length: uint64(i)}}
 		}
 		all["deleted"] = nil
 		got := sortedRefs(all)
