@@ -1,12 +1,12 @@
 package icechunk_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,51 +15,29 @@ import (
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/store/icechunk"
-	"github.com/gozarr/gozarr/zarr"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 )
 
 // TestConflict: two sessions from one base; the second to commit a chunk
 // the first wrote gets ErrConflict naming the array; one writing another
 // chunk is rebased and keeps both.
-func TestConflict(t *testing.T) {
-	for _, spec := range []string{"spec1", "spec2"} {
-		t.Run(spec, func(t *testing.T) { conflict(t, spec) })
-	}
-}
+func TestConflict(t *testing.T) { forSpecs(t, conflict) }
 
 func conflict(t *testing.T, spec string) {
 	ctx := context.Background()
-	dir := copyDir(t, filepath.Join(fixtures, spec))
-	r := openRepo(t, dir)
+	dir, r := fixtureCopy(t, spec)
 	sessions := make([]*icechunk.Session, 3)
 	for i := range sessions {
-		s, err := r.Session(ctx, "main")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sessions[i] = s
+		sessions[i] = session(t, r, "main")
 	}
 	write := func(s *icechunk.Session, row int, v byte) {
-		a, err := zarr.OpenArray(ctx, s, "i4")
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := make([]byte, 4*5)
-		for i := range b {
-			b[i] = v
-		}
-		if err := a.WriteBytes(ctx, b, nd.Range(row, row+1), nd.Range(0, 5)); err != nil {
-			t.Fatal(err)
-		}
+		arraytest.Write(t, arraytest.Open(t, s, "i4"), bytes.Repeat([]byte{v}, 4*5), nd.Range(row, row+1), nd.Range(0, 5))
 	}
 	write(sessions[0], 0, 1)
 	write(sessions[1], 1, 2) // the same chunk (0, 0) of i4
 	write(sessions[2], 9, 3) // chunk (2, 0)
-	first, err := sessions[0].Commit(ctx, "first", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = sessions[1].Commit(ctx, "second", nil)
+	first := commit(t, sessions[0], "first")
+	_, err := sessions[1].Commit(ctx, "second", nil)
 	if !errors.Is(err, icechunk.ErrConflict) || !strings.Contains(err.Error(), "/i4 chunk [0 0]") {
 		t.Errorf("conflicting commit: %v", err)
 	}
@@ -72,18 +50,7 @@ func conflict(t *testing.T, spec string) {
 	if err != nil || anc[1].ID != first {
 		t.Fatalf("third's parent %v, want %v (%v)", anc[1].ID, first, err)
 	}
-	snap, err := r2.CheckoutRef(ctx, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := zarr.OpenArray(ctx, snap, "i4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := a.ReadBytes(ctx, nd.Range(0, 10), nd.Range(0, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := arraytest.Read(t, checkoutRef(t, r2, "main"), "i4", nd.Range(0, 10), nd.Range(0, 1))
 	if got[0] != 1 || got[4*9] != 3 {
 		t.Errorf("after the rebase i4[0,0]=%d i4[9,0]=%d, want 1 and 3", got[0], got[4*9])
 	}
@@ -97,9 +64,7 @@ func TestConcurrentWriters(t *testing.T) {
 		concurrentWorker(t, w)
 		return
 	}
-	for _, spec := range []string{"spec1", "spec2"} {
-		t.Run(spec, func(t *testing.T) { concurrentWriters(t, spec) })
-	}
+	forSpecs(t, concurrentWriters)
 }
 
 func concurrentWriters(t *testing.T, spec string) {
@@ -108,22 +73,10 @@ func concurrentWriters(t *testing.T, spec string) {
 	if testing.Short() {
 		rounds = 5
 	}
-	dir := copyDir(t, filepath.Join(fixtures, spec))
-	r := openRepo(t, dir)
-	s, err := r.Session(ctx, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta, err := zarr.NewArrayMetadata([]int{2, 2 * rounds}, dtype.TypeUint8, []int{1, 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := zarr.CreateArray(ctx, s, "conc", meta); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Commit(ctx, "conc", nil); err != nil {
-		t.Fatal(err)
-	}
+	dir, r := fixtureCopy(t, spec)
+	s := session(t, r, "main")
+	arraytest.Create(t, s, "conc", []int{2, 2 * rounds}, dtype.TypeUint8, []int{1, 1})
+	commit(t, s, "conc")
 	var wg sync.WaitGroup
 	outs := make([]string, 2)
 	errs := make([]error, 2)
@@ -170,18 +123,7 @@ func concurrentWriters(t *testing.T, spec string) {
 			t.Errorf("commit %s is not on main", id)
 		}
 	}
-	snap, err := r2.Checkout(ctx, head)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := zarr.OpenArray(ctx, snap, "conc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := a.ReadBytes(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := arraytest.Read(t, checkout(t, r2, head), "conc")
 	for p := range 2 {
 		for i := range rounds {
 			if v := got[p*2*rounds+i]; v != byte(1+i) {
@@ -196,24 +138,10 @@ func concurrentWorker(t *testing.T, spec string) {
 	dir := parts[0]
 	p, _ := strconv.Atoi(parts[1])
 	rounds, _ := strconv.Atoi(parts[2])
-	ctx := context.Background()
 	r := openRepo(t, dir)
 	for i := range rounds {
-		s, err := r.Session(ctx, "main")
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := zarr.OpenArray(ctx, s, "conc")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.WriteBytes(ctx, []byte{byte(1 + i)}, nd.Range(p, p+1), nd.Range(i, i+1)); err != nil {
-			t.Fatal(err)
-		}
-		id, err := s.Commit(ctx, fmt.Sprintf("worker %d round %d", p, i), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Println("committed", id)
+		s := session(t, r, "main")
+		arraytest.Write(t, arraytest.Open(t, s, "conc"), []byte{byte(1 + i)}, nd.Range(p, p+1), nd.Range(i, i+1))
+		fmt.Println("committed", commit(t, s, fmt.Sprintf("worker %d round %d", p, i)))
 	}
 }

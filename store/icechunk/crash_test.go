@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -23,29 +23,15 @@ func TestKilledCommitter(t *testing.T) {
 		killedWorker(t, os.Getenv("ICECHUNK_TEST_KILLED"))
 		return
 	}
-	for _, spec := range []string{"spec1", "spec2"} {
-		t.Run(spec, func(t *testing.T) { killedCommitter(t, spec) })
-	}
+	forSpecs(t, killedCommitter)
 }
 
 func killedCommitter(t *testing.T, spec string) {
 	ctx := context.Background()
-	dir := copyDir(t, filepath.Join(fixtures, spec))
-	r := openRepo(t, dir)
-	s, err := r.Session(ctx, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta, err := zarr.NewArrayMetadata([]int{64, 64}, dtype.TypeUint16, []int{4, 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := zarr.CreateArray(ctx, s, "crash", meta); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Commit(ctx, "crash", nil); err != nil {
-		t.Fatal(err)
-	}
+	dir, r := fixtureCopy(t, spec)
+	s := session(t, r, "main")
+	arraytest.Create(t, s, "crash", []int{64, 64}, dtype.TypeUint16, []int{4, 4})
+	commit(t, s, "crash")
 	kills := 6
 	if testing.Short() {
 		kills = 2
@@ -77,17 +63,8 @@ func killedCommitter(t *testing.T, spec string) {
 		if _, _, err := a.ReadBytes(ctx); err != nil {
 			t.Fatalf("after kill %d: %v", k, err)
 		}
-		s, err := r.Session(ctx, "main")
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err = zarr.OpenArray(ctx, s, "crash")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.WriteBytes(ctx, []byte{1, 2}, nd.Range(0, 1), nd.Range(0, 1)); err != nil {
-			t.Fatal(err)
-		}
+		s := session(t, r, "main")
+		arraytest.Write(t, arraytest.Open(t, s, "crash"), []byte{1, 2}, nd.Range(0, 1), nd.Range(0, 1))
 		if _, err := s.Commit(ctx, "after a kill", nil); err != nil {
 			t.Fatalf("commit after kill %d: %v", k, err)
 		}
@@ -95,28 +72,16 @@ func killedCommitter(t *testing.T, spec string) {
 }
 
 func killedWorker(t *testing.T, dir string) {
-	ctx := context.Background()
 	r := openRepo(t, dir)
 	os.Stdout.WriteString(strings.Repeat("x", 64))
 	for i := 0; ; i++ {
-		s, err := r.Session(ctx, "main")
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := zarr.OpenArray(ctx, s, "crash")
-		if err != nil {
-			t.Fatal(err)
-		}
-		v := make([]byte, 2*16*64)
+		s := session(t, r, "main")
+		v := arraytest.Ramp(2*16*64, 1)
 		for j := range v {
-			v[j] = byte(i + j)
+			v[j] += byte(i)
 		}
 		row := (i % 4) * 16
-		if err := a.WriteBytes(ctx, v, nd.Range(row, row+16), nd.Range(0, 64)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Commit(ctx, "loop", nil); err != nil {
-			t.Fatal(err)
-		}
+		arraytest.Write(t, arraytest.Open(t, s, "crash"), v, nd.Range(row, row+16), nd.Range(0, 64))
+		commit(t, s, "loop")
 	}
 }

@@ -1,13 +1,14 @@
 package icechunk_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/store/icechunk"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -19,8 +20,7 @@ import (
 func TestForkMerge(t *testing.T) {
 	ctx := context.Background()
 	for _, spec := range []string{"spec1", "spec2"} {
-		dir := copyDir(t, filepath.Join(fixtures, spec))
-		r := openRepo(t, dir)
+		dir, r := fixtureCopy(t, spec)
 		base, err := r.Resolve(ctx, "main")
 		if err != nil {
 			t.Fatal(err)
@@ -32,17 +32,7 @@ func TestForkMerge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := zarr.OpenArray(ctx, s, "i4")
-			if err != nil {
-				t.Fatal(err)
-			}
-			vals := make([]byte, 4*5)
-			for i := range vals {
-				vals[i] = byte(50 + w)
-			}
-			if err := a.WriteBytes(ctx, vals, nd.Range(row, row+1), nd.Range(0, 5)); err != nil {
-				t.Fatal(err)
-			}
+			arraytest.Write(t, arraytest.Open(t, s, "i4"), bytes.Repeat([]byte{byte(50 + w)}, 4*5), nd.Range(row, row+1), nd.Range(0, 5))
 			doc, err := s.ExportChanges()
 			if err != nil {
 				t.Fatal(err)
@@ -103,18 +93,5 @@ func TestForkMerge(t *testing.T) {
 
 func readI4(t *testing.T, r *icechunk.Repository, id icechunk.ID) []byte {
 	t.Helper()
-	ctx := context.Background()
-	snap, err := r.Checkout(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := zarr.OpenArray(ctx, snap, "i4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := a.ReadBytes(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return arraytest.Read(t, checkout(t, r, id), "i4")
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/store/icechunk"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 )
 
 // refJS returns the directory of the official core's JS install
@@ -105,20 +106,7 @@ func checkAgainstCore(t *testing.T, dir, ref string) coreView {
 	ctx := context.Background()
 	core := readWithCore(t, dir, ref)
 	r := openRepo(t, dir)
-	br, err := r.Branches(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := idMap(br); !mapsEqual(got, core.Branches) {
-		t.Errorf("branches %v, the core sees %v", got, core.Branches)
-	}
-	tags, err := r.Tags(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := idMap(tags); !mapsEqual(got, core.Tags) {
-		t.Errorf("tags %v, the core sees %v", got, core.Tags)
-	}
+	checkRefs(t, r, core.Branches, core.Tags)
 	id, err := r.Resolve(ctx, ref)
 	if err != nil {
 		t.Fatal(err)
@@ -141,17 +129,8 @@ func checkAgainstCore(t *testing.T, dir, ref string) coreView {
 			t.Errorf("ancestor %d metadata %s, the core sees %s", i, gm, cm)
 		}
 	}
-	snap, err := r.Checkout(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	for k, err := range snap.List(ctx, "") {
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, k)
-	}
+	snap := checkout(t, r, id)
+	keys := arraytest.Keys(t, snap, "")
 	if len(keys) != len(core.Keys) {
 		t.Errorf("%d keys, the core lists %d", len(keys), len(core.Keys))
 	}
@@ -188,19 +167,13 @@ func TestCoreReadsFixtures(t *testing.T) {
 // them.
 func TestCoreReadsGozarr(t *testing.T) {
 	refJS(t)
-	for _, spec := range []string{"spec1", "spec2"} {
-		t.Run(spec, func(t *testing.T) { coreReadsGozarr(t, spec) })
-	}
+	forSpecs(t, coreReadsGozarr)
 }
 
 func coreReadsGozarr(t *testing.T, spec string) {
 	ctx := context.Background()
-	dir := copyDir(t, filepath.Join(fixtures, spec))
-	r := openRepo(t, dir)
-	s, err := r.Session(ctx, "main", icechunk.WithManifestSplit(2), icechunk.WithInlineThreshold(40))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, r := fixtureCopy(t, spec)
+	s := session(t, r, "main", icechunk.WithManifestSplit(2), icechunk.WithInlineThreshold(40))
 	writeSome(t, s)
 	id, err := s.Commit(ctx, "gozarr: new arrays", map[string]any{"author": "gozarr", "run": 25.0, "tags": []any{"a", true}})
 	if err != nil {
@@ -273,39 +246,13 @@ func anc1(t *testing.T, r *icechunk.Repository, id icechunk.ID) icechunk.ID {
 func writeSome(t *testing.T, s *icechunk.Session) {
 	t.Helper()
 	ctx := context.Background()
-	meta, err := zarr.NewArrayMetadata([]int{12, 10}, dtype.TypeInt32, []int{2, 5}, zarr.Shards(4, 5))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := zarr.CreateArray(ctx, s, "sharded2", meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := make([]byte, 4*120)
+	data := arraytest.Ramp(4*120, 13)
 	for i := range data {
-		data[i] = byte(i*13 + i/7)
+		data[i] += byte(i / 7)
 	}
-	if err := a.WriteBytes(ctx, data); err != nil {
-		t.Fatal(err)
-	}
-	m2, err := zarr.NewArrayMetadata([]int{7}, dtype.TypeUint8, []int{3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := zarr.CreateArray(ctx, s, "grid/new", m2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.WriteBytes(ctx, []byte{1, 2, 3, 4, 5, 6, 7}); err != nil {
-		t.Fatal(err)
-	}
-	i4, err := zarr.OpenArray(ctx, s, "i4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := i4.WriteBytes(ctx, make([]byte, 4*20), nd.Range(4, 8), nd.Range(5, 10)); err != nil {
-		t.Fatal(err)
-	}
+	arraytest.Write(t, arraytest.Create(t, s, "sharded2", []int{12, 10}, dtype.TypeInt32, []int{2, 5}, zarr.Shards(4, 5)), data)
+	arraytest.Write(t, arraytest.Create(t, s, "grid/new", []int{7}, dtype.TypeUint8, []int{3}), []byte{1, 2, 3, 4, 5, 6, 7})
+	arraytest.Write(t, arraytest.Open(t, s, "i4"), make([]byte, 4*20), nd.Range(4, 8), nd.Range(5, 10))
 	if err := s.Delete(ctx, "f8/c/2"); err != nil {
 		t.Fatal(err)
 	}
@@ -325,22 +272,12 @@ func TestCoreReadsCreated(t *testing.T) {
 // has it) holding 0..119, and returns its bytes.
 func writeRectilinear(t *testing.T, s *icechunk.Session) []byte {
 	t.Helper()
-	ctx := context.Background()
-	m, err := zarr.NewArrayMetadata([]int{10, 12}, dtype.TypeFloat64, nil, zarr.RectilinearChunks([]int{3, 3, 4}, []int{4, 4, 4}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := zarr.CreateArray(ctx, s, "rect", m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := arraytest.Create(t, s, "rect", []int{10, 12}, dtype.TypeFloat64, nil, zarr.RectilinearChunks([]int{3, 3, 4}, []int{4, 4, 4}))
 	vals := make([]byte, 8*120)
 	for i := range 120 {
 		binary.LittleEndian.PutUint64(vals[8*i:], math.Float64bits(float64(i)))
 	}
-	if err := a.WriteBytes(ctx, vals); err != nil {
-		t.Fatal(err)
-	}
+	arraytest.Write(t, a, vals)
 	return vals
 }
 
@@ -349,14 +286,8 @@ func writeRectilinear(t *testing.T, s *icechunk.Session) []byte {
 func checkRectilinear(t *testing.T, r *icechunk.Repository, vals []byte) {
 	t.Helper()
 	ctx := context.Background()
-	snap, err := r.CheckoutRef(ctx, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := zarr.OpenArray(ctx, snap, "rect")
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := checkoutRef(t, r, "main")
+	a := arraytest.Open(t, snap, "rect")
 	got, _, err := a.ReadBytes(ctx)
 	if err != nil || !bytes.Equal(got, vals) {
 		t.Errorf("the rectilinear array reads %v (equal %t)", err, bytes.Equal(got, vals))
@@ -370,15 +301,7 @@ func checkRectilinear(t *testing.T, r *icechunk.Repository, vals []byte) {
 			t.Errorf("the snapshot records /rect as %+v", n)
 		}
 	}
-	keys := 0
-	for k, err := range snap.List(ctx, "rect/c/") {
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys++
-		_ = k
-	}
-	if keys != 9 {
+	if keys := len(arraytest.Keys(t, snap, "rect/c/")); keys != 9 {
 		t.Errorf("the rectilinear array has %d chunk keys, want 9", keys)
 	}
 }
@@ -390,10 +313,7 @@ func coreReadsCreated(t *testing.T, spec int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := icechunk.Create(ctx, st, icechunk.WithSpecVersion(spec))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := create(t, st, icechunk.WithSpecVersion(spec))
 	if r.SpecVersion() != spec {
 		t.Errorf("created spec %d, want %d", r.SpecVersion(), spec)
 	}
@@ -402,18 +322,13 @@ func coreReadsCreated(t *testing.T, spec int) {
 			t.Errorf("creating twice (spec %d over %d): %v", again, spec, err)
 		}
 	}
-	s, err := r.Session(ctx, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := session(t, r, "main")
 	if _, err := zarr.CreateGroup(ctx, s, "", map[string]any{"made": "by gozarr"}); err != nil {
 		t.Fatal(err)
 	}
 	writeSomeNew(t, s)
 	rect := writeRectilinear(t, s)
-	if _, err := s.Commit(ctx, "first", nil); err != nil {
-		t.Fatal(err)
-	}
+	commit(t, s, "first")
 	core := checkAgainstCore(t, dir, "main") // (the rectilinear array's keys too)
 	checkRectilinear(t, openRepo(t, dir), rect)
 	if core.SpecVersion != spec {
@@ -426,47 +341,22 @@ func coreReadsCreated(t *testing.T, spec int) {
 
 // writeSomeNew writes a sharded array into an empty repository.
 func writeSomeNew(t *testing.T, s *icechunk.Session) {
-	ctx := context.Background()
-	meta, err := zarr.NewArrayMetadata([]int{8, 6}, dtype.TypeFloat64, []int{2, 3}, zarr.Shards(4, 6))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := zarr.CreateArray(ctx, s, "x", meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := make([]byte, 8*48)
-	for i := range data {
-		data[i] = byte(i * 3)
-	}
-	if err := a.WriteBytes(ctx, data); err != nil {
-		t.Fatal(err)
-	}
+	arraytest.Write(t, arraytest.Create(t, s, "x", []int{8, 6}, dtype.TypeFloat64, []int{2, 3}, zarr.Shards(4, 6)), arraytest.Ramp(8*48, 3))
 }
 
 // TestRectilinearSession: an array with a rectilinear chunk grid is
 // written in a session and read back from the commit, spec 1 and 2 (the
 // core reads it too: TestCoreReadsCreated).
 func TestRectilinearSession(t *testing.T) {
-	ctx := context.Background()
 	for _, spec := range []int{1, 2} {
 		dir := t.TempDir()
 		st, err := fs.New(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := icechunk.Create(ctx, st, icechunk.WithSpecVersion(spec))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := r.Session(ctx, "main")
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := session(t, create(t, st, icechunk.WithSpecVersion(spec)), "main")
 		vals := writeRectilinear(t, s)
-		if _, err := s.Commit(ctx, "rect", nil); err != nil {
-			t.Fatal(err)
-		}
+		commit(t, s, "rect")
 		checkRectilinear(t, openRepo(t, dir), vals)
 	}
 }

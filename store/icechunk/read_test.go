@@ -11,11 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gozarr/gozarr/internal/npy"
 	"github.com/gozarr/gozarr/store"
-	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/store/icechunk"
-	"github.com/gozarr/gozarr/zarr"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 )
 
 const fixtures = "../../testdata/icechunk"
@@ -57,27 +55,6 @@ func loadExpected(t testing.TB, dir string) expected {
 	return e
 }
 
-func openRepo(t testing.TB, dir string, opts ...icechunk.Option) *icechunk.Repository {
-	t.Helper()
-	st, err := fs.New(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := icechunk.Open(context.Background(), st, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func idMap(m map[string]icechunk.ID) map[string]string {
-	out := map[string]string{}
-	for k, v := range m {
-		out[k] = v.String()
-	}
-	return out
-}
-
 // TestRefs checks branches, tags and ancestry against what the official
 // core reports for the same repositories.
 func TestRefs(t *testing.T) {
@@ -89,20 +66,7 @@ func TestRefs(t *testing.T) {
 			if r.SpecVersion() != want.SpecVersion {
 				t.Errorf("spec version %d, want %d", r.SpecVersion(), want.SpecVersion)
 			}
-			br, err := r.Branches(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := idMap(br); !mapsEqual(got, want.Branches) {
-				t.Errorf("branches %v, want %v", got, want.Branches)
-			}
-			tags, err := r.Tags(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := idMap(tags); !mapsEqual(got, want.Tags) {
-				t.Errorf("tags %v, want %v (the deleted tag must not show)", got, want.Tags)
-			}
+			checkRefs(t, r, want.Branches, want.Tags) // (the deleted tag must not show)
 			for branch, anc := range want.Ancestry {
 				id, err := r.Resolve(ctx, branch)
 				if err != nil {
@@ -151,31 +115,15 @@ func TestRefs(t *testing.T) {
 	}
 }
 
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
 // TestReadValues reads every array of every snapshot the core wrote and
 // compares it with the values zarr-python wrote (make_states.py).
 func TestReadValues(t *testing.T) {
-	ctx := context.Background()
 	e := loadExpected(t, fixtures)
 	for name, want := range e.Repos {
 		r := openRepo(t, filepath.Join(fixtures, name))
 		for id, state := range want.States {
 			t.Run(name+"/"+state, func(t *testing.T) {
-				snap, err := r.CheckoutRef(ctx, id)
-				if err != nil {
-					t.Fatal(err)
-				}
+				snap := checkoutRef(t, r, id)
 				files, err := filepath.Glob(filepath.Join(fixtures, "expected", state, "*.npy"))
 				if err != nil || len(files) == 0 {
 					t.Fatalf("no expected values for %s: %v", state, err)
@@ -211,28 +159,5 @@ func TestReadValues(t *testing.T) {
 
 func checkArray(t *testing.T, snap store.Reader, path, npyFile string) {
 	t.Helper()
-	ctx := context.Background()
-	a, err := zarr.OpenArray(ctx, snap, path)
-	if err != nil {
-		t.Errorf("%s: %v", path, err)
-		return
-	}
-	got, shape, err := a.ReadBytes(ctx)
-	if err != nil {
-		t.Errorf("%s: %v", path, err)
-		return
-	}
-	want, err := npy.ReadFile(npyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want.Descr[0] == '>' { // gozarr returns little-endian values
-		n := a.Metadata().DataType.Size()
-		for i := 0; i+n <= len(want.Data); i += n {
-			slices.Reverse(want.Data[i : i+n])
-		}
-	}
-	if !slices.Equal(shape, want.Shape) || string(got) != string(want.Data) {
-		t.Errorf("%s: read %v %x\nwant %v %x", path, shape, got, want.Shape, want.Data)
-	}
+	arraytest.CheckNpy(t, snap, path, npyFile)
 }

@@ -3,32 +3,16 @@ package icechunk_test
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/store/icechunk"
-	"github.com/gozarr/gozarr/zarr"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 )
 
-// copyDir copies a fixture repository, so tests can write to it.
-func copyDir(t testing.TB, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	if out, err := exec.Command("cp", "-r", src+"/.", dst).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v %s", err, out)
-	}
-	return dst
-}
-
-func TestSessionRoundTrip(t *testing.T) {
-	for _, spec := range []string{"spec1", "spec2"} {
-		t.Run(spec, func(t *testing.T) { sessionRoundTrip(t, spec) })
-	}
-}
+func TestSessionRoundTrip(t *testing.T) { forSpecs(t, sessionRoundTrip) }
 
 func sessionRoundTrip(t *testing.T, spec string) {
 	ctx := context.Background()
@@ -37,53 +21,19 @@ func sessionRoundTrip(t *testing.T, spec string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := icechunk.Open(ctx, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := r.Session(ctx, "main", icechunk.WithManifestSplit(3), icechunk.WithInlineThreshold(16))
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta, err := zarr.NewArrayMetadata([]int{10, 7}, dtype.TypeInt32, []int{3, 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := zarr.CreateArray(ctx, s, "grid/new", meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := make([]byte, 4*70)
-	for i := range data {
-		data[i] = byte(i * 7)
-	}
-	if err := a.WriteBytes(ctx, data); err != nil {
-		t.Fatal(err)
-	}
+	s := session(t, open(t, st), "main", icechunk.WithManifestSplit(3), icechunk.WithInlineThreshold(16))
+	data := arraytest.Ramp(4*70, 7)
+	arraytest.Write(t, arraytest.Create(t, s, "grid/new", []int{10, 7}, dtype.TypeInt32, []int{3, 2}), data)
 	id, err := s.Commit(ctx, "gozarr writes", map[string]any{"author": "gozarr", "n": 3.0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, err := icechunk.Open(ctx, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := r2.CheckoutRef(ctx, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r2 := open(t, st)
+	snap := checkoutRef(t, r2, "main")
 	if snap.ID() != id {
 		t.Fatalf("main at %v, committed %v", snap.ID(), id)
 	}
-	b, err := zarr.OpenArray(ctx, snap, "grid/new")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _, err := b.ReadBytes(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(data) {
+	if got := arraytest.Read(t, snap, "grid/new"); string(got) != string(data) {
 		t.Errorf("read back differs")
 	}
 	anc, err := r2.Ancestry(ctx, id)
@@ -124,10 +74,7 @@ func sessionRoundTrip(t *testing.T, spec string) {
 	if err := r2.DeleteTag(ctx, "gz"); !errors.Is(err, icechunk.ErrRefNotFound) {
 		t.Errorf("deleting a deleted tag: %v", err)
 	}
-	r3, err := icechunk.Open(ctx, st)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r3 := open(t, st)
 	br, err := r3.Branches(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -145,5 +92,4 @@ func sessionRoundTrip(t *testing.T, spec string) {
 	if _, err := r3.Resolve(ctx, "gz"); !errors.Is(err, icechunk.ErrRefNotFound) {
 		t.Errorf("resolving the deleted tag gz: %v", err)
 	}
-	_ = os.Getenv
 }

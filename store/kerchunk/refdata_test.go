@@ -1,17 +1,14 @@
 package kerchunk_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
-	"github.com/gozarr/gozarr/internal/npy"
 	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 	"github.com/gozarr/gozarr/store/kerchunk"
-	"github.com/gozarr/gozarr/zarr"
 )
 
 // fixtures is the directory of the HDF5 / NetCDF-4 files, their kerchunk
@@ -37,28 +34,7 @@ func openFixture(t testing.TB, name string, opts ...kerchunk.Option) *kerchunk.S
 // h5py's values in want.npy.
 func checkArray(t *testing.T, ks *kerchunk.Store, path, want string) {
 	t.Helper()
-	ctx := context.Background()
-	a, err := zarr.OpenArray(ctx, ks, path)
-	if err != nil {
-		t.Errorf("%s: %v", path, err)
-		return
-	}
-	got, shape, err := a.ReadBytes(ctx)
-	if err != nil {
-		t.Errorf("%s: %v", path, err)
-		return
-	}
-	exp, err := npy.ReadFile(filepath.Join(fixtures, want+".npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(shape, exp.Shape) {
-		t.Errorf("%s: shape %v, h5py %v", path, shape, exp.Shape)
-		return
-	}
-	if !bytes.Equal(got, exp.Data) {
-		t.Errorf("%s: values differ from h5py's (%d bytes)", path, len(got))
-	}
+	arraytest.CheckNpy(t, ks, path, filepath.Join(fixtures, want+".npy"))
 }
 
 // TestFixtures reads every dataset of the fixtures through their

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/gozarr/gozarr/hdf5"
-	"github.com/gozarr/gozarr/internal/npy"
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 	"github.com/gozarr/gozarr/store/kerchunk"
 	"github.com/gozarr/gozarr/store/kerchunk/parquet"
 	"github.com/gozarr/gozarr/store/mem"
@@ -68,41 +68,12 @@ func compareDatasets(t *testing.T, st store.Reader, rf refFile, skip func(p stri
 		if _, err := st.Get(ctx, key+"/.zarray", store.Full()); err != nil {
 			continue // a NetCDF-4 dimension without values: no array
 		}
-		a, err := zarr.OpenArray(ctx, st, key)
-		if err != nil {
-			t.Errorf("%s: %v", p, err)
-			continue
-		}
-		got, _, err := a.ReadBytes(ctx)
-		if err != nil {
-			t.Errorf("%s: %v", p, err)
-			continue
-		}
-		want, err := npy.ReadFile(filepath.Join(hdf5Data, "values", ds.Values))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if w := native(want); !bytes.Equal(got, w) {
-			t.Errorf("%s: values differ from h5py's (%d bytes, want %d)", p, len(got), len(w))
+		if !arraytest.CheckNpy(t, st, key, filepath.Join(hdf5Data, "values", ds.Values)) {
 			continue
 		}
 		n++
 	}
 	return n
-}
-
-// native returns the values of a in little-endian order (what ReadBytes
-// gives on the platforms CI runs).
-func native(a *npy.Array) []byte {
-	if !strings.HasPrefix(a.Descr, ">") {
-		return a.Data
-	}
-	n, _ := npy.ItemSize(a.Descr)
-	out := slices.Clone(a.Data)
-	for i := 0; i+n <= len(out); i += n {
-		slices.Reverse(out[i : i+n])
-	}
-	return out
 }
 
 // loadKerchunkFixtures returns package hdf5's reference files (expected.json),
