@@ -1,14 +1,19 @@
 package icechunk_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,9 +22,12 @@ import (
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/store/icechunk"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 	"github.com/gozarr/gozarr/store/mem"
+	"github.com/gozarr/gozarr/store/s3"
+	"github.com/gozarr/gozarr/store/s3/s3test"
+	"github.com/gozarr/gozarr/store/storeurl"
 	"github.com/gozarr/gozarr/store/virtual"
-	"github.com/gozarr/gozarr/zarr"
 )
 
 // TestVirtualRefs reads the virtual refs the core's native build wrote
@@ -43,15 +51,7 @@ func TestVirtualRefs(t *testing.T) {
 			}
 			o = append(o, icechunk.WithVirtual(res))
 		}
-		r := openRepo(t, filepath.Join(fixtures, "virtual"), o...)
-		snap, err := r.CheckoutRef(ctx, "main")
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := zarr.OpenArray(ctx, snap, "virt")
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := arraytest.Open(t, checkoutRef(t, openRepo(t, filepath.Join(fixtures, "virtual"), o...), "main"), "virt")
 		b, _, err := a.ReadBytes(ctx)
 		return b, err
 	}
@@ -123,21 +123,7 @@ func TestVirtualContainers(t *testing.T) {
 	when := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	for _, spec := range []int{1, 2} {
 		st := mem.New()
-		r, err := icechunk.Create(ctx, st, icechunk.WithSpecVersion(spec))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := r.Session(ctx, "main")
-		if err != nil {
-			t.Fatal(err)
-		}
-		meta, err := zarr.NewArrayMetadata([]int{12}, dtype.TypeInt32, []int{4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := zarr.CreateArray(ctx, s, "v", meta); err != nil {
-			t.Fatal(err)
-		}
+		s, _ := newArraySession(t, st, "v", dtype.TypeInt32, []int{12}, []int{4}, icechunk.WithSpecVersion(spec))
 		for key, ref := range map[string]virtual.Ref{
 			"v/c/0": {URL: "vcc://data/blob.bin", Offset: 0, Length: 16, Checksum: virtual.Checksum{ETag: `"e1"`}},
 			"v/c/1": {URL: "vcc://data/blob.bin", Offset: 16, Length: 16, Checksum: virtual.Checksum{LastModified: when}},
@@ -152,9 +138,7 @@ func TestVirtualContainers(t *testing.T) {
 				t.Errorf("SetVirtual %q: %v, want ErrContainer", bad, err)
 			}
 		}
-		if _, err := s.Commit(ctx, "virtual", nil); err != nil {
-			t.Fatal(err)
-		}
+		commit(t, s, "virtual")
 		target := &condStore{etag: `"e1"`, modified: when}
 		fsys, err := fs.New(data, fs.ReadOnly())
 		if err != nil {
@@ -168,18 +152,7 @@ func TestVirtualContainers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := icechunk.Open(ctx, st, icechunk.WithVirtual(res), icechunk.WithContainers(containers))
-			if err != nil {
-				t.Fatal(err)
-			}
-			snap, err := r.CheckoutRef(ctx, "main")
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := zarr.OpenArray(ctx, snap, "v")
-			if err != nil {
-				t.Fatal(err)
-			}
+			a := openMainArray(t, st, "v", icechunk.WithVirtual(res), icechunk.WithContainers(containers))
 			b, _, err := a.ReadBytes(ctx, sel...)
 			return b, err
 		}
@@ -244,5 +217,291 @@ func TestConfigContainersRefused(t *testing.T) {
 		for k, err := range st.List(ctx, "") {
 			t.Errorf("%+v: the store holds %q (%v)", c, k, err)
 		}
+	}
+}
+
+// TestVirtualCoalesced: the virtual chunks of one read that live in one
+// file are grouped and joined by the engine (the snapshot is a
+// store.Locator): 16 neighbouring chunks of one HTTP object, all with its
+// ETag, are one ranged GET carrying If-Match; those of two objects are
+// two; a chunk with a different checksum is read apart.
+func TestVirtualCoalesced(t *testing.T) {
+	ctx := context.Background()
+	data := make([]byte, 256)
+	for i := range 64 {
+		binary.LittleEndian.PutUint32(data[4*i:], uint32(i))
+	}
+	when := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	var gets atomic.Int64
+	var ifMatch atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			gets.Add(1)
+			if r.Header.Get("If-Match") != "" {
+				ifMatch.Add(1)
+			}
+		}
+		w.Header().Set("ETag", `"e"`)
+		http.ServeContent(w, r, "", when, bytes.NewReader(data))
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name       string
+		url        func(i int) string
+		sum        func(i int) virtual.Checksum
+		gets, cond int64
+	}{
+		{"one file", func(int) string { return srv.URL + "/a.bin" }, func(int) virtual.Checksum { return virtual.Checksum{ETag: `"e"`} }, 1, 1},
+		{"two files", func(i int) string { return srv.URL + []string{"/a.bin", "/b.bin"}[i/8] }, func(int) virtual.Checksum { return virtual.Checksum{} }, 2, 0},
+		{"one checksum apart", func(int) string { return srv.URL + "/a.bin" }, func(i int) virtual.Checksum {
+			if i == 15 {
+				return virtual.Checksum{LastModified: when}
+			}
+			return virtual.Checksum{}
+		}, 2, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := mem.New()
+			s, _ := newArraySession(t, st, "v", dtype.TypeInt32, []int{64}, []int{4})
+			for i := range 16 {
+				ref := virtual.Ref{URL: tc.url(i), Offset: int64(16 * i), Length: 16, Checksum: tc.sum(i)}
+				if err := s.SetVirtual(ctx, "v/c/"+strconv.Itoa(i), ref); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := s.Commit(ctx, "virtual", nil); err != nil {
+				t.Fatal(err)
+			}
+			res, err := virtual.New(virtual.Allow(srv.URL))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := openMainArray(t, st, "v", icechunk.WithVirtual(res))
+			gets.Store(0)
+			ifMatch.Store(0)
+			got, _, err := a.ReadBytes(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, data) { // (both files serve the same bytes)
+				t.Errorf("read % x, want % x", got, data)
+			}
+			if g, c := gets.Load(), ifMatch.Load(); g != tc.gets || c != tc.cond {
+				t.Errorf("16 chunks: %d GETs, %d with If-Match; want %d, %d", g, c, tc.gets, tc.cond)
+			}
+		})
+	}
+}
+
+// peakStore counts the Gets of chunks/ in flight at once, each held until
+// a second one arrives (or briefly), so that concurrent readers overlap.
+type peakStore struct {
+	store.Store
+	mu        sync.Mutex
+	now, peak int
+	gets      int
+}
+
+func (p *peakStore) Get(ctx context.Context, key string, r store.ByteRange) ([]byte, error) {
+	if !strings.HasPrefix(key, "chunks/") {
+		return p.Store.Get(ctx, key, r)
+	}
+	p.mu.Lock()
+	p.now++
+	p.gets++
+	p.peak = max(p.peak, p.now)
+	p.mu.Unlock()
+	time.Sleep(2 * time.Millisecond)
+	p.mu.Lock()
+	p.now--
+	p.mu.Unlock()
+	return p.Store.Get(ctx, key, r)
+}
+
+// Capabilities: a remote store (no local reads), 64 requests at a time.
+func (p *peakStore) Capabilities() store.Capabilities {
+	return store.Capabilities{Conditional: p.Store.(store.ConditionalWriter), MaxConcurrency: 64}
+}
+
+// TestNativeChunksConcurrent: native chunks, one object each, located by
+// the snapshot, are still fetched concurrently on a remote store (not one
+// request after another within the engine's batch): 64 chunks, one GET
+// each, more than one in flight at a time.
+func TestNativeChunksConcurrent(t *testing.T) {
+	ctx := context.Background()
+	m := mem.New()
+	s, a := newArraySession(t, m, "x", dtype.TypeFloat32, []int{256, 256}, []int{32, 32})
+	buf := make([]byte, 256*256*4)
+	for i := range buf {
+		buf[i] = byte(i * 7)
+	}
+	if err := a.WriteBytes(ctx, buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Commit(ctx, "c", nil); err != nil {
+		t.Fatal(err)
+	}
+	ps := &peakStore{Store: m}
+	b := openMainArray(t, ps, "x")
+	got, _, err := b.ReadBytes(ctx)
+	if err != nil || !bytes.Equal(got, buf) {
+		t.Fatalf("read: %v (equal %t)", err, bytes.Equal(got, buf))
+	}
+	if ps.gets != 64 || ps.peak < 2 {
+		t.Errorf("64 chunks: %d GETs, at most %d at once; want 64, several", ps.gets, ps.peak)
+	}
+}
+
+// conditionTarget is an object that virtual refs point to, on a real
+// gozarr store.
+type conditionTarget struct {
+	url     string                     // the object's URL
+	put     func(data []byte)          // rewrites it, a second later than before at least
+	version func() store.ReadCondition // its current ETag and Last-Modified
+	gets    func() []http.Header       // the headers of the ranged GETs it answered
+	opts    []virtual.Option           // the resolver's options to reach it
+}
+
+// TestVirtualConditions: virtual refs with the target's ETag and with its
+// Last-Modified, read end to end through gozarr's S3 store (on the fake
+// S3) and HTTP store: each ranged GET carries its ref's If-Match or
+// If-Unmodified-Since, the values read are the target's, and once the
+// target is rewritten both chunks are an error wrapping virtual.ErrChanged
+// naming the object, never the new bytes, while the chunk recorded without
+// a checksum reads the new bytes. (gofakes3 ignores the conditions; the
+// store checks the answer's validators, so the outcome is the same.)
+func TestVirtualConditions(t *testing.T) {
+	ctx := context.Background()
+	blob := make([]byte, 48)
+	for i := range 12 {
+		binary.LittleEndian.PutUint32(blob[4*i:], uint32(7000+i))
+	}
+	targets := map[string]func(t *testing.T) conditionTarget{
+		"s3": func(t *testing.T) conditionTarget {
+			srv := s3test.NewFake(t, "b")
+			rec := s3test.NewRecorder(nil)
+			st := srv.Store(t, "data")
+			put := func(data []byte) {
+				if c, err := st.ReadCondition(ctx, "blob.bin"); err == nil {
+					// gofakes3 stamps writes with the clock: rewrite in a later second
+					time.Sleep(time.Until(c.LastModified.Truncate(time.Second).Add(time.Second + 50*time.Millisecond)))
+				}
+				if err := st.Set(ctx, "blob.bin", data); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return conditionTarget{
+				url: "s3://b/data/blob.bin", put: put,
+				version: func() store.ReadCondition {
+					c, err := st.ReadCondition(ctx, "blob.bin")
+					if err != nil {
+						t.Fatal(err)
+					}
+					return c
+				},
+				gets: func() []http.Header {
+					var out []http.Header
+					for _, r := range rec.Requests("GET") {
+						out = append(out, r.Header)
+					}
+					return out
+				},
+				opts: []virtual.Option{virtual.Allow("s3://b/data"),
+					virtual.WithStoreOptions(storeurl.WithS3(srv.Options(s3.WithHTTPClient(rec.Client()))...))},
+			}
+		},
+		"http": func(t *testing.T) conditionTarget {
+			obj := &webObject{}
+			var mu sync.Mutex
+			var gets []http.Header
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodGet {
+					mu.Lock()
+					gets = append(gets, r.Header.Clone())
+					mu.Unlock()
+				}
+				obj.ServeHTTP(w, r) // http.ServeContent: it evaluates both conditions (412)
+			}))
+			t.Cleanup(srv.Close)
+			n := 0
+			return conditionTarget{
+				url: srv.URL + "/data/blob.bin",
+				put: func(data []byte) {
+					n++
+					obj.set(data, `"v`+string(rune('0'+n))+`"`, time.Date(2026, 11, 30, 12, n, 0, 0, time.UTC))
+				},
+				version: func() store.ReadCondition {
+					obj.mu.Lock()
+					defer obj.mu.Unlock()
+					return store.ReadCondition{ETag: obj.etag, LastModified: obj.modified}
+				},
+				gets: func() []http.Header {
+					mu.Lock()
+					defer mu.Unlock()
+					return gets
+				},
+				opts: []virtual.Option{virtual.Allow(srv.URL + "/data/")},
+			}
+		},
+	}
+	for name, mk := range targets {
+		t.Run(name, func(t *testing.T) {
+			tg := mk(t)
+			tg.put(blob)
+			v := tg.version()
+			if v.ETag == "" || v.LastModified.IsZero() {
+				t.Fatalf("the target's version: %+v", v)
+			}
+			lm := v.LastModified.UTC().Truncate(time.Second)
+			st := mem.New()
+			s, _ := newArraySession(t, st, "v", dtype.TypeInt32, []int{12}, []int{4})
+			for key, ref := range map[string]virtual.Ref{
+				"v/c/0": {URL: tg.url, Offset: 0, Length: 16, Checksum: virtual.Checksum{ETag: v.ETag}},
+				"v/c/1": {URL: tg.url, Offset: 16, Length: 16, Checksum: virtual.Checksum{LastModified: lm}},
+				"v/c/2": {URL: tg.url, Offset: 32, Length: 16},
+			} {
+				if err := s.SetVirtual(ctx, key, ref); err != nil {
+					t.Fatal(err)
+				}
+			}
+			commit(t, s, "virtual")
+			read := func(sel ...nd.Item) ([]byte, error) {
+				res, err := virtual.New(tg.opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				a := openMainArray(t, st, "v", icechunk.WithVirtual(res))
+				b, _, err := a.ReadBytes(ctx, sel...)
+				return b, err
+			}
+			got, err := read()
+			if err != nil || !bytes.Equal(got, blob) {
+				t.Fatalf("read % x, %v; want % x", got, err, blob)
+			}
+			sent := map[string][2]string{}
+			for _, h := range tg.gets() {
+				sent[h.Get("Range")] = [2]string{h.Get("If-Match"), h.Get("If-Unmodified-Since")}
+			}
+			for rng, want := range map[string][2]string{
+				"bytes=0-15":  {v.ETag, ""},
+				"bytes=16-31": {"", lm.Add(time.Second).Format(http.TimeFormat)}, // (objstore.UnmodifiedSince)
+				"bytes=32-47": {"", ""},
+			} {
+				if got, ok := sent[rng]; !ok || got != want {
+					t.Errorf("GET %s carried If-Match, If-Unmodified-Since %q (sent: %t), want %q", rng, got, ok, want)
+				}
+			}
+			changed := bytes.Repeat([]byte{0x5a}, 48)
+			tg.put(changed)
+			for _, at := range []int{1, 5} {
+				b, err := read(nd.Range(at, at+1))
+				if !errors.Is(err, virtual.ErrChanged) || !errors.Is(err, store.ErrChanged) || !strings.Contains(err.Error(), "blob.bin") || b != nil {
+					t.Errorf("element %d of the rewritten target: % x %v, want ErrChanged naming blob.bin", at, b, err)
+				}
+			}
+			if b, err := read(nd.Range(8, 12)); err != nil || !bytes.Equal(b, changed[32:]) {
+				t.Errorf("the chunk without a checksum: % x %v, want the new bytes", b, err)
+			}
+		})
 	}
 }
