@@ -11,6 +11,7 @@ import (
 
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/zarr"
 )
@@ -24,7 +25,7 @@ import (
 func addSeeds(f *testing.F, prefix string, typ uint8) {
 	for _, name := range []string{"spec1", "spec2"} {
 		src := loadRepoFiles(f, name)
-		for _, k := range keysUnder(f, src, prefix) {
+		for _, k := range arraytest.Keys(f, src, prefix) {
 			b, _ := src.Get(context.Background(), k, store.Full())
 			f.Add(b)
 			f.Add(plain(f, b, typ))
@@ -158,7 +159,7 @@ func TestWriteCorpus(t *testing.T) {
 		dir := filepath.Join("testdata", "fuzz", c.fuzz)
 		os.MkdirAll(dir, 0o755)
 		src := loadRepoFiles(t, "spec2")
-		for i, k := range keysUnder(t, src, c.prefix) {
+		for i, k := range arraytest.Keys(t, src, c.prefix) {
 			if i >= 3 {
 				break
 			}

@@ -12,12 +12,25 @@ import (
 	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/store/icechunk"
 	"github.com/gozarr/gozarr/store/internal/arraytest"
+	"github.com/gozarr/gozarr/store/virtual"
 	"github.com/gozarr/gozarr/zarr"
 )
 
 // The steps the tests of this package repeat: fixture repositories of
 // both spec versions, sessions, commits and checkouts. Each fails its
 // test on an error; arraytest has the array steps.
+
+// must returns a check of a call's results: it ends the test t on the
+// error, else returns the value (must(f())(t)).
+func must[T any](v T, err error) func(t testing.TB) T {
+	return func(t testing.TB) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
 
 // forSpecs runs fn as one subtest per fixture repository, spec 1 and 2.
 func forSpecs(t *testing.T, fn func(t *testing.T, spec string)) {
@@ -58,31 +71,19 @@ func openRepo(t testing.TB, dir string, opts ...icechunk.Option) *icechunk.Repos
 // open opens the repository on st.
 func open(t testing.TB, st store.Reader, opts ...icechunk.Option) *icechunk.Repository {
 	t.Helper()
-	r, err := icechunk.Open(context.Background(), st, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return must(icechunk.Open(context.Background(), st, opts...))(t)
 }
 
 // create creates a repository on st.
 func create(t testing.TB, st store.Store, opts ...icechunk.Option) *icechunk.Repository {
 	t.Helper()
-	r, err := icechunk.Create(context.Background(), st, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return must(icechunk.Create(context.Background(), st, opts...))(t)
 }
 
 // session starts a session on branch of r.
 func session(t testing.TB, r *icechunk.Repository, branch string, opts ...icechunk.WriteOption) *icechunk.Session {
 	t.Helper()
-	s, err := r.Session(context.Background(), branch, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return must(r.Session(context.Background(), branch, opts...))(t)
 }
 
 // commit commits s with message (and no metadata).
@@ -98,21 +99,41 @@ func commit(t testing.TB, s *icechunk.Session, message string) icechunk.ID {
 // checkout checks out snapshot id of r.
 func checkout(t testing.TB, r *icechunk.Repository, id icechunk.ID) *icechunk.Snapshot {
 	t.Helper()
-	snap, err := r.Checkout(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return snap
+	return must(r.Checkout(context.Background(), id))(t)
 }
 
 // checkoutRef checks out the snapshot of ref (a branch or tag) of r.
 func checkoutRef(t testing.TB, r *icechunk.Repository, ref string) *icechunk.Snapshot {
 	t.Helper()
-	snap, err := r.CheckoutRef(context.Background(), ref)
+	return must(r.CheckoutRef(context.Background(), ref))(t)
+}
+
+// resolve returns the snapshot ref (a branch, tag or snapshot id) names.
+func resolve(t testing.TB, r *icechunk.Repository, ref string) icechunk.ID {
+	t.Helper()
+	return must(r.Resolve(context.Background(), ref))(t)
+}
+
+// history returns the snapshot ref names and its ancestry, newest first.
+func history(t testing.TB, r *icechunk.Repository, ref string) (icechunk.ID, []icechunk.SnapshotInfo) {
+	t.Helper()
+	id := resolve(t, r, ref)
+	anc, err := r.Ancestry(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return snap
+	return id, anc
+}
+
+// commitVirtual sets the virtual refs (by chunk key) in s and commits it.
+func commitVirtual(t testing.TB, s *icechunk.Session, refs map[string]virtual.Ref) icechunk.ID {
+	t.Helper()
+	for key, ref := range refs {
+		if err := s.SetVirtual(context.Background(), key, ref); err != nil {
+			t.Fatalf("SetVirtual %s: %v", key, err)
+		}
+	}
+	return commit(t, s, "virtual refs")
 }
 
 // newArraySession creates a repository on st (with opts) and a session on
@@ -134,15 +155,7 @@ func openMainArray(t *testing.T, st store.Reader, path string, opts ...icechunk.
 // want.
 func checkRefs(t *testing.T, r *icechunk.Repository, branches, tags map[string]string) {
 	t.Helper()
-	ctx := context.Background()
-	br, err := r.Branches(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := r.Tags(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	br, tg := refs(t, r)
 	for _, c := range []struct {
 		what string
 		got  map[string]icechunk.ID
@@ -156,4 +169,18 @@ func checkRefs(t *testing.T, r *icechunk.Repository, branches, tags map[string]s
 			t.Errorf("%s %v, want %v", c.what, got, c.want)
 		}
 	}
+}
+
+// refs returns r's branches and tags.
+func refs(t testing.TB, r *icechunk.Repository) (branches, tags map[string]icechunk.ID) {
+	t.Helper()
+	ctx := context.Background()
+	branches, err := r.Branches(ctx)
+	if err == nil {
+		tags, err = r.Tags(ctx)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return branches, tags
 }

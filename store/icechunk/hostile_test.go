@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 	"github.com/gozarr/gozarr/store/mem"
 )
 
@@ -51,17 +52,6 @@ func plain(t testing.TB, data []byte, typ uint8) []byte {
 	out := append([]byte(nil), data[:headerLen]...)
 	out[38] = compressionNone
 	return append(out, buf...)
-}
-
-func keysUnder(t testing.TB, s *mem.Store, prefix string) []string {
-	var out []string
-	for k, err := range s.List(context.Background(), prefix) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, k)
-	}
-	return out
 }
 
 // readAll checks out every branch and reads every key, returning the
@@ -146,7 +136,7 @@ func TestTruncated(t *testing.T) {
 		src := loadRepoFiles(t, name)
 		var files []string
 		for _, p := range []string{"repo", "snapshots/", "manifests/"} {
-			files = append(files, keysUnder(t, src, p)...)
+			files = append(files, arraytest.Keys(t, src, p)...)
 		}
 		for _, k := range files {
 			orig, _ := src.Get(ctx, k, store.Full())
@@ -189,7 +179,7 @@ func TestDangling(t *testing.T) {
 	for _, name := range []string{"spec1", "spec2"} {
 		for _, prefix := range []string{"chunks/", "manifests/"} {
 			src := loadRepoFiles(t, name)
-			keys := keysUnder(t, src, prefix)
+			keys := arraytest.Keys(t, src, prefix)
 			if len(keys) == 0 {
 				t.Fatalf("%s: no %s", name, prefix)
 			}
@@ -203,7 +193,7 @@ func TestDangling(t *testing.T) {
 		}
 		// a chunk file shorter than its ref
 		src := loadRepoFiles(t, name)
-		for _, k := range keysUnder(t, src, "chunks/") {
+		for _, k := range arraytest.Keys(t, src, "chunks/") {
 			b, _ := src.Get(ctx, k, store.Full())
 			src.Set(ctx, k, b[:len(b)/2])
 		}
@@ -223,7 +213,7 @@ func TestDangling(t *testing.T) {
 // array with more than one manifest.
 func snapshotWithSplit(t *testing.T, src *mem.Store) (string, []byte, *snapshot, *node) {
 	ctx := context.Background()
-	for _, k := range keysUnder(t, src, "snapshots/") {
+	for _, k := range arraytest.Keys(t, src, "snapshots/") {
 		data, _ := src.Get(ctx, k, store.Full())
 		p := plain(t, data, fileSnapshot)
 		id, _ := ParseID(k[len("snapshots/"):])
@@ -282,7 +272,7 @@ func extentBytes(t *testing.T, s *snapshot, path string, j int) int {
 func TestHugeRefCount(t *testing.T) {
 	ctx := context.Background()
 	src := loadRepoFiles(t, "spec2")
-	k := keysUnder(t, src, "manifests/")[0]
+	k := arraytest.Keys(t, src, "manifests/")[0]
 	data, _ := src.Get(ctx, k, store.Full())
 	p := plain(t, data, fileManifest)
 	buf := p[headerLen:]

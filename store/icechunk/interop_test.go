@@ -111,14 +111,7 @@ func checkAgainstCore(t *testing.T, dir, ref string) coreView {
 	core := readWithCore(t, dir, ref)
 	r := openRepo(t, dir)
 	checkRefs(t, r, core.Branches, core.Tags)
-	id, err := r.Resolve(ctx, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	anc, err := r.Ancestry(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
+	id, anc := history(t, r, ref)
 	if len(anc) != len(core.Ancestry) {
 		t.Fatalf("%d ancestors, the core sees %d", len(anc), len(core.Ancestry))
 	}
@@ -453,42 +446,17 @@ func TestCoreVirtualHTTP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := icechunk.Create(ctx, st, icechunk.WithSpecVersion(spec),
+		s, a := newArraySession(t, st, "v", dtype.TypeInt32, []int{20}, []int{4}, icechunk.WithSpecVersion(spec),
 			icechunk.WithConfigContainers(icechunk.Container{Name: "web", URLPrefix: prefix},
 				// (containers the core does not use here, to show it reads their configuration)
 				icechunk.Container{URLPrefix: "s3://gozarr-virtual/p/", S3Region: "us-east-1", S3Endpoint: "http://127.0.0.1:1", S3Anonymous: true, S3AllowHTTP: true, S3PathStyle: true}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := r.Session(ctx, "main")
-		if err != nil {
-			t.Fatal(err)
-		}
-		meta, err := zarr.NewArrayMetadata([]int{20}, dtype.TypeInt32, []int{4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := zarr.CreateArray(ctx, s, "v", meta)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.WriteBytes(ctx, native, nd.Range(16, 20)); err != nil {
-			t.Fatal(err)
-		}
-		refs := map[string]virtual.Ref{
+		arraytest.Write(t, a, native, nd.Range(16, 20))
+		commitVirtual(t, s, map[string]virtual.Ref{
 			"v/c/0": {URL: prefix + "blob.bin", Offset: 0, Length: 16},
 			"v/c/1": {URL: prefix + "blob.bin", Offset: 16, Length: 16, Checksum: virtual.Checksum{ETag: `"v1"`}},
 			"v/c/2": {URL: "vcc://web/blob.bin", Offset: 32, Length: 16, Checksum: virtual.Checksum{LastModified: when}},
 			"v/c/3": {URL: prefix + "blob.bin", Offset: 48, Length: 16, Checksum: virtual.Checksum{ETag: `"stale"`}},
-		}
-		for key, ref := range refs {
-			if err := s.SetVirtual(ctx, key, ref); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := s.Commit(ctx, "virtual refs", nil); err != nil {
-			t.Fatal(err)
-		}
+		})
 		encoded, _, err := a.ReadBytes(ctx, nd.Range(16, 20)) // the native chunk as stored
 		if err != nil || !bytes.Equal(encoded, native) {
 			t.Fatalf("spec %d: native chunk % x %v", spec, encoded, err)
@@ -548,17 +516,11 @@ func TestCoreVirtualHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		r2 := openRepo(t, dir, icechunk.WithVirtual(res)) // vcc://web from the configuration
-		snap, err := r2.CheckoutRef(ctx, "main")
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := checkoutRef(t, r2, "main")
 		if snap.ID().String() != fixed.Commit {
 			t.Fatalf("spec %d: main is %v, the core committed %s", spec, snap.ID(), fixed.Commit)
 		}
-		ga, err := zarr.OpenArray(ctx, snap, "v")
-		if err != nil {
-			t.Fatal(err)
-		}
+		ga := arraytest.Open(t, snap, "v")
 		got, _, err := ga.ReadBytes(ctx)
 		if err != nil {
 			t.Fatalf("spec %d: reading the core's commit: %v", spec, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 )
 
 // countManifests counts the manifests read through it.
@@ -55,13 +56,7 @@ func TestListDirNoManifests(t *testing.T) {
 				t.Fatal(err)
 			}
 			// every directory of every key (List reads all manifests)
-			var all []string
-			for k, err := range snap.List(ctx, "") {
-				if err != nil {
-					t.Fatal(err)
-				}
-				all = append(all, k)
-			}
+			all := arraytest.Keys(t, snap, "")
 			dirSet := map[string]bool{"": true}
 			for _, k := range all {
 				for i := range len(k) {

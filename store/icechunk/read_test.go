@@ -68,14 +68,7 @@ func TestRefs(t *testing.T) {
 			}
 			checkRefs(t, r, want.Branches, want.Tags) // (the deleted tag must not show)
 			for branch, anc := range want.Ancestry {
-				id, err := r.Resolve(ctx, branch)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := r.Ancestry(ctx, id)
-				if err != nil {
-					t.Fatal(err)
-				}
+				_, got := history(t, r, branch)
 				if len(got) != len(anc) {
 					t.Fatalf("%s: %d ancestors, want %d", branch, len(got), len(anc))
 				}

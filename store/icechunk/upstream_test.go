@@ -13,6 +13,7 @@ import (
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/store/virtual"
 	"github.com/gozarr/gozarr/zarr"
@@ -58,32 +59,12 @@ func messages(t *testing.T, r *Repository, ref string) []string {
 
 func readFloat32s(t *testing.T, st store.Reader, path string) []float32 {
 	t.Helper()
-	a, err := zarr.OpenArray(context.Background(), st, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := a.ReadBytes(context.Background())
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	b := arraytest.Read(t, st, path)
 	out := make([]float32, len(b)/4)
 	for i := range out {
 		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return out
-}
-
-func readBytes(t *testing.T, st store.Reader, path string) []byte {
-	t.Helper()
-	a, err := zarr.OpenArray(context.Background(), st, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _, err := a.ReadBytes(context.Background())
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return b
 }
 
 // TestUpstreamTestRepo: test-repo-v1, -v2 and -v2-migrated: history of
@@ -140,7 +121,7 @@ func TestUpstreamTestRepo(t *testing.T) {
 					t.Fatalf("inner[%d] = %v, want the fill value NaN", i, v)
 				}
 			}
-			if got := readBytes(t, snap, "group1/small_chunks"); !slices.Equal(got, []byte{84, 84, 84, 84, 8}) {
+			if got := arraytest.Read(t, snap, "group1/small_chunks"); !slices.Equal(got, []byte{84, 84, 84, 84, 8}) {
 				t.Errorf("small_chunks %v, want [84 84 84 84 8] (the last chunk deleted, fill 8)", got)
 			}
 			chunk, err := snap.Get(ctx, "group1/big_chunks/c/0/1", store.Full())
@@ -217,7 +198,7 @@ func TestUpstreamSplitRepo(t *testing.T) {
 					t.Fatalf("split[%d] = %v, want 14", i, v)
 				}
 			}
-			if got := readBytes(t, snap, "group1/small_chunks"); !slices.Equal(got, []byte{3, 3, 3, 3, 3}) {
+			if got := arraytest.Read(t, snap, "group1/small_chunks"); !slices.Equal(got, []byte{3, 3, 3, 3, 3}) {
 				t.Errorf("small_chunks %v, want all 3", got)
 			}
 		})

@@ -263,15 +263,11 @@ func TestVirtualCoalesced(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			st := mem.New()
 			s, _ := newArraySession(t, st, "v", dtype.TypeInt32, []int{64}, []int{4})
+			refs := map[string]virtual.Ref{}
 			for i := range 16 {
-				ref := virtual.Ref{URL: tc.url(i), Offset: int64(16 * i), Length: 16, Checksum: tc.sum(i)}
-				if err := s.SetVirtual(ctx, "v/c/"+strconv.Itoa(i), ref); err != nil {
-					t.Fatal(err)
-				}
+				refs["v/c/"+strconv.Itoa(i)] = virtual.Ref{URL: tc.url(i), Offset: int64(16 * i), Length: 16, Checksum: tc.sum(i)}
 			}
-			if _, err := s.Commit(ctx, "virtual", nil); err != nil {
-				t.Fatal(err)
-			}
+			commitVirtual(t, s, refs)
 			res, err := virtual.New(virtual.Allow(srv.URL))
 			if err != nil {
 				t.Fatal(err)
@@ -455,16 +451,11 @@ func TestVirtualConditions(t *testing.T) {
 			lm := v.LastModified.UTC().Truncate(time.Second)
 			st := mem.New()
 			s, _ := newArraySession(t, st, "v", dtype.TypeInt32, []int{12}, []int{4})
-			for key, ref := range map[string]virtual.Ref{
+			commitVirtual(t, s, map[string]virtual.Ref{
 				"v/c/0": {URL: tg.url, Offset: 0, Length: 16, Checksum: virtual.Checksum{ETag: v.ETag}},
 				"v/c/1": {URL: tg.url, Offset: 16, Length: 16, Checksum: virtual.Checksum{LastModified: lm}},
 				"v/c/2": {URL: tg.url, Offset: 32, Length: 16},
-			} {
-				if err := s.SetVirtual(ctx, key, ref); err != nil {
-					t.Fatal(err)
-				}
-			}
-			commit(t, s, "virtual")
+			})
 			read := func(sel ...nd.Item) ([]byte, error) {
 				res, err := virtual.New(tg.opts...)
 				if err != nil {

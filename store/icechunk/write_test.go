@@ -89,14 +89,7 @@ func sessionRoundTrip(t *testing.T, spec string) {
 		t.Errorf("deleting a deleted tag: %v", err)
 	}
 	r3 := open(t, st)
-	br, err := r3.Branches(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tags, err := r3.Tags(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	br, tags := refs(t, r3)
 	if _, ok := br["dev"]; ok || br["gzb"] != id || br["main"] != id {
 		t.Errorf("branches after the edits: %v", br)
 	}
@@ -158,7 +151,6 @@ func TestConcurrentWriters(t *testing.T) {
 }
 
 func concurrentWriters(t *testing.T, spec string) {
-	ctx := context.Background()
 	rounds := 20
 	if testing.Short() {
 		rounds = 5
@@ -196,14 +188,7 @@ func concurrentWriters(t *testing.T, spec string) {
 		t.Fatalf("%d commits reported, want %d", len(ids), 2*rounds)
 	}
 	r2 := openRepo(t, dir)
-	head, err := r2.Resolve(ctx, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	anc, err := r2.Ancestry(ctx, head)
-	if err != nil {
-		t.Fatal(err)
-	}
+	head, anc := history(t, r2, "main")
 	on := map[string]bool{}
 	for _, a := range anc {
 		on[a.ID.String()] = true
@@ -316,10 +301,7 @@ func TestForkMerge(t *testing.T) {
 	ctx := context.Background()
 	for _, spec := range []string{"spec1", "spec2"} {
 		dir, r := fixtureCopy(t, spec)
-		base, err := r.Resolve(ctx, "main")
-		if err != nil {
-			t.Fatal(err)
-		}
+		base := resolve(t, r, "main")
 		before := readI4(t, r, base)
 		var docs [][]byte
 		for w, row := range []int{0, 9} {
@@ -440,10 +422,7 @@ func TestCollectChunks(t *testing.T) {
 		return s
 	}
 	commit(t, write("main", vals), "all")
-	head, err := r.Resolve(ctx, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := resolve(t, r, "main")
 	ts.at(t0.Add(time.Hour)) // a branch's commit, then the branch deleted
 	if err := r.CreateBranch(ctx, "dev", head); err != nil {
 		t.Fatal(err)
