@@ -90,23 +90,22 @@ func WithResolverOptions(opts ...virtual.Option) Option {
 // WithMaxSize sets the largest references document read, after
 // decompression. Default DefaultMaxSize; n must be positive.
 func WithMaxSize(n int64) Option {
-	return func(c *config) error {
-		if n <= 0 {
-			return fmt.Errorf("%w: WithMaxSize(%d)", ErrInvalid, n)
-		}
-		c.lim.maxSize = n
-		return nil
-	}
+	return positive("WithMaxSize", n, func(c *config) { c.lim.maxSize = n })
 }
 
 // WithMaxKeys sets the most references a document may hold, gen
 // expansions included. Default DefaultMaxKeys; n must be positive.
 func WithMaxKeys(n int) Option {
+	return positive("WithMaxKeys", n, func(c *config) { c.lim.maxKeys = n })
+}
+
+// positive is the option name(n) that set makes: n must be positive.
+func positive[T int | int64](name string, n T, set func(*config)) Option {
 	return func(c *config) error {
 		if n <= 0 {
-			return fmt.Errorf("%w: WithMaxKeys(%d)", ErrInvalid, n)
+			return fmt.Errorf("%w: %s(%d)", ErrInvalid, name, n)
 		}
-		c.lim.maxKeys = n
+		set(c)
 		return nil
 	}
 }

@@ -115,60 +115,47 @@ func (p *parser) expr() (value, error) {
 	if p.nest > maxDepth {
 		return value{}, p.errf("nested too deep")
 	}
-	v, err := p.term()
-	if err != nil {
-		return v, err
-	}
-	for {
-		p.space()
-		if p.pos >= len(p.src) {
-			return v, nil
+	return p.chain(p.term, func(rest string) (byte, int) {
+		if rest != "" && strings.IndexByte("+-~", rest[0]) >= 0 {
+			return rest[0], 1
 		}
-		op := p.src[p.pos]
-		if op != '+' && op != '-' && op != '~' {
-			return v, nil
-		}
-		p.pos++
-		w, err := p.term()
-		if err != nil {
-			return v, err
-		}
-		if v, err = p.binary(op, v, w); err != nil {
-			return v, err
-		}
-	}
+		return 0, 0
+	})
 }
 
 // term: unary (('*'|'//'|'%') unary)*
 func (p *parser) term() (value, error) {
-	v, err := p.unary()
-	if err != nil {
-		return v, err
-	}
-	for {
-		p.space()
-		if p.pos >= len(p.src) {
-			return v, nil
-		}
-		var op byte
+	return p.chain(p.unary, func(rest string) (byte, int) {
 		switch {
-		case strings.HasPrefix(p.src[p.pos:], "//"):
-			op, p.pos = '/', p.pos+2
-		case p.src[p.pos] == '*' && !strings.HasPrefix(p.src[p.pos:], "**"):
-			op, p.pos = '*', p.pos+1
-		case p.src[p.pos] == '%':
-			op, p.pos = '%', p.pos+1
-		default:
+		case strings.HasPrefix(rest, "//"):
+			return '/', 2
+		case strings.HasPrefix(rest, "*") && !strings.HasPrefix(rest, "**"):
+			return '*', 1
+		case strings.HasPrefix(rest, "%"):
+			return '%', 1
+		}
+		return 0, 0
+	})
+}
+
+// chain parses operand (operator operand)*, applied left to right; op
+// reads an operator at the start of what is left of the source and
+// returns it and its length, or a length of 0 where there is none.
+func (p *parser) chain(operand func() (value, error), op func(rest string) (byte, int)) (value, error) {
+	v, err := operand()
+	for err == nil {
+		p.space()
+		o, n := op(p.src[p.pos:])
+		if n == 0 {
 			return v, nil
 		}
-		w, err := p.unary()
-		if err != nil {
-			return v, err
-		}
-		if v, err = p.binary(op, v, w); err != nil {
-			return v, err
+		p.pos += n
+		var w value
+		if w, err = operand(); err == nil {
+			v, err = p.binary(o, v, w)
 		}
 	}
+	return v, err
 }
 
 func (p *parser) unary() (value, error) {

@@ -41,9 +41,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/internal/lazy"
 	"github.com/gozarr/gozarr/store/storeurl"
 )
 
@@ -152,15 +152,26 @@ func WithBase(location string, st store.Reader, prefix string) Option {
 // working directory. Default: none beyond WithBase's location.
 func Allow(prefixes ...string) Option {
 	return func(r *Resolver) error {
-		for _, p := range prefixes {
-			c, err := canonicalPrefix(p)
-			if err != nil {
-				return err
-			}
+		return eachCanonical(prefixes, func(_, c string) error {
 			r.allowed = append(r.allowed, c)
-		}
-		return nil
+			return nil
+		})
 	}
+}
+
+// eachCanonical calls add with each of urls and its canonicalPrefix form,
+// stopping at the first error.
+func eachCanonical(urls []string, add func(u, c string) error) error {
+	for _, u := range urls {
+		c, err := canonicalPrefix(u)
+		if err != nil {
+			return err
+		}
+		if err := add(u, c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // AllowFile allows exactly the files at the given URLs (same forms as
@@ -170,11 +181,7 @@ func Allow(prefixes ...string) Option {
 // reachable through it.
 func AllowFile(urls ...string) Option {
 	return func(r *Resolver) error {
-		for _, u := range urls {
-			c, err := canonicalPrefix(u)
-			if err != nil {
-				return err
-			}
+		return eachCanonical(urls, func(u, c string) error {
 			c = strings.TrimSuffix(c, "/")
 			i := strings.LastIndex(c, "/")
 			if i < 0 || i == len(c)-1 || strings.HasSuffix(c[:i], ":/") || store.ValidateKey(c[i+1:]) != nil {
@@ -184,8 +191,8 @@ func AllowFile(urls ...string) Option {
 				r.files = map[string]target{}
 			}
 			r.files[c] = target{prefix: c[:i+1], key: c[i+1:]}
-		}
-		return nil
+			return nil
+		})
 	}
 }
 
@@ -227,20 +234,12 @@ type Resolver struct {
 	open       Opener
 	strict     bool
 
-	mu     sync.Mutex
-	stores map[string]*opened // by canonical prefix
-}
-
-// opened is the store of one allowed prefix, opened once.
-type opened struct {
-	once sync.Once
-	st   store.Reader
-	err  error
+	stores lazy.Map[string, store.Reader] // by canonical prefix
 }
 
 // New returns a resolver with opts. It opens nothing.
 func New(opts ...Option) (*Resolver, error) {
-	r := &Resolver{stores: map[string]*opened{}}
+	r := &Resolver{}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -365,16 +364,10 @@ func (r *Resolver) Target(ctx context.Context, url string, c Checksum) (store.Re
 	return &conditional{st: st, cr: cr, c: c, strict: r.strict}, t.key, nil
 }
 
-// storeOf returns the store of the allowed prefix p, opened once.
+// storeOf returns the store of the allowed prefix p, opened once (an
+// open that ends with ctx is tried again by the next read).
 func (r *Resolver) storeOf(ctx context.Context, p string) (store.Reader, error) {
-	r.mu.Lock()
-	o := r.stores[p]
-	if o == nil {
-		o = &opened{}
-		r.stores[p] = o
-	}
-	r.mu.Unlock()
-	o.once.Do(func() {
+	st, err := r.stores.Get(p, func() (store.Reader, error) {
 		loc := strings.TrimSuffix(p, "/")
 		if strings.HasPrefix(loc, "file://") {
 			loc = strings.TrimPrefix(loc, "file://")
@@ -382,15 +375,16 @@ func (r *Resolver) storeOf(ctx context.Context, p string) (store.Reader, error) 
 				loc = "/"
 			}
 		}
-		o.st, o.err = r.open(ctx, loc)
-		if o.err == nil && o.st == nil {
-			o.err = fmt.Errorf("virtual: opener returned no store for %q", loc)
+		st, err := r.open(ctx, loc)
+		if err == nil && st == nil {
+			err = fmt.Errorf("virtual: opener returned no store for %q", loc)
 		}
+		return st, err
 	})
-	if o.err != nil {
-		return nil, fmt.Errorf("virtual: opening the store of %q: %w", p, o.err)
+	if err != nil {
+		return nil, fmt.Errorf("virtual: opening the store of %q: %w", p, err)
 	}
-	return o.st, nil
+	return st, nil
 }
 
 // Locate returns where ref's bytes are, as a store.Locator reports them.

@@ -26,11 +26,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/internal/lazy"
 	"github.com/gozarr/gozarr/store/internal/listing"
 	"github.com/gozarr/gozarr/store/virtual"
 )
@@ -97,15 +97,7 @@ type array struct {
 	grid []int
 	sep  string
 
-	mu    sync.Mutex
-	files map[int]*refsFile
-}
-
-// refsFile is one refs.N.parq file, loaded once.
-type refsFile struct {
-	once sync.Once
-	rows []row
-	err  error
+	files lazy.Map[int, []row] // the rows of refs.N.parq by N, loaded once
 }
 
 type row struct {
@@ -188,7 +180,7 @@ func parseArray(doc []byte) (*array, error) {
 	if err := json.Unmarshal(doc, &m); err != nil || len(m.Shape) != len(m.Chunks) {
 		return nil, fmt.Errorf("%w: .zarray without a shape and chunks of one rank: %v", ErrInvalid, err)
 	}
-	a := &array{sep: ".", files: map[int]*refsFile{}}
+	a := &array{sep: "."}
 	if m.Sep == "/" {
 		a.sep = "/"
 	}
@@ -230,35 +222,27 @@ func findChunk(arrays map[string]*array, key string) (*array, string, int, bool)
 	return nil, "", 0, false
 }
 
-// load returns rows of file n of array p, reading it once.
+// load returns rows of file n of array p, reading it once (a read that
+// ends with ctx is tried again by the next load).
 func (s *Store) load(ctx context.Context, a *array, p string, n int) ([]row, error) {
-	a.mu.Lock()
-	f := a.files[n]
-	if f == nil {
-		f = &refsFile{}
-		a.files[n] = f
-	}
-	a.mu.Unlock()
-	f.once.Do(func() {
+	return a.files.Get(n, func() ([]row, error) {
 		key := s.dir + p + "/refs." + strconv.Itoa(n) + ".parq"
 		if p == "" {
 			key = s.dir + "refs." + strconv.Itoa(n) + ".parq"
 		}
 		b, err := s.src.Get(ctx, key, store.OffsetLen(0, MaxFileBytes+1))
 		if err != nil {
-			f.err = err
-			return
+			return nil, err
 		}
 		if len(b) > MaxFileBytes {
-			f.err = fmt.Errorf("%w: %q over %d bytes", ErrTooLarge, key, MaxFileBytes)
-			return
+			return nil, fmt.Errorf("%w: %q over %d bytes", ErrTooLarge, key, MaxFileBytes)
 		}
-		f.rows, f.err = readRows(b, s.records)
-		if f.err != nil {
-			f.err = fmt.Errorf("%q: %w", key, f.err)
+		rows, err := readRows(b, s.records)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", key, err)
 		}
+		return rows, nil
 	})
-	return f.rows, f.err
 }
 
 // readRows decodes the rows of one refs file, checking its columns' types.
