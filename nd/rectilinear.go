@@ -142,24 +142,24 @@ func (e Edges) Chunk(c int) (start, size int) {
 	return e.start[r] + (c-e.first[r])*e.runs[r].Size, e.runs[r].Size
 }
 
-// Block is the part of a selection inside one block of a rectilinear grid:
+// SubGrid is the part of a selection inside one sub-grid of a rectilinear grid:
 // the chunks of one run per dimension, a region where every chunk has one
 // shape, so that it is a regular grid of its own. Every slice has one entry
 // per dimension.
-type Block struct {
-	// Runs are the block's run indices (into Edges.Runs) per dimension.
+type SubGrid struct {
+	// Runs are the sub-grid's run indices (into Edges.Runs) per dimension.
 	Runs []int
-	// Offset is the block's first element in the array.
+	// Offset is the sub-grid's first element in the array.
 	Offset []int
-	// FirstChunk is the grid coordinates of the block's first chunk: chunk
-	// c of the block's own grid is chunk FirstChunk+c of the array's.
+	// FirstChunk is the grid coordinates of the sub-grid's first chunk: chunk
+	// c of the sub-grid's own grid is chunk FirstChunk+c of the array's.
 	FirstChunk []int
-	// ChunkShape is the shape of every chunk of the block.
+	// ChunkShape is the shape of every chunk of the sub-grid.
 	ChunkShape []int
-	// Shape is the block's extent inside the array (its last chunks may
+	// Shape is the sub-grid's extent inside the array (its last chunks may
 	// end beyond it, as edge chunks of a regular grid do).
 	Shape []int
-	// Sel is the part of the selection inside the block, in block
+	// Sel is the part of the selection inside the sub-grid, in sub-grid
 	// coordinates (normalised against Shape; dropped dimensions stay
 	// dropped).
 	Sel Selection
@@ -168,17 +168,17 @@ type Block struct {
 	DstStart []int
 }
 
-// blockSeg is one run's share of one dimension of a selection.
-type blockSeg struct {
+// subGridSeg is one run's share of one dimension of a selection.
+type subGridSeg struct {
 	run int
 	dim Dim
 	dst int
 }
 
-// dimBlocks splits dimension d (no Order) of a selection by the runs of e,
+// dimSubGrids splits dimension d (no Order) of a selection by the runs of e,
 // in ascending output order; the work grows with the runs it touches.
-func dimBlocks(d Dim, e Edges) []blockSeg {
-	var segs []blockSeg
+func dimSubGrids(d Dim, e Edges) []subGridSeg {
+	var segs []subGridSeg
 	if d.Count == 0 {
 		return nil
 	}
@@ -191,7 +191,7 @@ func dimBlocks(d Dim, e Edges) []blockSeg {
 			for j := range local {
 				local[j] = d.Index[k+j] - e.start[r]
 			}
-			segs = append(segs, blockSeg{run: r, dim: listDim(local, nil), dst: k})
+			segs = append(segs, subGridSeg{run: r, dim: listDim(local, nil), dst: k})
 			k = m
 		}
 		return segs
@@ -211,37 +211,37 @@ func dimBlocks(d Dim, e Edges) []blockSeg {
 		if n == 1 {
 			s.Step = 1
 		}
-		segs = append(segs, blockSeg{run: r, dim: s, dst: k})
+		segs = append(segs, subGridSeg{run: r, dim: s, dst: k})
 		k += n
 	}
 	return segs
 }
 
-// Blocks yields, for every block of the rectilinear grid edges (one Edges
+// SubGrids yields, for every sub-grid of the rectilinear grid edges (one Edges
 // per dimension, each of the array's length in it) that holds a selected
 // element, the part of the selection it serves; parts are disjoint and
 // cover every selected element once. A selection that reorders is taken
-// in its compact form (see Compact). The work grows with the blocks
+// in its compact form (see Compact). The work grows with the sub-grids
 // touched (a binary search per run boundary), never with the grid. A 0-d
-// selection yields one block. Nothing is yielded when edges does not have
+// selection yields one sub-grid. Nothing is yielded when edges does not have
 // one entry per dimension.
-func (s Selection) Blocks(edges []Edges) iter.Seq[Block] {
-	return func(yield func(Block) bool) {
+func (s Selection) SubGrids(edges []Edges) iter.Seq[SubGrid] {
+	return func(yield func(SubGrid) bool) {
 		n := len(s)
 		if len(edges) != n {
 			return
 		}
-		segs := make([][]blockSeg, n)
+		segs := make([][]subGridSeg, n)
 		for d, dim := range s {
 			dim.Order = nil
-			if segs[d] = dimBlocks(dim, edges[d]); len(segs[d]) == 0 {
+			if segs[d] = dimSubGrids(dim, edges[d]); len(segs[d]) == 0 {
 				return
 			}
 		}
 		pos := make([]int, n)
 		for {
 			buf := make([]int, 6*n)
-			b := Block{
+			b := SubGrid{
 				Runs:       buf[0:n:n],
 				Offset:     buf[n : 2*n : 2*n],
 				FirstChunk: buf[2*n : 3*n : 3*n],
@@ -268,16 +268,16 @@ func (s Selection) Blocks(edges []Edges) iter.Seq[Block] {
 	}
 }
 
-// NumBlocks returns how many blocks Blocks yields (saturating at
+// NumSubGrids returns how many sub-grids SubGrids yields (saturating at
 // math.MaxInt).
-func (s Selection) NumBlocks(edges []Edges) int {
+func (s Selection) NumSubGrids(edges []Edges) int {
 	if len(edges) != len(s) {
 		return 0
 	}
 	n := 1
 	for d, dim := range s {
 		dim.Order = nil
-		k := len(dimBlocks(dim, edges[d]))
+		k := len(dimSubGrids(dim, edges[d]))
 		if k == 0 {
 			return 0
 		}
@@ -290,10 +290,10 @@ func (s Selection) NumBlocks(edges []Edges) int {
 	return n
 }
 
-// BlockOf returns, for the array element at coords, the runs of its block
+// SubGridOf returns, for the array element at coords, the runs of its sub-grid
 // (one per dimension, appended to runs) and its coordinates within the
-// block (appended to local).
-func BlockOf(edges []Edges, coords []int, runs, local []int) ([]int, []int) {
+// sub-grid (appended to local).
+func SubGridOf(edges []Edges, coords []int, runs, local []int) ([]int, []int) {
 	for d, c := range coords {
 		r := edges[d].runOf(c)
 		runs = append(runs, r)
@@ -302,13 +302,13 @@ func BlockOf(edges []Edges, coords []int, runs, local []int) ([]int, []int) {
 	return runs, local
 }
 
-// RunBlock describes the block of runs (one run index per dimension):
+// RunSubGrid describes the sub-grid of runs (one run index per dimension):
 // its offset, first chunk, chunk shape and extent inside the array, as in
-// Block (Sel and DstStart unset).
-func RunBlock(edges []Edges, runs []int) Block {
+// SubGrid (Sel and DstStart unset).
+func RunSubGrid(edges []Edges, runs []int) SubGrid {
 	n := len(runs)
 	buf := make([]int, 6*n)
-	b := Block{
+	b := SubGrid{
 		Runs:       append(buf[0:0:n], runs...),
 		Offset:     buf[n : 2*n : 2*n],
 		FirstChunk: buf[2*n : 3*n : 3*n],

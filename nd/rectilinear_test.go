@@ -61,10 +61,10 @@ func TestEdgesLocate(t *testing.T) {
 	}
 }
 
-// TestBlocksCover checks that Blocks splits random selections into parts
+// TestSubGridsCover checks that SubGrids splits random selections into parts
 // that cover each selected element once, at the right output place and in
 // the right chunk.
-func TestBlocksCover(t *testing.T) {
+func TestSubGridsCover(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 300 {
 		rank := 1 + rng.IntN(3)
@@ -101,9 +101,9 @@ func TestBlocksCover(t *testing.T) {
 		sel = sel.Compact()
 		full := sel.FullShape()
 		seen := make([]int, NumElements(full))
-		blocks := 0
-		for b := range sel.Blocks(edges) {
-			blocks++
+		subGrids := 0
+		for b := range sel.SubGrids(edges) {
+			subGrids++
 			bs := b.Sel.FullShape()
 			pos := make([]int, rank)
 			for range NumElements(bs) {
@@ -111,7 +111,7 @@ func TestBlocksCover(t *testing.T) {
 				for d := range rank {
 					local := b.Sel[d].At(pos[d])
 					if local < 0 || local >= b.Shape[d] {
-						t.Fatalf("local index %d outside block of %d", local, b.Shape[d])
+						t.Fatalf("local index %d outside sub-grid of %d", local, b.Shape[d])
 					}
 					global := b.Offset[d] + local
 					o := b.DstStart[d] + pos[d]
@@ -120,7 +120,7 @@ func TestBlocksCover(t *testing.T) {
 					}
 					c, l := edges[d].Locate(global)
 					if c != b.FirstChunk[d]+local/b.ChunkShape[d] || l != local%b.ChunkShape[d] {
-						t.Fatalf("dim %d: element %d in chunk %d, block says %d", d, global, c, b.FirstChunk[d]+local/b.ChunkShape[d])
+						t.Fatalf("dim %d: element %d in chunk %d, sub-grid says %d", d, global, c, b.FirstChunk[d]+local/b.ChunkShape[d])
 					}
 					out = out*full[d] + o
 				}
@@ -138,8 +138,8 @@ func TestBlocksCover(t *testing.T) {
 				t.Fatalf("%v over %v: output %d covered %d times", items, shape, i, n)
 			}
 		}
-		if blocks != sel.NumBlocks(edges) {
-			t.Fatalf("%d blocks, NumBlocks %d", blocks, sel.NumBlocks(edges))
+		if subGrids != sel.NumSubGrids(edges) {
+			t.Fatalf("%d sub-grids, NumSubGrids %d", subGrids, sel.NumSubGrids(edges))
 		}
 	}
 }

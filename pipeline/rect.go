@@ -20,10 +20,10 @@ import (
 
 // Rectilinear is a rectilinear chunk grid (chunks of varying edge lengths
 // per dimension) as the engine sees it. The engine cuts the grid into
-// blocks, one run of equal edges per dimension (nd.Selection.Blocks), each a
+// sub-grids, one run of equal edges per dimension (nd.Selection.SubGrids), each a
 // regular grid of one chunk shape with the array's keys, and runs the
-// touched blocks through the regular engine: planning costs grow with the
-// blocks and chunks a selection touches, never with the grid. Chunk keys
+// touched sub-grids through the regular engine: planning costs grow with the
+// sub-grids and chunks a selection touches, never with the grid. Chunk keys
 // are the array's (Grid.Key of the chunk's coordinates in the whole grid);
 // caches are shared. Set Grid.Rect to use one; Grid.ChunkShape is then the
 // largest chunk shape and Grid.Chain its chain. A Rectilinear is safe for
@@ -93,9 +93,9 @@ func (rg *Rectilinear) prepare(shape []int) (*preparedShape, error) {
 	return p, nil
 }
 
-// blockGrid returns the regular grid of block b of g's rectilinear grid:
+// blockGrid returns the regular grid of sub-grid b of g's rectilinear grid:
 // its extent, its chunk shape's chain, and keys of the whole grid.
-func (g *Grid) blockGrid(b nd.Block) (*Grid, error) {
+func (g *Grid) blockGrid(b nd.SubGrid) (*Grid, error) {
 	p, err := g.Rect.prepare(b.ChunkShape)
 	if err != nil {
 		return nil, err
@@ -129,19 +129,19 @@ func ones(n int) []int {
 	return s
 }
 
-// rectParallel is how many blocks of one read or write run at once: each
+// rectParallel is how many sub-grids of one read or write run at once: each
 // runs the regular engine, all of them within one budget of bytes in flight.
 func rectParallel(blocks int, opt Options) int {
 	return max(1, min(blocks, opt.WithDefaults().DecodeConcurrency))
 }
 
-// eachBlock runs fn on every block of sel (no Order), up to rectParallel at
+// eachBlock runs fn on every sub-grid of sel (no Order), up to rectParallel at
 // once, all within one Budget (opt.Budget, or one of opt.MaxBytesInFlight).
-func (g *Grid) eachBlock(ctx context.Context, sel nd.Selection, opt Options, fn func(ctx context.Context, sub *Grid, b nd.Block, opt Options) error) error {
-	n := sel.NumBlocks(g.Rect.Edges)
+func (g *Grid) eachBlock(ctx context.Context, sel nd.Selection, opt Options, fn func(ctx context.Context, sub *Grid, b nd.SubGrid, opt Options) error) error {
+	n := sel.NumSubGrids(g.Rect.Edges)
 	par := rectParallel(n, opt)
 	if par == 1 {
-		for b := range sel.Blocks(g.Rect.Edges) {
+		for b := range sel.SubGrids(g.Rect.Edges) {
 			sub, err := g.blockGrid(b)
 			if err != nil {
 				return err
@@ -156,12 +156,12 @@ func (g *Grid) eachBlock(ctx context.Context, sel nd.Selection, opt Options, fn 
 	if share.Budget == nil {
 		share.Budget = NewBudget(opt.WithDefaults().MaxBytesInFlight)
 	}
-	// par workers take the blocks in turn: a goroutine per block would
+	// par workers take the sub-grids in turn: a goroutine per sub-grid would
 	// grow a new stack through the engine's calls every time (stack copying
-	// was 40% of the CPU time of a read of 256 one-chunk blocks).
+	// was 40% of the CPU time of a read of 256 one-chunk sub-grids).
 	type job struct {
 		sub *Grid
-		b   nd.Block
+		b   nd.SubGrid
 	}
 	jobs := make(chan job)
 	eg, gctx := errgroup.WithContext(ctx)
@@ -177,7 +177,7 @@ func (g *Grid) eachBlock(ctx context.Context, sel nd.Selection, opt Options, fn 
 	}
 	var err error
 blocks:
-	for b := range sel.Blocks(g.Rect.Edges) {
+	for b := range sel.SubGrids(g.Rect.Edges) {
 		var sub *Grid
 		if sub, err = g.blockGrid(b); err != nil {
 			break
@@ -198,20 +198,20 @@ blocks:
 	return ctx.Err()
 }
 
-// readRect reads sel (no Order) of a rectilinear grid into out, block by
-// block.
+// readRect reads sel (no Order) of a rectilinear grid into out, sub-grid by
+// sub-grid.
 func (g *Grid) readRect(ctx context.Context, r store.Reader, sel nd.Selection, out nd.View, opt Options) error {
 	one := ones(len(sel))
-	return g.eachBlock(ctx, sel, opt, func(ctx context.Context, sub *Grid, b nd.Block, opt Options) error {
+	return g.eachBlock(ctx, sel, opt, func(ctx context.Context, sub *Grid, b nd.SubGrid, opt Options) error {
 		return runSelection(ctx, r, sub, b.Sel, out.Slice(b.DstStart, b.Sel.FullShape(), one), opt)
 	})
 }
 
 // writeRect writes src (sel's places, sel without Order) into a
-// rectilinear grid, block by block.
+// rectilinear grid, sub-grid by sub-grid.
 func (g *Grid) writeRect(ctx context.Context, s ReadWriter, sel nd.Selection, src nd.View, opt Options) error {
 	one := ones(len(sel))
-	return g.eachBlock(ctx, sel, opt, func(ctx context.Context, sub *Grid, b nd.Block, opt Options) error {
+	return g.eachBlock(ctx, sel, opt, func(ctx context.Context, sub *Grid, b nd.SubGrid, opt Options) error {
 		return writeUnits(ctx, s, sub, NewPlan(sub, b.Sel).WriteUnits(), src.Slice(b.DstStart, b.Sel.FullShape(), one), opt)
 	})
 }
@@ -219,30 +219,30 @@ func (g *Grid) writeRect(ctx context.Context, s ReadWriter, sel nd.Selection, sr
 // readElementRect reads the element at coords (in bounds) of a
 // rectilinear grid.
 func (g *Grid) readElementRect(ctx context.Context, r store.Reader, coords []int, out []byte, opt Options) error {
-	runs, local := nd.BlockOf(g.Rect.Edges, coords, nil, nil)
-	sub, err := g.blockGrid(nd.RunBlock(g.Rect.Edges, runs))
+	runs, local := nd.SubGridOf(g.Rect.Edges, coords, nil, nil)
+	sub, err := g.blockGrid(nd.RunSubGrid(g.Rect.Edges, runs))
 	if err != nil {
 		return err
 	}
 	return ReadElement(ctx, r, sub, local, out, opt)
 }
 
-// pointGroup is the points of pts in one block: their positions in pts
-// and their coordinates in the block.
+// pointGroup is the points of pts in one sub-grid: their positions in pts
+// and their coordinates in the sub-grid.
 type pointGroup struct {
-	block nd.Block
+	block nd.SubGrid
 	pos   []int
 	local nd.Points
 }
 
-// pointGroups splits pts by the blocks of g's rectilinear grid, in order
-// of block runs; within a block, points keep their order in pts.
+// pointGroups splits pts by the sub-grids of g's rectilinear grid, in order
+// of sub-grid runs; within a sub-grid, points keep their order in pts.
 func (g *Grid) pointGroups(pts nd.Points) []pointGroup {
 	rank, n := pts.Rank, pts.Len()
 	runs := make([]int, 0, n*rank)
 	local := make([]int, 0, n*rank)
 	for k := range n {
-		runs, local = nd.BlockOf(g.Rect.Edges, pts.At(k), runs, local)
+		runs, local = nd.SubGridOf(g.Rect.Edges, pts.At(k), runs, local)
 	}
 	perm := make([]int, n)
 	for k := range perm {
@@ -258,7 +258,7 @@ func (g *Grid) pointGroups(pts nd.Points) []pointGroup {
 		for j < n && slices.Equal(runs[perm[j]*rank:(perm[j]+1)*rank], ra) {
 			j++
 		}
-		pg := pointGroup{block: nd.RunBlock(g.Rect.Edges, ra), pos: perm[i:j], local: nd.Points{Rank: rank, Coords: make([]int, 0, (j-i)*rank)}}
+		pg := pointGroup{block: nd.RunSubGrid(g.Rect.Edges, ra), pos: perm[i:j], local: nd.Points{Rank: rank, Coords: make([]int, 0, (j-i)*rank)}}
 		for _, k := range pg.pos {
 			pg.local.Coords = append(pg.local.Coords, local[k*rank:(k+1)*rank]...)
 		}
@@ -269,7 +269,7 @@ func (g *Grid) pointGroups(pts nd.Points) []pointGroup {
 }
 
 // readPointsRect reads the points pts (checked) of a rectilinear grid into
-// out, one block's points at a time.
+// out, one sub-grid's points at a time.
 func (g *Grid) readPointsRect(ctx context.Context, r store.Reader, pts nd.Points, out []byte, opt Options) error {
 	item := g.itemSize()
 	for _, pg := range g.pointGroups(pts) {
@@ -292,7 +292,7 @@ func (g *Grid) readPointsRect(ctx context.Context, r store.Reader, pts nd.Points
 }
 
 // writePointsRect writes data at the points pts (checked) of a
-// rectilinear grid, one block's points at a time (within a block in the
+// rectilinear grid, one sub-grid's points at a time (within a sub-grid in the
 // order of pts, so the last value of a repeated point wins).
 func (g *Grid) writePointsRect(ctx context.Context, s ReadWriter, pts nd.Points, data []byte, opt Options) error {
 	item := g.itemSize()
@@ -319,15 +319,15 @@ func (g *Grid) writePointsRect(ctx context.Context, s ReadWriter, pts nd.Points,
 // rectilinear grid.
 func (p *Plan) rectNumWriteUnits() int {
 	n := 0
-	for b := range p.sel.Blocks(p.g.Rect.Edges) {
+	for b := range p.sel.SubGrids(p.g.Rect.Edges) {
 		n += b.Sel.NumChunks(b.ChunkShape)
 	}
 	return n
 }
 
-// globalUnit moves a write unit of block b's grid into the whole grid:
+// globalUnit moves a write unit of sub-grid b's grid into the whole grid:
 // coordinates of the whole grid, output places of the whole selection.
-func globalUnit(u WriteUnit, b nd.Block) WriteUnit {
+func globalUnit(u WriteUnit, b nd.SubGrid) WriteUnit {
 	coords := make([]int, len(u.Coords))
 	dst := make([]int, len(u.Coords))
 	for d := range coords {
@@ -338,11 +338,11 @@ func globalUnit(u WriteUnit, b nd.Block) WriteUnit {
 	return u
 }
 
-// rectWriteUnits is WriteUnits for a rectilinear grid: block by block, in
-// C order of grid coordinates within each block.
+// rectWriteUnits is WriteUnits for a rectilinear grid: sub-grid by sub-grid, in
+// C order of grid coordinates within each sub-grid.
 func (p *Plan) rectWriteUnits() iter.Seq[WriteUnit] {
 	return func(yield func(WriteUnit) bool) {
-		for b := range p.sel.Blocks(p.g.Rect.Edges) {
+		for b := range p.sel.SubGrids(p.g.Rect.Edges) {
 			sub, err := p.g.blockGrid(b)
 			if err != nil {
 				return // Array.Plan has prepared the shapes' chains: not reached
@@ -356,10 +356,10 @@ func (p *Plan) rectWriteUnits() iter.Seq[WriteUnit] {
 	}
 }
 
-// rectReadUnits is ReadUnits for a rectilinear grid, block by block.
+// rectReadUnits is ReadUnits for a rectilinear grid, sub-grid by sub-grid.
 func (p *Plan) rectReadUnits(ctx context.Context, r store.Reader) iter.Seq2[ReadUnit, error] {
 	return func(yield func(ReadUnit, error) bool) {
-		for b := range p.sel.Blocks(p.g.Rect.Edges) {
+		for b := range p.sel.SubGrids(p.g.Rect.Edges) {
 			sub, err := p.g.blockGrid(b)
 			if err != nil {
 				yield(ReadUnit{}, err)
