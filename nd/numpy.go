@@ -19,6 +19,19 @@ func Orthogonal(items []Item) []Item {
 	return out
 }
 
+// Vectorized returns a copy of items whose index arrays and masks select
+// as NumPy's advanced indexing does (zarr-python's vindex): they
+// broadcast together and select pointwise (see Broadcast), as the arrays
+// ParseSelection makes do. Orthogonal is its inverse.
+func Vectorized(items []Item) []Item {
+	out := make([]Item, len(items))
+	for i, it := range items {
+		it.numpy = it.kind == kindIndices || it.kind == kindMask
+		out[i] = it
+	}
+	return out
+}
+
 // advanced is one dimension of a NumPy subscript expanded against a
 // shape: one of its index arrays (a mask of rank k gives k, the indices
 // where it is true, as NumPy's nonzero()), an integer, or a slice

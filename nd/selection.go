@@ -77,6 +77,63 @@ func Mask(mask []bool) Item {
 	return Item{kind: kindMask, mask: append(make([]bool, 0, len(mask)), mask...)}
 }
 
+// IndexArrayOfShape returns an integer index array item of any rank, as
+// NumPy's advanced indexing takes one: idx holds its NumElements(shape)
+// indices in C order (copied). It selects as ParseSelection's index
+// arrays do, pointwise with the selection's other arrays (see Broadcast):
+// IndexArrayOfShape([]int{2, 1}, []int{0, 2}) with IndexArray(1, 3),
+// through Vectorized, is "[[0], [2]], [1, 3]", a 2×2 result. A shape of
+// rank 1 gives a 1-D array; rank 0, a negative length or a count that is
+// not the shape's are errors wrapping ErrInvalidSelection.
+func IndexArrayOfShape(shape []int, idx []int) (Item, error) {
+	if err := checkArrayShape(shape, len(idx)); err != nil {
+		return Item{}, err
+	}
+	it := Item{kind: kindIndices, list: append(make([]int, 0, len(idx)), idx...), numpy: true}
+	if len(shape) > 1 {
+		it.shape = slices.Clone(shape)
+	}
+	return it, nil
+}
+
+// MaskOfShape returns a boolean mask item of any rank: mask holds its
+// NumElements(shape) elements in C order (copied). A mask of rank k
+// indexes k dimensions, whose lengths must be its shape, and selects the
+// positions where it is true, as NumPy's a[mask] (its nonzero() arrays,
+// pointwise; see Broadcast). Errors as for IndexArrayOfShape.
+func MaskOfShape(shape []int, mask []bool) (Item, error) {
+	if err := checkArrayShape(shape, len(mask)); err != nil {
+		return Item{}, err
+	}
+	it := Item{kind: kindMask, mask: append(make([]bool, 0, len(mask)), mask...), numpy: true}
+	if len(shape) > 1 {
+		it.shape = slices.Clone(shape)
+	}
+	return it, nil
+}
+
+// checkArrayShape checks an index array's or mask's shape against its
+// element count.
+func checkArrayShape(shape []int, n int) error {
+	if len(shape) == 0 || len(shape) > maxArrayRank {
+		return fmt.Errorf("%w: an index array of %d dimensions (1 to %d)", ErrInvalidSelection, len(shape), maxArrayRank)
+	}
+	count := 1
+	for _, l := range shape {
+		if l < 0 {
+			return fmt.Errorf("%w: index array shape %v has a negative length", ErrInvalidSelection, shape)
+		}
+		if l != 0 && count > math.MaxInt/l {
+			return fmt.Errorf("%w: index array shape %v for %d elements", ErrInvalidSelection, shape, n)
+		}
+		count *= l
+	}
+	if count != n {
+		return fmt.Errorf("%w: index array shape %v for %d elements", ErrInvalidSelection, shape, n)
+	}
+	return nil
+}
+
 // SliceStep reports the step a slice item was given explicitly (ok false
 // for an item that is no slice or has no step).
 func (it Item) SliceStep() (step int, ok bool) {

@@ -468,9 +468,19 @@ func (a *Array) ReadBytes(ctx context.Context, items ...nd.Item) ([]byte, []int,
 }
 
 // WriteBytes writes data (C order, the selection's shape, memory
-// representation) into the selected elements. The array's store must be a
-// store.Writer.
+// representation) into the selected elements. Index arrays that NumPy
+// broadcasts (see nd.Broadcast) select pointwise, as for ReadBytes: data
+// then has the broadcast result's shape, and where a point repeats its
+// last value wins, as in NumPy. The array's store must be a store.Writer.
 func (a *Array) WriteBytes(ctx context.Context, data []byte, items ...nd.Item) error {
+	if pts, shape, ok, err := a.pointwise(items); err != nil {
+		return err
+	} else if ok { // index arrays NumPy broadcasts: pointwise, the last write wins
+		if len(data) != pts.Len()*a.meta.DataType.Size() {
+			return fmt.Errorf("write %q: %w: %d bytes for the pointwise selection of shape %v, which needs %d", a.path, nd.ErrInvalidSelection, len(data), shape, pts.Len()*a.meta.DataType.Size())
+		}
+		return a.WritePointsSelection(ctx, data, pts)
+	}
 	sel, err := a.Selection(items...)
 	if err != nil {
 		return err

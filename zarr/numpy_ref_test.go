@@ -17,52 +17,70 @@ import (
 	"github.com/gozarr/gozarr/zarr"
 )
 
+// numpyCase is one case of the NumPy reference set
+// (testdata/selections/numpy_subscripts.json, make_numpy_subscripts.py).
+type numpyCase struct {
+	Shape       []int `json:"shape"`
+	ResultShape []int `json:"result_shape"`
+	Text        string
+	Values      []int64
+	Error       string
+}
+
+// numpyCases reads the NumPy reference set.
+func numpyCases(t *testing.T) []numpyCase {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/selections/numpy_subscripts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Cases []numpyCase }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.Cases
+}
+
+// arangeArray creates name in st holding np.arange(n).reshape(shape) as
+// int64, in chunks of half the shape, and returns it with its values.
+func arangeArray(t *testing.T, st *mem.Store, name string, shape []int) (*zarr.Array, []int64) {
+	t.Helper()
+	ctx := context.Background()
+	chunks := slices.Clone(shape)
+	for i := range chunks {
+		chunks[i] = max(1, chunks[i]/2)
+	}
+	m, err := zarr.NewArrayMetadata(shape, dtype.TypeInt64, chunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.CreateArray(ctx, st, name, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := make([]int64, nd.NumElements(shape))
+	for i := range vals {
+		vals[i] = int64(i)
+	}
+	if err := zarr.Write(ctx, a, vals); err != nil {
+		t.Fatal(err)
+	}
+	return a, vals
+}
+
 // TestReadNumpySubscripts reads every selection text of the NumPy
 // reference set (testdata/selections/numpy_subscripts.json) from an array
 // holding np.arange(n).reshape(shape): Read and ReadBytes give NumPy's
 // shape and values, pointwise included, or fail where NumPy raises.
 func TestReadNumpySubscripts(t *testing.T) {
 	ctx := context.Background()
-	b, err := os.ReadFile("../testdata/selections/numpy_subscripts.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct {
-		Cases []struct {
-			Shape       []int `json:"shape"`
-			ResultShape []int `json:"result_shape"`
-			Text        string
-			Values      []int64
-			Error       string
-		}
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
 	arrays := map[string]*zarr.Array{}
 	st := mem.New()
-	for _, c := range f.Cases {
+	for _, c := range numpyCases(t) {
 		key := fmt.Sprint(c.Shape)
 		a := arrays[key]
 		if a == nil {
-			chunks := slices.Clone(c.Shape)
-			for i := range chunks {
-				chunks[i] = max(1, chunks[i]/2)
-			}
-			m, err := zarr.NewArrayMetadata(c.Shape, dtype.TypeInt64, chunks)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if a, err = zarr.CreateArray(ctx, st, fmt.Sprintf("a%d", len(arrays)), m); err != nil {
-				t.Fatal(err)
-			}
-			vals := make([]int64, nd.NumElements(c.Shape))
-			for i := range vals {
-				vals[i] = int64(i)
-			}
-			if err := zarr.Write(ctx, a, vals); err != nil {
-				t.Fatal(err)
-			}
+			a, _ = arangeArray(t, st, fmt.Sprintf("a%d", len(arrays)), c.Shape)
 			arrays[key] = a
 		}
 		items, err := nd.ParseSelection(c.Text)
@@ -152,5 +170,50 @@ func TestPointwiseBounded(t *testing.T) {
 		if ok != (err == nil) || !ok && !errors.Is(err, zarr.ErrTooLarge) || ok && !slices.Equal(shape, []int{2, 2}) {
 			t.Errorf("limit %d: shape %v, %v", limit, shape, err)
 		}
+	}
+}
+
+// TestWriteNumpySubscripts writes through every selection text of the
+// NumPy reference set: the values -1, -2, ... in the result's shape go to
+// the positions NumPy's result names (its values are the positions, the
+// array being np.arange), the last write winning where a position
+// repeats, as NumPy's a[text] = v; the rest of the array is untouched.
+// Where NumPy raises, the write fails.
+func TestWriteNumpySubscripts(t *testing.T) {
+	ctx := context.Background()
+	st := mem.New()
+	pointwise := 0
+	for i, c := range numpyCases(t) {
+		items, err := nd.ParseSelection(c.Text)
+		if err != nil {
+			continue // refused as it is parsed: TestReadNumpySubscripts
+		}
+		a, want := arangeArray(t, st, fmt.Sprintf("w%d", i), c.Shape)
+		data := make([]int64, len(c.Values))
+		for k, pos := range c.Values {
+			data[k] = -int64(k + 1)
+			want[pos] = data[k]
+		}
+		err = zarr.Write(ctx, a, data, items...)
+		if c.Error != "" {
+			if err == nil {
+				t.Errorf("%v [%s] = ...: no error, NumPy raises %s", c.Shape, c.Text, c.Error)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v [%s] = %v: %v", c.Shape, c.Text, data, err)
+			continue
+		}
+		if pw, _ := nd.NumpyPointwise(items, c.Shape); pw {
+			pointwise++
+		}
+		got, _, err := zarr.Read[int64](ctx, a)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%v [%s] = %v: array %v, want %v (%v)", c.Shape, c.Text, data, got, want, err)
+		}
+	}
+	if pointwise < 60 {
+		t.Errorf("only %d pointwise writes checked", pointwise)
 	}
 }

@@ -68,7 +68,7 @@ func (a *Array) pointwise(items []nd.Item) (nd.Points, []int, bool, error) {
 		limit = min(limit, a.opts.maxRead)
 	}
 	if n > limit/per {
-		return nd.Points{}, nil, false, fmt.Errorf("read %q: %w: the pointwise selection of shape %v is %d points of %d bytes each (the value and its coordinates), more than the limit of %d bytes (WithMaxReadBytes, or what the platform can allocate)", a.path, ErrTooLarge, shape, n, per, limit)
+		return nd.Points{}, nil, false, fmt.Errorf("%q: %w: the pointwise selection of shape %v is %d points of %d bytes each (the value and its coordinates), more than the limit of %d bytes (WithMaxReadBytes, or what the platform can allocate)", a.path, ErrTooLarge, shape, n, per, limit)
 	}
 	return p.Points(0, p.Len(), nil), shape, true, nil
 }
