@@ -87,7 +87,7 @@ var checks = map[string]check{
 
 	// Beam.
 	"zarrbeam -src s3://... -dst s3://... -shards 4096,4096 -chunks 1024,1024 --runner=dataflow --project=PROJECT --region=us-central1 --staging_location=gs://BUCKET/staging --max_num_workers=16": {how: template, why: "needs a Dataflow project"},
-	"cd zarrbeam && go run ./cmd/zarrbeam -src s3://bucket/in.zarr -dst /data/out.zarr -chunks 1024,1024 -shards 4096,4096 -max-mem 256MiB [-consolidate]":                                          {how: template, why: "s3://bucket and /data stand for the user's locations"},
+	"cd zarrbeam && go run ./cmd/zarrbeam -src s3://bucket/in.zarr -dst /data/out.zarr -chunks 1024,1024 -shards 4096,4096 -max-mem 256MiB [-consolidate]":                                          {how: static, why: "s3://bucket and /data stand for the user's locations (its flags are checked)"},
 	"cd zarrbeam && go test ./...": {how: static, why: whyCI + " (the zarrbeam module, on prism)"},
 	"eval \"$(bash .ci/s3server.sh start)\"; cd zarrbeam && go run ./cmd/zarrbeambench -workers 1,2,4": {how: static, why: whyBench + "; " + whyS3},
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"testing"
 )
 
 // staticCheck checks a command against the source without running it:
@@ -353,4 +354,28 @@ func splitPattern(pat string, sep byte) []string {
 		}
 	}
 	return append(parts, pat[start:])
+}
+
+// TestStaticCheck: the static check finds what it is for, on the real tree.
+func TestStaticCheck(t *testing.T) {
+	root := repoRoot(t)
+	for cmd, want := range map[string]string{
+		"go run ./bench/zarrsbench -reps 3 -profile /tmp/p":                   "",
+		"go run ./bench/zarrsbench -reps 3 -no-such-flag":                     "flag -no-such-flag is not defined",
+		"go test ./pipeline -run '^$' -bench 'SortPoints|TileCopy'":           "",
+		"go test ./pipeline -run '^$' -bench 'SortPoints|NoSuchBench'":        "no benchmark",
+		"go test ./dtype -run Narrow ./zarr":                                  "passes it to the test binary",
+		"go test -run NoSuchTest ./dtype":                                     "no test",
+		"(cd no/such/dir && go test ./...)":                                   "no such directory",
+		"go run -tags nosuchtag ./bench/cinflate":                             "build tag nosuchtag",
+		"go build -tags cblosc -o /tmp/cb ./bench/cblosc && /tmp/cb -bogus 1": "flag -bogus",
+		"../shared/tools/zarr-python testdata/no_such_script.py":              "no such script",
+		"go get github.com/gozarr/gozarr/store/nosuch":                        "no package or module",
+	} {
+		probs := staticCheck(root, cmd, map[string]string{})
+		got := strings.Join(probs, "\n")
+		if want == "" && got != "" || want != "" && !strings.Contains(got, want) {
+			t.Errorf("%s:\n got %q\nwant %q", cmd, got, want)
+		}
+	}
 }
