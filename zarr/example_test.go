@@ -2,7 +2,6 @@ package zarr_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/gozarr/gozarr/codecs"
@@ -12,21 +11,21 @@ import (
 	"github.com/gozarr/gozarr/zarr"
 )
 
-// Create a sharded, zstd-compressed array, write it, and read a strided
-// selection back.
+// Create a sharded, zstd-compressed array with the builder (4×4 shards of
+// 2×2 chunks), write it, and read a strided selection back.
 func Example() {
 	ctx := context.Background()
 	st := mem.New()
-	shard, _ := json.Marshal(map[string]any{
-		"chunk_shape":    []int{2, 2},
-		"codecs":         []any{map[string]any{"name": "bytes", "configuration": map[string]string{"endian": "little"}}, map[string]any{"name": "zstd", "configuration": map[string]any{"level": 1, "checksum": false}}},
-		"index_codecs":   []any{map[string]any{"name": "bytes", "configuration": map[string]string{"endian": "little"}}, map[string]any{"name": "crc32c"}},
-		"index_location": "end",
-	})
-	meta := &zarr.ArrayMetadata{
-		Shape: []int{6, 8}, DataType: dtype.TypeInt32, ChunkShape: []int{4, 4},
-		ChunkKeyEncoding: zarr.DefaultKeyEncoding(), FillValue: make([]byte, 4),
-		Codecs: []codecs.Spec{{Name: "sharding_indexed", Configuration: shard}},
+	zs, err := codecs.NewZstd(1, false)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	meta, err := zarr.NewArrayMetadata([]int{6, 8}, dtype.TypeInt32, []int{2, 2},
+		zarr.Shards(4, 4), zarr.Compress(zs))
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
 	a, err := zarr.CreateArray(ctx, st, "grid", meta)
 	if err != nil {
