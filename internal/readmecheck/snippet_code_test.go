@@ -266,6 +266,12 @@ func snippetSelections(t *testing.T, ctx context.Context, a *zarr.Array, keep []
 			}
 		}
 	}
+	col, _ := nd.IndexArrayOfShape([]int{2, 1}, []int{0, 2})                                              // NumPy's advanced indexing, any rank:
+	grid, shape, err := zarr.Read[float32](ctx, a, nd.Vectorized([]nd.Item{col, nd.IndexArray(1, 3)})...) // a[[[0], [2]], [1, 3]], shape [2 2]
+	must(t, err)
+	if !slices.Equal(shape, []int{2, 2}) || !slices.Equal(grid, []float32{at(0, 1), at(0, 3), at(2, 1), at(2, 3)}) {
+		t.Errorf("a[[[0], [2]], [1, 3]]: shape %v values %v", shape, grid)
+	}
 }
 
 // snippetCaches is the "Caches and iteration" snippet: g holds
