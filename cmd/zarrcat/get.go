@@ -58,6 +58,11 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("%w: --format png draws a 2-D selection of slices and indices, not points", errUsage)
 	}
 	if errors.As(err, &pw) { // index arrays NumPy broadcasts
+		if tv, err := textViewFor(flags, format, stdout); err != nil {
+			return err
+		} else if tv != nil && !pw.a.Metadata().DataType.VarLen() { // textview.go
+			return tv.writePointwise(ctx, pw.a, pw.pts, stdout)
+		}
 		return getPoints(ctx, pw.a, pointSet{pw: &pw.pts}, pw.pts.Shape(), format, flags, stdout, stderr, budget)
 	}
 	if err != nil {

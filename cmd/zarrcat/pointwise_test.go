@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -53,5 +55,47 @@ func TestGetPointwiseStreams(t *testing.T) {
 	}
 	if len(got) != 2e6 || !bytes.Equal(got, plain.Bytes()) {
 		t.Errorf("%d bytes, the plain read %d, equal %v", len(got), plain.Len(), bytes.Equal(got, plain.Bytes()))
+	}
+}
+
+// TestTextViewPointwise: the text view (what a terminal gets) prints a
+// pointwise result in NumPy's shape, summarised past --threshold as a box
+// is: index arrays that broadcast to the whole array print as ":, :"
+// does, and a small result shows the values get --format json gives.
+func TestTextViewPointwise(t *testing.T) {
+	const a = "../../testdata/refdata/v3_dtype_int16.zarr" // 31 x 19
+	var rows, cols []string
+	for i := range 31 {
+		rows = append(rows, "["+strconv.Itoa(i)+"]")
+	}
+	for j := range 19 {
+		cols = append(cols, strconv.Itoa(j))
+	}
+	whole := "[" + strings.Join(rows, ", ") + "], [[" + strings.Join(cols, ", ") + "]]"
+	get := func(args ...string) string {
+		t.Helper()
+		var out strings.Builder
+		if err := run(context.Background(), append([]string{"get"}, args...), &out, io.Discard); err != nil {
+			t.Fatalf("get %v: %v", args, err)
+		}
+		return out.String()
+	}
+	pw, box := get("--threshold", "10", a, whole), get("--threshold", "10", a, ":, :")
+	if pw != box || !strings.Contains(pw, "# shape (31, 19)") || !strings.Contains(pw, "...") {
+		t.Errorf("pointwise view:\n%s\nbox view:\n%s", pw, box)
+	}
+	view := get("--threshold", "10", a, "[[0], [2]], [1, 3]")
+	var nested [][]int
+	if err := json.Unmarshal([]byte(get("--format", "json", a, "[[0], [2]], [1, 3]")), &nested); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(view), "\n")
+	if len(lines) != 3 || lines[0] != "# shape (2, 2), int16" || len(nested) != 2 {
+		t.Fatalf("view %q, json %v", view, nested)
+	}
+	for r, line := range lines[1:] {
+		if got := strings.Fields(line); !slices.Equal(got, []string{strconv.Itoa(nested[r][0]), strconv.Itoa(nested[r][1])}) {
+			t.Errorf("row %d: %q, json %v", r, line, nested[r])
+		}
 	}
 }

@@ -88,9 +88,40 @@ func source(d nd.Dim, k int) int {
 // write reads the shown elements of sel (at most (2·edge+1)^rank when
 // summarised) and prints them.
 func (v *textView) write(ctx context.Context, a *zarr.Array, sel nd.Selection, w io.Writer) error {
+	var kept []int // the kept (not dropped) dimensions
+	for d, dim := range sel {
+		if !dim.Drop {
+			kept = append(kept, d)
+		}
+	}
+	return v.draw(ctx, a, sel.Shape(), len(sel), func(idx, c []int) {
+		for d, dim := range sel {
+			c[d] = source(dim, 0)
+		}
+		for i, d := range kept {
+			c[d] = source(sel[d], idx[i])
+		}
+	}, w)
+}
+
+// writePointwise is write for a selection NumPy reads pointwise: the
+// shown points alone are listed and read.
+func (v *textView) writePointwise(ctx context.Context, a *zarr.Array, p nd.Pointwise, w io.Writer) error {
+	shape := p.Shape()
+	return v.draw(ctx, a, shape, len(a.Shape()), func(idx, c []int) {
+		flat := 0
+		for d, i := range idx {
+			flat = flat*shape[d] + i
+		}
+		p.Points(flat, 1, c)
+	}, w)
+}
+
+// draw prints a result of the given shape, reading the shown elements:
+// at fills c (rank array coordinates) with those of output position idx.
+func (v *textView) draw(ctx context.Context, a *zarr.Array, shape []int, rank int, at func(idx, c []int), w io.Writer) error {
 	dt := a.Metadata().DataType
-	shape := sel.Shape()
-	total := sel.NumElements()
+	total := nd.NumElements(shape)
 	summarise := v.threshold > 0 && total > v.threshold
 	header := fmt.Sprintf("# shape %s, %s", pyShape(shape), dt)
 	if summarise {
@@ -100,31 +131,19 @@ func (v *textView) write(ctx context.Context, a *zarr.Array, sel nd.Selection, w
 		_, err := fmt.Fprintf(w, "%s: empty, no elements selected\n", header)
 		return err
 	}
-	// The kept (not dropped) dimensions and the positions shown on each.
-	var kept []int
-	for d, dim := range sel {
-		if !dim.Drop {
-			kept = append(kept, d)
-		}
-	}
-	pos := make([][]int, len(kept))
-	for i, d := range kept {
-		pos[i] = v.positions(sel[d].Len(), summarise)
+	// The positions shown on each output dimension.
+	pos := make([][]int, len(shape))
+	for i, n := range shape {
+		pos[i] = v.positions(n, summarise)
 	}
 	// The points to read: every combination of shown positions.
-	rank := len(sel)
 	var coords []int
-	idx := make([]int, len(kept))
+	idx := make([]int, len(shape))
 	var walk func(level int)
 	walk = func(level int) {
-		if level == len(kept) {
+		if level == len(shape) {
 			c := make([]int, rank)
-			for d, dim := range sel {
-				c[d] = source(dim, 0)
-			}
-			for i, d := range kept {
-				c[d] = source(sel[d], idx[i])
-			}
+			at(idx, c)
 			coords = append(coords, c...)
 			return
 		}
@@ -164,7 +183,7 @@ func (v *textView) write(ctx context.Context, a *zarr.Array, sel nd.Selection, w
 	var sb strings.Builder
 	sb.WriteString(header + "\n")
 	next := 0
-	r := len(kept)
+	r := len(shape)
 	row := func(cols []int) {
 		for j, c := range cols {
 			if j > 0 {
