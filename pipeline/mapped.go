@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"reflect"
 	"runtime/debug"
+	"unsafe"
 
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/sharding"
@@ -93,7 +94,7 @@ func (f *fetcher) mapWhole(ctx context.Context, h *hold, ref shardRef) (_ []byte
 // copyMapped copies mapped bytes, a memory fault being an error.
 func copyMapped(dst, src []byte) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer recoverFault(&err)
+	defer recoverFault(&err, src)
 	copy(dst, src)
 	return nil
 }
@@ -102,20 +103,23 @@ func copyMapped(dst, src []byte) (err error) {
 // memory fault being an error.
 func (w *worker) decodeMapped(u *unit) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer recoverFault(&err)
+	defer recoverFault(&err, u.data)
 	return w.decodeInto(u.chain, u.shape, u.data, u.part, u.dst)
 }
 
-// recoverFault, deferred, turns a memory fault into *err; other panics go
-// on.
-func recoverFault(err *error) {
+// recoverFault, deferred, turns a memory fault in the mapped bytes b into
+// *err; other panics, a fault elsewhere (a nil pointer) among them, go on.
+func recoverFault(err *error, b []byte) {
 	r := recover()
 	if r == nil {
 		return
 	}
-	if f, ok := r.(interface{ Addr() uintptr }); ok {
-		*err = fmt.Errorf("%w: a memory fault at %#x reading the shard's mapped file (changed or truncated while it was read)", codecs.ErrCorrupt, f.Addr())
-		return
+	if f, ok := r.(interface{ Addr() uintptr }); ok && len(b) > 0 {
+		lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		if a := f.Addr(); a >= lo && a-lo < uintptr(len(b)) {
+			*err = fmt.Errorf("%w: a memory fault at %#x reading the shard's mapped file (changed or truncated while it was read)", codecs.ErrCorrupt, a)
+			return
+		}
 	}
 	panic(r)
 }
