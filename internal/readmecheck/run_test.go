@@ -219,7 +219,19 @@ func (r *runner) install(where, block string) {
 			modcache = v
 		}
 	}
+	// What the go command adds to the module cache for the fake version
+	// goes afterwards: the whole of github.com/gozarr there if it was not
+	// there before, else the version's files.
+	hadMod, hadDL := exists(filepath.Join(modcache, "github.com", "gozarr")), exists(filepath.Join(modcache, "cache", "download", mod))
 	t.Cleanup(func() {
+		defer func() {
+			if !hadMod {
+				os.RemoveAll(filepath.Join(modcache, "github.com", "gozarr"))
+			}
+			if !hadDL {
+				os.RemoveAll(filepath.Join(modcache, "cache", "download", mod))
+			}
+		}()
 		for _, p := range []string{filepath.Join(modcache, mod+"@"+version), filepath.Join(modcache, "cache", "download", mod, "@v")} {
 			filepath.WalkDir(p, func(q string, d os.DirEntry, err error) error {
 				if err == nil && d.IsDir() {
