@@ -230,6 +230,7 @@ func (r *runner) install(where, block string) {
 			}
 			if !hadDL {
 				os.RemoveAll(filepath.Join(modcache, "cache", "download", mod))
+				os.Remove(filepath.Join(modcache, "cache", "download", "github.com", "gozarr")) // if empty
 			}
 		}()
 		for _, p := range []string{filepath.Join(modcache, mod+"@"+version), filepath.Join(modcache, "cache", "download", mod, "@v")} {
