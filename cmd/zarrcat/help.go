@@ -49,7 +49,7 @@ Examples:
             [--threshold N] [--edgeitems N] [--vmin X --vmax Y] [--width N]
             TARGET [SELECTION]
 Writes the selected values in C order, streaming: memory stays within
---budget (default 256MiB) whatever the selection's size, the next block
+--budget (default 256MiB) whatever the selection's size, the next tile
 read while one is written.
   --format   npy, text (default on stdout), csv, json, raw (little-endian
              bytes) or png; from -o's extension when not given (.npy, .txt,
@@ -70,7 +70,7 @@ read while one is written.
   --blocks   SELECTION indexes the chunk grid (shards when sharded):
              integers and step-1 slices, as zarr-python's blocks
   --oindex   index arrays select orthogonally (zarr-python's oindex):
-             "[0, 2], [1, 3]" is then the 2x2 block, not 2 points (1-D
+             "[0, 2], [1, 3]" is then the 2x2 result, not 2 points (1-D
              arrays and masks only, as oindex)
   --threshold N, --edgeitems N  text as NumPy prints it (what a terminal
              gets): a header, aligned columns, and past N elements
@@ -87,7 +87,7 @@ arrays and boolean masks in brackets mean what they mean in NumPy:
 True], ...]"; several broadcast and select pointwise, "[0, 2, 4], [1, 1, 3]"
 three values; nested lists are arrays of rank above 1, "[[0], [2]], [1, 3]"
 a 2x2 result (NumPy's broadcast shape), a 2-D mask "[[True, False], [False,
-True]], ..." its true elements. A block of output decodes each chunk it
+True]], ..." its true elements. A tile of output decodes each chunk it
 touches once.
 Examples:
   zarrcat get testdata/refdata/v3_dtype_int16.zarr "0:2, 0:3"
@@ -126,7 +126,7 @@ Example:
 Count, NaN and fill-value counts, min, max, mean and standard deviation
 (population, NumPy's ddof=0; NaNs left out) of a selection, and with
 --hist N a histogram of N equal bins from min to max (a second pass).
-Streams the selection within --budget (default 256MiB), each block
+Streams the selection within --budget (default 256MiB), each tile
 computed on every core. Booleans, integers and real floats.
 Examples:
   zarrcat stats testdata/refdata/v2_fill_nan.zarr
