@@ -190,7 +190,7 @@ func checkGo(root, dir string, args []string, bins map[string]string) []string {
 	}
 	for _, tag := range flags["tags"] {
 		for _, tg := range strings.Split(tag, ",") {
-			if !tagUsed(dirs, tg) {
+			if !tagUsed(dirs, tg) && !tagUsed(goDirs(root), tg) {
 				bad("go %s: no file of %v has the build tag %s", sub, pkgs, tg)
 			}
 		}
@@ -225,6 +225,24 @@ func checkGo(root, dir string, args []string, bins map[string]string) []string {
 		}
 	}
 	return probs
+}
+
+// goDirs returns every directory under root holding Go files (the
+// build tags of a command can select files of its dependencies).
+func goDirs(root string) []string {
+	var dirs []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && p != root {
+				return filepath.SkipDir
+			}
+			if hasGoFiles(p) {
+				dirs = append(dirs, p)
+			}
+		}
+		return nil
+	})
+	return dirs
 }
 
 func hasGoFiles(dir string) bool {
@@ -378,4 +396,105 @@ func TestStaticCheck(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant %q", cmd, got, want)
 		}
 	}
+}
+
+// A fragment is an inline code span of flags alone ("-reps 5", "-bench
+// TileCopy -benchtime 2000x") that the README gives for the go run or go
+// test command before it in the same section.
+type fragment struct {
+	file string
+	line int
+	text string
+	ctx  string // that command
+}
+
+var (
+	fragRe   = regexp.MustCompile(`^--?[a-z][\w-]*( |$)`)
+	goCmdRe  = regexp.MustCompile(`^(\(?cd \S+ && )?([A-Z][A-Z0-9_]*=\S+ )*go (run|test) `)
+	headerRe = regexp.MustCompile(`(?m)^#+ `)
+	fencedRe = regexp.MustCompile("(?ms)^\\s*```.*?^\\s*```\\s*$")
+)
+
+// fragments finds the flag fragments of a README and their commands: a
+// fragment of go test flags belongs to the last go test command of its
+// section, any other to the last go run command. Double-dash flags are
+// zarrcat's (checked by running it) and -tags go to the build: both are
+// left out here (tags are checked by TestReadmeFlagFragments alone).
+func fragments(file, src string) []fragment {
+	var out []fragment
+	// Fenced blocks go (their newlines kept for the line numbers): their
+	// backticks would pair with the spans'.
+	src = fencedRe.ReplaceAllStringFunc(src, func(b string) string { return strings.Repeat("\n", strings.Count(b, "\n")) })
+	for _, sec := range headerRe.Split(src, -1) {
+		run, test := "", ""
+		base := strings.Count(src[:strings.Index(src, sec)], "\n")
+		for _, m := range spanRe.FindAllStringSubmatchIndex(sec, -1) {
+			s := strings.TrimSpace(spaceRe.ReplaceAllString(sec[m[2]:m[3]], " "))
+			if goCmdRe.MatchString(s) {
+				c := strings.TrimSuffix(strings.TrimPrefix(s, "("), ")")
+				if strings.Contains(c, "go run ") {
+					run = c
+				} else {
+					test = c
+				}
+				continue
+			}
+			if !fragRe.MatchString(s) || strings.HasPrefix(s, "--") || strings.Contains(s, "...") {
+				continue
+			}
+			ctx, goTest := run, true
+			for _, w := range words(s) {
+				if n, ok := strings.CutPrefix(w, "-"); ok && !goFlagsWithValue[n] && !goBoolFlags[n] {
+					goTest = false
+				}
+			}
+			if goTest {
+				ctx = test
+			}
+			line := base + 1 + strings.Count(sec[:m[0]], "\n")
+			out = append(out, fragment{file: file, line: line, text: s, ctx: ctx})
+		}
+	}
+	return out
+}
+
+// TestReadmeFlagFragments: the flags the README gives alone exist in the
+// command before them.
+func TestReadmeFlagFragments(t *testing.T) {
+	root := repoRoot(t)
+	n := 0
+	for _, f := range readmes(t, root) {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fr := range fragments(f, string(b)) {
+			n++
+			if tags, ok := strings.CutPrefix(fr.text, "-tags "); ok {
+				for _, tg := range strings.Split(tags, ",") {
+					if !tagUsed(goDirs(root), tg) {
+						t.Errorf("%s:%d: no Go file has the build tag %s", fr.file, fr.line, tg)
+					}
+				}
+				continue
+			}
+			if fr.ctx == "" {
+				t.Logf("%s:%d: flags %s follow no command in their section: not checked", fr.file, fr.line, fr.text)
+				continue
+			}
+			before := map[string]bool{}
+			for _, p := range staticCheck(root, fr.ctx, map[string]string{}) {
+				before[p] = true
+			}
+			for _, p := range staticCheck(root, fr.ctx+" "+fr.text, map[string]string{}) {
+				if !before[p] {
+					t.Errorf("%s:%d: %s\n\t(flags %s, for %s)", fr.file, fr.line, p, fr.text, fr.ctx)
+				}
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d flag fragments found", n)
+	}
+	t.Logf("%d flag fragments checked", n)
 }
