@@ -60,12 +60,14 @@ var storeIDs atomic.Uint64
 
 // Capabilities implements store.CapabilityReporter: reads into caller's
 // buffers (ReadInto) and batched ranges go through the cache; sizes pass
-// through when the inner store has them; the inner store's request limit
-// and locality are kept, so a cached S3 store is read with S3's
-// concurrency.
+// through when the inner store has them, and so do conditional reads
+// (uncached: they must see the current version); the inner store's
+// request limit and locality are kept, so a cached S3 store is read with
+// S3's concurrency.
 func (s *Store) Capabilities() store.Capabilities {
 	in := store.CapabilitiesOf(s.r)
-	return store.Capabilities{Into: s, Ranges: s, Sizer: in.Sizer, Locker: in.Locker, Coalesce: in.Coalesce, MaxConcurrency: in.MaxConcurrency, Local: in.Local}
+	return store.Capabilities{Into: s, Ranges: s, Sizer: in.Sizer, Locker: in.Locker, CondReader: in.CondReader,
+		Coalesce: in.Coalesce, MaxConcurrency: in.MaxConcurrency, Local: in.Local}
 }
 
 // ReadInto implements store.IntoReader through the cache: the range

@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/objstore"
 	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/s3/s3test"
 	"github.com/gozarr/gozarr/zarr"
@@ -46,8 +48,32 @@ func TestCachedS3KeepsCapabilities(t *testing.T) {
 	st := srv.Store(t, "p", s3.WithHTTPClient(&http.Client{Transport: rt}))
 	cached := cache.NewStore(st, cache.NewLRU(64<<20))
 	caps := store.CapabilitiesOf(cached)
-	if caps.MaxConcurrency != s3.DefaultConcurrency || caps.Into == nil || caps.Sizer == nil || caps.Local {
-		t.Fatalf("cached S3 store capabilities %+v: want S3's limit %d, ReadInto, sizes, not local", caps, s3.DefaultConcurrency)
+	if caps.MaxConcurrency != objstore.DefaultConcurrency || caps.Into == nil || caps.Sizer == nil || caps.Local {
+		t.Fatalf("cached S3 store capabilities %+v: want S3's limit %d, ReadInto, sizes, not local", caps, objstore.DefaultConcurrency)
+	}
+	// Conditional reads pass the cache by (they must see the current
+	// version): a changed value is ErrChanged even once cached.
+	if caps.CondReader == nil {
+		t.Fatalf("cached S3 store capabilities %+v: no CondReader, the S3 store's conditional reads are lost", caps)
+	}
+	if err := st.Set(ctx, "cond", []byte("v1")); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := st.ReadCondition(ctx, "cond")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := caps.CondReader.GetIf(ctx, "cond", store.Full(), rc); err != nil || string(b) != "v1" {
+		t.Fatalf("GetIf through the cache = %q, %v; want v1", b, err)
+	}
+	if b, err := cached.Get(ctx, "cond", store.Full()); err != nil || string(b) != "v1" {
+		t.Fatalf("Get through the cache = %q, %v; want v1", b, err)
+	}
+	if err := st.Set(ctx, "cond", []byte("v2")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := caps.CondReader.GetIf(ctx, "cond", store.Full(), rc); !errors.Is(err, store.ErrChanged) {
+		t.Fatalf("GetIf through the cache after a rewrite = %q, %v; want store.ErrChanged", b, err)
 	}
 	meta := &zarr.ArrayMetadata{Shape: []int{64, 64}, DataType: dtype.TypeUint8, ChunkShape: []int{8, 8},
 		ChunkKeyEncoding: zarr.DefaultKeyEncoding(), FillValue: []byte{0}, Codecs: []codecs.Spec{{Name: "bytes"}}}

@@ -20,6 +20,10 @@ type Capabilities struct {
 	Mapper Mapper       // maps whole values into memory, or nil
 	// Conditional replaces values only if unchanged since read, or nil.
 	Conditional ConditionalWriter
+	// CondReader reads part of a value only while it is the version a
+	// ReadCondition names (virtual references with a checksum read
+	// through it), or nil. A wrapper that passes reads on forwards it.
+	CondReader ConditionalReader
 	// Locator tells where values live in other stores (virtual
 	// references), or nil: readers then group many keys' values by the
 	// object holding them and join neighbouring ranges into one request.
@@ -76,6 +80,7 @@ func CapabilitiesOf(r Reader) Capabilities {
 	c.Locker, _ = r.(KeyLocker)
 	c.Mapper, _ = r.(Mapper)
 	c.Conditional, _ = r.(ConditionalWriter)
+	c.CondReader, _ = r.(ConditionalReader)
 	c.Locator, _ = r.(Locator)
 	if co, ok := r.(Coalescer); ok {
 		c.Coalesce = co.CoalesceOptions()

@@ -10,8 +10,8 @@ import (
 
 // CountingStore wraps a Reader and counts the bytes and requests it
 // answers, and times them, through every way the pipeline reads (Get,
-// ReadInto, vectored and ranged reads: its Capabilities pass the wrapped
-// store's on, counted). Open the loader's arrays through it and set
+// ReadInto, vectored, ranged and conditional reads: its Capabilities pass
+// the wrapped store's on, counted). Open the loader's arrays through it and set
 // the loader's Config.Counter to report fetched bytes and fetch latency
 // in its Stats. It is safe for concurrent use.
 type CountingStore struct {
@@ -29,17 +29,21 @@ func NewCountingStore(r Reader) *CountingStore {
 	c := &CountingStore{r: r}
 	caps := CapabilitiesOf(r)
 	c.caps = caps
+	w := counted{c, caps}
 	if caps.Into != nil {
-		c.caps.Into = countInto{c, caps.Into}
+		c.caps.Into = w
 	}
 	if caps.Vec != nil {
-		c.caps.Vec = countVec{c, caps.Vec}
+		c.caps.Vec = w
 	}
 	if caps.Ranges != nil {
-		c.caps.Ranges = countRanges{c, caps.Ranges}
+		c.caps.Ranges = w
+	}
+	if caps.CondReader != nil {
+		c.caps.CondReader = w
 	}
 	if caps.Mapper != nil {
-		c.caps.Mapper = countMap{c, caps.Mapper}
+		c.caps.Mapper = w
 	}
 	c.caps.Locker, c.caps.Conditional = nil, nil // a reader: it writes nothing
 	return c
@@ -87,44 +91,55 @@ func (c *CountingStore) Unwrap() Reader { return c.r }
 // both share entries.
 func (c *CountingStore) StoreID() string { return IDOf(c.r) }
 
-type countInto struct {
-	c *CountingStore
-	r IntoReader
+// counted serves the wrapped store's optional reads (those its
+// capabilities have), each counted.
+type counted struct {
+	c    *CountingStore
+	caps Capabilities
 }
 
-func (w countInto) ReadInto(ctx context.Context, key string, off int64, dst []byte) (int, error) {
+// since returns a function that counts n bytes read in a request started
+// at start and passes n and err on: w.since(time.Now())(read(...)) times
+// read, as the function value is evaluated before its arguments.
+func (w counted) since(start time.Time) func(n int, err error) (int, error) {
+	return func(n int, err error) (int, error) {
+		w.c.count(n, start)
+		return n, err
+	}
+}
+
+func (w counted) ReadInto(ctx context.Context, key string, off int64, dst []byte) (int, error) {
+	return w.since(time.Now())(w.caps.Into.ReadInto(ctx, key, off, dst))
+}
+
+func (w counted) ReadVec(ctx context.Context, key string, off int64, bufs [][]byte) (int, error) {
+	return w.since(time.Now())(w.caps.Vec.ReadVec(ctx, key, off, bufs))
+}
+
+func (w counted) GetRanges(ctx context.Context, key string, ranges []ByteRange) ([][]byte, error) {
 	start := time.Now()
-	n, err := w.r.ReadInto(ctx, key, off, dst)
-	w.c.count(n, start)
-	return n, err
-}
-
-type countVec struct {
-	c *CountingStore
-	r VectorReader
-}
-
-func (w countVec) ReadVec(ctx context.Context, key string, off int64, bufs [][]byte) (int, error) {
-	start := time.Now()
-	n, err := w.r.ReadVec(ctx, key, off, bufs)
-	w.c.count(n, start)
-	return n, err
-}
-
-type countRanges struct {
-	c *CountingStore
-	r RangesReader
-}
-
-func (w countRanges) GetRanges(ctx context.Context, key string, ranges []ByteRange) ([][]byte, error) {
-	start := time.Now()
-	bs, err := w.r.GetRanges(ctx, key, ranges)
+	bs, err := w.caps.Ranges.GetRanges(ctx, key, ranges)
 	n := 0
 	for _, b := range bs {
 		n += len(b)
 	}
 	w.c.count(n, start)
 	return bs, err
+}
+
+// Map counts a mapped value as one request of its whole length.
+func (w counted) Map(ctx context.Context, key string) ([]byte, func(), error) {
+	start := time.Now()
+	b, unmap, err := w.caps.Mapper.Map(ctx, key)
+	w.c.count(len(b), start)
+	return b, unmap, err
+}
+
+func (w counted) GetIf(ctx context.Context, key string, r ByteRange, cond ReadCondition) ([]byte, error) {
+	start := time.Now()
+	b, err := w.caps.CondReader.GetIf(ctx, key, r, cond)
+	w.c.count(len(b), start)
+	return b, err
 }
 
 // Latency summarises durations: their count and percentiles (to within
@@ -172,17 +187,4 @@ func (h *Histogram) Summary() Latency {
 		l.P50, l.P90, l.P99 = at(0.5), at(0.9), at(0.99)
 	}
 	return l
-}
-
-// countMap counts a mapped value as one request of its whole length.
-type countMap struct {
-	c *CountingStore
-	m Mapper
-}
-
-func (m countMap) Map(ctx context.Context, key string) ([]byte, func(), error) {
-	start := time.Now()
-	b, unmap, err := m.m.Map(ctx, key)
-	m.c.count(len(b), start)
-	return b, unmap, err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/pipeline"
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/objstore"
 	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/s3/s3test"
 	"github.com/gozarr/gozarr/zarr"
@@ -49,7 +50,7 @@ func (r result) floor() time.Duration {
 // returns the rows and a note on the write.
 func benchTarget(ctx context.Context, cfg config, tg *target, data []byte, startProfile func()) ([]result, string, error) {
 	prefix := fmt.Sprintf("s3bench-%d", time.Now().UnixNano())
-	rec := s3test.NewRecorder(transport(s3.DefaultConcurrency))
+	rec := s3test.NewRecorder(transport(objstore.DefaultConcurrency))
 	wst, err := s3.Open(ctx, tg.srv.Bucket, prefix, tg.srv.Options(s3.WithHTTPClient(rec.Client()))...)
 	if err != nil {
 		return nil, "", err

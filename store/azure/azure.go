@@ -32,9 +32,9 @@
 // (WithConcurrency). Throttling (429, 503), other 5xx answers and broken
 // connections, and a body that breaks off or stalls, are retried by
 // store/objstore, the layer every remote store shares, with full-jitter
-// exponential backoff (DefaultMaxAttempts attempts, pauses up to
-// DefaultMaxBackoff; WithRetry); the SDK sends each request once, whatever
-// the retry policy of a client given to New.
+// exponential backoff (objstore.DefaultMaxAttempts attempts, pauses up to
+// objstore.DefaultMaxBackoff; WithRetry); the SDK sends each request
+// once, whatever the retry policy of a client given to New.
 // Every call honours its context's deadline and cancellation.
 //
 // # Credentials
@@ -75,22 +75,6 @@ import (
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/objstore"
 )
-
-// DefaultConcurrency is the default per-store limit of requests in flight.
-const DefaultConcurrency = objstore.DefaultConcurrency
-
-// DefaultMaxAttempts is the number of attempts the store makes for each
-// request (the first try and up to four retries).
-const DefaultMaxAttempts = 5
-
-// DefaultMaxBackoff is the longest pause between two attempts that Open
-// configures.
-const DefaultMaxBackoff = 5 * time.Second
-
-// DefaultCoalesce returns the coalescing knobs GetRanges uses by default,
-// as for S3 (objstore.DefaultCoalesce): ranges less than 1 MiB apart are
-// read with one request.
-func DefaultCoalesce() store.CoalesceOptions { return objstore.DefaultCoalesce() }
 
 // ErrContainer reports a container that does not exist or cannot be
 // reached with the configured credentials: a configuration error, never
@@ -147,30 +131,25 @@ func WithCredential(cred azcore.TokenCredential) Option { return func(o *options
 func WithAnonymous() Option { return func(o *options) { o.anonymous = true } }
 
 // WithConcurrency sets the per-store limit of requests in flight (default
-// DefaultConcurrency). Values below 1 mean 1.
-func WithConcurrency(n int) Option { return func(o *options) { o.Concurrency = n } }
+// objstore.DefaultConcurrency, 64). Values below 1 mean 1.
+func WithConcurrency(n int) Option { return objstore.WithConcurrency[Option](n) }
 
 // WithRetry sets the attempts per request (first try included; default
-// DefaultMaxAttempts) and the longest pause between attempts (default
-// DefaultMaxBackoff): the layer's retries, for Open and New alike.
+// objstore.DefaultMaxAttempts) and the longest pause between attempts
+// (default objstore.DefaultMaxBackoff): the layer's retries, for Open and
+// New alike.
 func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
-	return func(o *options) { o.Retry = objstore.Retry{MaxAttempts: maxAttempts, MaxBackoff: maxBackoff} }
+	return objstore.WithRetry[Option](maxAttempts, maxBackoff)
 }
 
 // WithCoalesce sets how GetRanges joins nearby bounded ranges into one
-// request (default DefaultCoalesce(); see store.Coalesce).
-func WithCoalesce(opt store.CoalesceOptions) Option { return func(o *options) { o.Coalesce = opt } }
+// request (default objstore.DefaultCoalesce(): ranges less than 1 MiB
+// apart; see store.Coalesce).
+func WithCoalesce(opt store.CoalesceOptions) Option { return objstore.WithCoalesce[Option](opt) }
 
 // WithTransport sends the client's requests through t (an *http.Client
 // will do), for tests and proxies. Ignored by New.
 func WithTransport(t policy.Transporter) Option { return func(o *options) { o.transport = t } }
-
-func buildOptions(opts []Option) options {
-	o := options{Options: objstore.NewOptions(objstore.Retry{MaxAttempts: DefaultMaxAttempts, MaxBackoff: DefaultMaxBackoff})}
-	objstore.Apply(&o, opts)
-	o.Options = o.Resolved(DefaultMaxBackoff)
-	return o
-}
 
 // tokenProbe bounds how long Open waits for the default credential chain
 // to yield a token before it settles for anonymous access.
@@ -182,7 +161,7 @@ const tokenProbe = 10 * time.Second
 // anonymous access when there is none; it sends no request to the
 // container.
 func Open(ctx context.Context, account, containerName, prefix string, opts ...Option) (*Store, error) {
-	o := buildOptions(opts)
+	o := objstore.Build[Option](objstore.DefaultOptions(), opts)
 	// The layer retries; the SDK tries once (see once).
 	co := &azblob.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}}
 	if o.transport != nil {
@@ -285,7 +264,7 @@ func New(c *container.Client, prefix string, opts ...Option) (*Store, error) {
 	if c == nil {
 		return nil, fmt.Errorf("azure: nil container client")
 	}
-	o := buildOptions(opts)
+	o := objstore.Build[Option](objstore.DefaultOptions(), opts)
 	name := containerName(c.URL())
 	if name == "" || strings.ContainsAny(name, "\\") {
 		return nil, fmt.Errorf("%w: invalid container URL %q", ErrContainer, c.URL())

@@ -30,11 +30,11 @@
 // Every request holds one slot of a per-store limit, 64 by default
 // (WithConcurrency). Transient errors (429, 5xx, broken connections, a body
 // that breaks off) are retried by store/objstore, the layer every remote
-// store shares, with full-jitter exponential backoff: DefaultMaxAttempts
-// attempts, pauses up to DefaultMaxBackoff (WithRetry). The SDK itself
-// sends each request once. A Set is sent again freely (it replaces the
-// whole object); a conditional write only after a check that its condition
-// still holds.
+// store shares, with full-jitter exponential backoff:
+// objstore.DefaultMaxAttempts attempts, pauses up to
+// objstore.DefaultMaxBackoff (WithRetry). The SDK itself sends each
+// request once. A Set is sent again freely (it replaces the whole object);
+// a conditional write only after a check that its condition still holds.
 // Every call honours its context's deadline and cancellation.
 //
 // # Credentials
@@ -71,22 +71,6 @@ import (
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/objstore"
 )
-
-// DefaultConcurrency is the default per-store limit of requests in flight.
-const DefaultConcurrency = objstore.DefaultConcurrency
-
-// DefaultMaxAttempts is the number of attempts the store makes for each
-// request (the first try and up to four retries).
-const DefaultMaxAttempts = 5
-
-// DefaultMaxBackoff is the longest pause between two attempts that Open
-// configures.
-const DefaultMaxBackoff = 5 * time.Second
-
-// DefaultCoalesce returns the coalescing knobs GetRanges uses by default,
-// as for S3 (objstore.DefaultCoalesce): ranges less than 1 MiB apart are
-// read with one request.
-func DefaultCoalesce() store.CoalesceOptions { return objstore.DefaultCoalesce() }
 
 // ErrBucket reports a bucket that does not exist or cannot be reached with
 // the configured credentials: a configuration error, never ErrNotFound.
@@ -126,32 +110,27 @@ func WithClientOptions(opts ...option.ClientOption) Option {
 }
 
 // WithConcurrency sets the per-store limit of requests in flight (default
-// DefaultConcurrency). Values below 1 mean 1.
-func WithConcurrency(n int) Option { return func(o *options) { o.Concurrency = n } }
+// objstore.DefaultConcurrency, 64). Values below 1 mean 1.
+func WithConcurrency(n int) Option { return objstore.WithConcurrency[Option](n) }
 
 // WithRetry sets the attempts per request (first try included; default
-// DefaultMaxAttempts) and the longest pause between attempts (default
-// DefaultMaxBackoff): the layer's retries (the SDK makes one attempt).
+// objstore.DefaultMaxAttempts) and the longest pause between attempts
+// (default objstore.DefaultMaxBackoff): the layer's retries (the SDK
+// makes one attempt).
 func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
-	return func(o *options) { o.Retry = objstore.Retry{MaxAttempts: maxAttempts, MaxBackoff: maxBackoff} }
+	return objstore.WithRetry[Option](maxAttempts, maxBackoff)
 }
 
 // WithCoalesce sets how GetRanges joins nearby bounded ranges into one
-// request (default DefaultCoalesce(); see store.Coalesce).
-func WithCoalesce(opt store.CoalesceOptions) Option { return func(o *options) { o.Coalesce = opt } }
-
-func buildOptions(opts []Option) options {
-	o := options{Options: objstore.NewOptions(objstore.Retry{MaxAttempts: DefaultMaxAttempts, MaxBackoff: DefaultMaxBackoff})}
-	objstore.Apply(&o, opts)
-	o.Options = o.Resolved(DefaultMaxBackoff)
-	return o
-}
+// request (default objstore.DefaultCoalesce(): ranges less than 1 MiB
+// apart; see store.Coalesce).
+func WithCoalesce(opt store.CoalesceOptions) Option { return objstore.WithCoalesce[Option](opt) }
 
 // Open builds a client (see the package doc for credentials and
 // emulators) and returns a Store over bucket and prefix. It makes no
 // request to the bucket.
 func Open(ctx context.Context, bucket, prefix string, opts ...Option) (*Store, error) {
-	o := buildOptions(opts)
+	o := objstore.Build[Option](objstore.DefaultOptions(), opts)
 	co := []option.ClientOption{storage.WithJSONReads()}
 	switch {
 	case o.endpoint != "":
@@ -202,7 +181,7 @@ func New(client *storage.Client, bucket, prefix string, opts ...Option) (*Store,
 	if bucket == "" || strings.ContainsAny(bucket, "/\\") {
 		return nil, fmt.Errorf("%w: invalid bucket name %q", ErrBucket, bucket)
 	}
-	o := buildOptions(opts)
+	o := objstore.Build[Option](objstore.DefaultOptions(), opts)
 	// The layer retries (objstore: backoff, a conditional write re-sent
 	// only after a check), so the SDK sends each request once.
 	b := client.Bucket(bucket).Retryer(storage.WithPolicy(storage.RetryNever))

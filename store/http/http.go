@@ -63,20 +63,13 @@ import (
 	"github.com/gozarr/gozarr/store/objstore"
 )
 
-// DefaultConcurrency is the default per-store limit of requests in flight.
-const DefaultConcurrency = objstore.DefaultConcurrency
-
 // DefaultMaxAttempts is the default number of attempts per request (the
-// first try and up to three retries).
+// first try and up to three retries): fewer than objstore's, as a web
+// server that fails is seldom one throttling its clients.
 const DefaultMaxAttempts = 4
 
 // DefaultMaxBackoff is the default longest pause between two attempts.
 const DefaultMaxBackoff = 2 * time.Second
-
-// DefaultCoalesce returns the coalescing knobs GetRanges uses by default
-// (objstore.DefaultCoalesce): ranges less than 1 MiB apart are read with
-// one request, up to store.DefaultMaxSize per request.
-func DefaultCoalesce() store.CoalesceOptions { return objstore.DefaultCoalesce() }
 
 // MaxRetryAfter is the longest Retry-After wait the store honours; an
 // answer asking for longer fails at once with its *StatusError.
@@ -113,13 +106,9 @@ func (e *StatusError) Error() string {
 
 // Store is a read-only store over HTTP. It is safe for concurrent use.
 type Store struct {
-	os       *objstore.Store
-	base     *url.URL
-	d        *driver
-	client   *nethttp.Client
-	header   nethttp.Header
-	timeouts store.Timeouts // resolved
-	opt      objstore.Options
+	os   *objstore.Store
+	base *url.URL
+	d    *driver
 }
 
 var (
@@ -128,10 +117,18 @@ var (
 	_ store.IntoReader         = (*Store)(nil)
 	_ store.SizeReader         = (*Store)(nil)
 	_ store.CapabilityReporter = (*Store)(nil)
+	_ store.ConditionalReader  = (*Store)(nil)
 )
 
 // Option configures New.
-type Option func(*Store)
+type Option func(*options)
+
+type options struct {
+	client   *nethttp.Client
+	header   nethttp.Header
+	timeouts store.Timeouts
+	objstore.Options
+}
 
 // WithClient sends requests through c. By default the store uses its own
 // client over a clone of http.DefaultTransport keeping as many idle
@@ -139,33 +136,41 @@ type Option func(*Store)
 // header timeouts of WithTimeouts, up to 10 redirects and no overall
 // timeout (contexts bound each call). With c, c's own settings apply
 // instead, and of the timeouts only the idle one.
-func WithClient(c *nethttp.Client) Option { return func(s *Store) { s.client = c } }
+func WithClient(c *nethttp.Client) Option { return func(o *options) { o.client = c } }
 
 // WithTimeouts sets how long the store waits to connect, for an answer's
 // headers and for each next part of its body (see store.Timeouts; zero
 // fields keep the defaults of store.DefaultTimeouts, negative ones mean no
 // limit).
-func WithTimeouts(t store.Timeouts) Option { return func(s *Store) { s.timeouts = t } }
+func WithTimeouts(t store.Timeouts) Option { return func(o *options) { o.timeouts = t } }
 
 // WithHeader adds a header to every request, for instance
 // WithHeader("Authorization", "Bearer <token>"). It may be given several
 // times.
-func WithHeader(key, value string) Option { return func(s *Store) { s.header.Add(key, value) } }
+func WithHeader(key, value string) Option {
+	return func(o *options) {
+		if o.header == nil {
+			o.header = nethttp.Header{}
+		}
+		o.header.Add(key, value)
+	}
+}
 
 // WithConcurrency sets the per-store limit of requests in flight (default
-// DefaultConcurrency, 64). Values below 1 mean 1.
-func WithConcurrency(n int) Option { return func(s *Store) { s.opt.Concurrency = n } }
+// objstore.DefaultConcurrency, 64). Values below 1 mean 1.
+func WithConcurrency(n int) Option { return objstore.WithConcurrency[Option](n) }
 
 // WithRetry sets the attempts per request (first try included; default
 // DefaultMaxAttempts; 1 disables retries) and the longest pause between
 // attempts (default DefaultMaxBackoff).
 func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
-	return func(s *Store) { s.opt.Retry = objstore.Retry{MaxAttempts: maxAttempts, MaxBackoff: maxBackoff} }
+	return objstore.WithRetry[Option](maxAttempts, maxBackoff)
 }
 
 // WithCoalesce sets how GetRanges joins nearby bounded ranges into one
-// request (default DefaultCoalesce(); see store.Coalesce).
-func WithCoalesce(opt store.CoalesceOptions) Option { return func(s *Store) { s.opt.Coalesce = opt } }
+// request (default objstore.DefaultCoalesce(): ranges less than 1 MiB
+// apart; see store.Coalesce).
+func WithCoalesce(opt store.CoalesceOptions) Option { return objstore.WithCoalesce[Option](opt) }
 
 // New returns a store reading below baseURL, an http or https URL (a
 // trailing "/" is optional; a query string is kept on every request). It
@@ -179,19 +184,19 @@ func New(baseURL string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("%w: %q: want http:// or https:// and a host", ErrBaseURL, baseURL)
 	}
 	u.Fragment, u.RawFragment = "", ""
-	s := &Store{base: u, header: nethttp.Header{},
-		opt: objstore.NewOptions(objstore.Retry{MaxAttempts: DefaultMaxAttempts, MaxBackoff: DefaultMaxBackoff})}
-	objstore.Apply(s, opts)
-	s.opt = s.opt.Resolved(DefaultMaxBackoff)
-	s.timeouts = s.timeouts.Resolve()
-	if s.client == nil {
+	defaults := objstore.DefaultOptions()
+	defaults.Retry = objstore.Retry{MaxAttempts: DefaultMaxAttempts, MaxBackoff: DefaultMaxBackoff}
+	o := objstore.Build[Option](defaults, opts)
+	o.timeouts = o.timeouts.Resolve()
+	if o.client == nil {
 		t := nethttp.DefaultTransport.(*nethttp.Transport).Clone()
-		objstore.ConfigureTransport(t, s.timeouts, s.opt.Concurrency)
-		s.client = &nethttp.Client{Transport: t, CheckRedirect: checkRedirect}
+		objstore.ConfigureTransport(t, o.timeouts, o.Concurrency)
+		o.client = &nethttp.Client{Transport: t, CheckRedirect: checkRedirect}
 	}
-	s.d = &driver{base: u, client: objstore.WatchIdle(s.client, s.timeouts.Idle), header: s.header, gate: make(chan struct{}, closingConcurrency)}
+	s := &Store{base: u}
+	s.d = &driver{base: u, client: objstore.WatchIdle(o.client, o.timeouts.Idle), header: o.header, gate: make(chan struct{}, closingConcurrency)}
 	s.os, err = objstore.New(s.d, objstore.Config{Scheme: u.Scheme, Bucket: u.Host, Prefix: "",
-		Options: s.opt, Locate: s.URL})
+		Options: o.Options, Locate: s.URL})
 	if err != nil {
 		return nil, err
 	}
@@ -265,13 +270,14 @@ func (s *Store) Size(ctx context.Context, key string) (int64, error) { return s.
 func (s *Store) MaxConcurrency() int { return s.os.MaxConcurrency() }
 
 // CoalesceOptions implements store.Coalescer: the knobs GetRanges joins
-// ranges with (WithCoalesce; default DefaultCoalesce()).
-func (s *Store) CoalesceOptions() store.CoalesceOptions { return s.opt.Coalesce }
+// ranges with (WithCoalesce; default objstore.DefaultCoalesce()).
+func (s *Store) CoalesceOptions() store.CoalesceOptions { return s.os.CoalesceOptions() }
 
 // Capabilities implements store.CapabilityReporter: ranges, sizes, reads
-// into a caller's buffer, the coalescing knobs and the request limit.
+// into a caller's buffer, conditional reads, the coalescing knobs and the
+// request limit.
 func (s *Store) Capabilities() store.Capabilities {
-	return store.Capabilities{Into: s, Sizer: s, Ranges: s, Coalesce: s.opt.Coalesce, MaxConcurrency: s.os.MaxConcurrency()}
+	return store.Capabilities{Into: s, Sizer: s, Ranges: s, CondReader: s, Coalesce: s.os.CoalesceOptions(), MaxConcurrency: s.os.MaxConcurrency()}
 }
 
 // driver is the objstore.Driver of a base URL: GET with a Range header,

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/internal/listing"
 )
 
 // Store is an in-memory store. It implements store.Store,
@@ -48,19 +49,27 @@ func New() *Store {
 // value returns the stored slice for key (not a copy: stored values are
 // immutable) after checking ctx and the key.
 func (s *Store) value(ctx context.Context, op, key string) ([]byte, error) {
+	v, _, err := s.entry(ctx, op, key)
+	return v, err
+}
+
+// entry returns the stored slice for key and its write generation, read
+// together, after checking ctx and the key.
+func (s *Store) entry(ctx context.Context, op, key string) ([]byte, uint64, error) {
 	if err := store.ValidateKey(key); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &store.KeyError{Op: op, Key: key, Err: err}
+		return nil, 0, &store.KeyError{Op: op, Key: key, Err: err}
 	}
 	s.mu.RLock()
 	v, ok := s.m[key]
+	g := s.gen[key]
 	s.mu.RUnlock()
 	if !ok {
-		return nil, &store.KeyError{Op: op, Key: key, Err: store.ErrNotFound}
+		return nil, 0, &store.KeyError{Op: op, Key: key, Err: store.ErrNotFound}
 	}
-	return v, nil
+	return v, g, nil
 }
 
 // Get returns a copy of the bytes r selects from key's value (see package
@@ -128,6 +137,12 @@ func (s *Store) Size(ctx context.Context, key string) (int64, error) {
 
 // Set stores a copy of value under key, replacing any previous value.
 func (s *Store) Set(ctx context.Context, key string, value []byte) error {
+	return s.put(ctx, key, value, nil)
+}
+
+// put stores a copy of value under key: with a nil version always, else
+// only while key's version (its generation, "" when absent) is *version.
+func (s *Store) put(ctx context.Context, key string, value []byte, version *string) error {
 	if err := store.ValidateKey(key); err != nil {
 		return err
 	}
@@ -136,9 +151,18 @@ func (s *Store) Set(ctx context.Context, key string, value []byte) error {
 	}
 	v := append([]byte{}, value...)
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if version != nil {
+		cur := ""
+		if _, ok := s.m[key]; ok {
+			cur = strconv.FormatUint(s.gen[key], 10)
+		}
+		if cur != *version {
+			return &store.KeyError{Op: "set", Key: key, Err: store.ErrConflict}
+		}
+	}
 	s.m[key] = v
 	s.gen[key] = gens.Add(1)
-	s.mu.Unlock()
 	return nil
 }
 
@@ -176,16 +200,8 @@ func (s *Store) keys(prefix string) []string {
 // done ctx is yielded as an error.
 func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
-		if err := store.ValidatePrefix(prefix); err != nil {
-			yield("", err)
-			return
-		}
-		for _, k := range s.keys(prefix) {
-			if err := ctx.Err(); err != nil {
-				yield("", &store.KeyError{Op: "list", Key: prefix, Err: err})
-				return
-			}
-			if !yield(k, nil) {
+		for k, err := range listing.Sorted(ctx, s.keys(prefix), prefix) {
+			if !yield(k, err) {
 				return
 			}
 		}
@@ -196,19 +212,5 @@ func (s *Store) List(ctx context.Context, prefix string) iter.Seq2[string, error
 // "/"), both relative to dir and sorted. dir is "" or ends in "/"; a dir
 // without the trailing "/" is read as if it had one.
 func (s *Store) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if dir, err = store.ListDirArg(ctx, dir); err != nil {
-		return nil, nil, err
-	}
-	for _, k := range s.keys(dir) {
-		rest := k[len(dir):]
-		if i := strings.IndexByte(rest, '/'); i >= 0 {
-			d := rest[:i+1]
-			if len(dirs) == 0 || dirs[len(dirs)-1] != d {
-				dirs = append(dirs, d)
-			}
-			continue
-		}
-		keys = append(keys, rest)
-	}
-	return keys, dirs, nil
+	return listing.Dir(ctx, s.keys(dir), dir)
 }

@@ -168,7 +168,8 @@ type Retry struct {
 	// MaxAttempts is the most attempts per request, the first included
 	// (at least 1: no retries).
 	MaxAttempts int
-	// MaxBackoff is the longest pause between two attempts (0: 5 s).
+	// MaxBackoff is the longest pause between two attempts (0:
+	// DefaultMaxBackoff).
 	MaxBackoff time.Duration
 }
 
@@ -190,14 +191,6 @@ type Config struct {
 	// Locate, when set, names where a key lives in error messages (a
 	// URL); by default scheme://bucket/prefix/key.
 	Locate func(key string) string
-}
-
-// DefaultCoalesce returns the coalescing knobs remote stores use by
-// default: ranges less than 1 MiB apart are read with one request (a
-// request to an object store costs tens of milliseconds, more than
-// transferring 1 MiB), up to store.DefaultMaxSize per request.
-func DefaultCoalesce() store.CoalesceOptions {
-	return store.CoalesceOptions{MaxGap: 1 << 20, MaxSize: store.DefaultMaxSize}
 }
 
 // Store is a store.Store over a Driver. It is safe for concurrent use.
@@ -230,7 +223,7 @@ func New(d Driver, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("objstore: %w", err)
 	}
 	cfg.Prefix = p
-	cfg.Options = cfg.Resolved(5 * time.Second)
+	cfg.Options = cfg.Resolved(DefaultMaxBackoff)
 	return &Store{d: d, cfg: cfg, prefix: p, lim: newLimiter(cfg.Concurrency)}, nil
 }
 
@@ -259,11 +252,12 @@ func (s *Store) MaxConcurrency() int { return s.lim.Slots() }
 // nearby ranges with.
 func (s *Store) CoalesceOptions() store.CoalesceOptions { return s.cfg.Coalesce }
 
-// Capabilities implements store.CapabilityReporter: ranges, sizes and
-// reads into a caller's buffer, the coalescing knobs, the request limit,
-// and conditional writes when the driver has them.
+// Capabilities implements store.CapabilityReporter: ranges, sizes,
+// reads into a caller's buffer and conditional reads, the coalescing
+// knobs, the request limit, and conditional writes when the driver has
+// them.
 func (s *Store) Capabilities() store.Capabilities {
-	c := store.Capabilities{Into: s, Sizer: s, Ranges: s, Coalesce: s.cfg.Coalesce, MaxConcurrency: s.lim.Slots()}
+	c := store.Capabilities{Into: s, Sizer: s, Ranges: s, CondReader: s, Coalesce: s.cfg.Coalesce, MaxConcurrency: s.lim.Slots()}
 	if s.cfg.Conditional {
 		c.Conditional = s
 	}
@@ -436,47 +430,4 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 		return s.fail(ctx, "delete", key, err)
 	}
 	return nil
-}
-
-// DefaultConcurrency is the default per-store limit of requests in flight
-// of the remote stores.
-const DefaultConcurrency = 64
-
-// Options are the settings every remote store has: its request limit,
-// retry policy and coalescing knobs. The backends' Option functions set
-// them (WithConcurrency, WithRetry, WithCoalesce); Config holds them.
-type Options struct {
-	// Concurrency is the most requests in flight (at least 1).
-	Concurrency int
-	// Retry is the retry policy (the zero value: one attempt).
-	Retry Retry
-	// Coalesce are GetRanges' knobs (reported to readers, so ranges are
-	// joined once).
-	Coalesce store.CoalesceOptions
-}
-
-// NewOptions returns the defaults of a backend whose retry policy is
-// retry: DefaultConcurrency requests and DefaultCoalesce().
-func NewOptions(retry Retry) Options {
-	return Options{Concurrency: DefaultConcurrency, Retry: retry, Coalesce: DefaultCoalesce()}
-}
-
-// Resolved returns o with at least one request and one attempt, and
-// maxBackoff as the longest pause when o sets none.
-func (o Options) Resolved(maxBackoff time.Duration) Options {
-	o.Concurrency = max(o.Concurrency, 1)
-	o.Retry.MaxAttempts = max(o.Retry.MaxAttempts, 1)
-	if o.Retry.MaxBackoff <= 0 {
-		o.Retry.MaxBackoff = maxBackoff
-	}
-	return o
-}
-
-// Apply runs the option functions opts (nil ones skipped) on o.
-func Apply[O any, F ~func(*O)](o *O, opts []F) {
-	for _, fn := range opts {
-		if fn != nil {
-			fn(o)
-		}
-	}
 }

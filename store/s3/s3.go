@@ -35,14 +35,14 @@
 // keeps many ranged reads in flight without opening unbounded connections.
 // Throttling (503 SlowDown, 429), 5xx answers and broken connections (the
 // SDK's own classification of retryable errors) are retried with
-// exponential backoff by the store (objstore's retries: DefaultMaxAttempts
-// attempts, WithRetry; the SDK's retryer makes one attempt, also with a
-// client given to New); a body that breaks off while being read is fetched
-// again, up to the same number of attempts. A conditional write is sent
-// again only after a HeadObject shows that the object is still the version
-// read (or still absent): a write whose answer was lost is never applied
-// over another writer's. Every call honours its context's deadline and
-// cancellation.
+// exponential backoff by the store (objstore's retries:
+// objstore.DefaultMaxAttempts attempts, WithRetry; the SDK's retryer makes
+// one attempt, also with a client given to New); a body that breaks off
+// while being read is fetched again, up to the same number of attempts. A
+// conditional write is sent again only after a HeadObject shows that the
+// object is still the version read (or still absent): a write whose answer
+// was lost is never applied over another writer's. Every call honours its
+// context's deadline and cancellation.
 //
 // Open also sets timeouts (WithTimeouts, default store.DefaultTimeouts), so
 // that a server that stops answering cannot hang a call: 10 s to connect,
@@ -83,17 +83,6 @@ import (
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/objstore"
 )
-
-// DefaultConcurrency is the default per-store limit of requests in flight.
-const DefaultConcurrency = objstore.DefaultConcurrency
-
-// DefaultMaxAttempts is the number of attempts Open configures for each
-// request (the first try and up to four retries).
-const DefaultMaxAttempts = 5
-
-// DefaultMaxBackoff is the longest pause between two attempts that Open
-// configures.
-const DefaultMaxBackoff = 5 * time.Second
 
 // ErrBucket reports a bucket that does not exist or cannot be reached with
 // the configured credentials: a configuration error, never ErrNotFound.
@@ -156,8 +145,8 @@ func WithStaticCredentials(accessKey, secretKey, sessionToken string) Option {
 func WithAnonymous() Option { return func(o *options) { o.anonymous = true } }
 
 // WithConcurrency sets the per-store limit of requests in flight (default
-// DefaultConcurrency, 64). Values below 1 mean 1.
-func WithConcurrency(n int) Option { return func(o *options) { o.Concurrency = n } }
+// objstore.DefaultConcurrency, 64). Values below 1 mean 1.
+func WithConcurrency(n int) Option { return objstore.WithConcurrency[Option](n) }
 
 // WithHTTPClient makes Open send S3 requests through c (credential providers
 // keep the SDK's client; AWS_CA_BUNDLE does not apply to c). By default Open
@@ -167,10 +156,11 @@ func WithConcurrency(n int) Option { return func(o *options) { o.Concurrency = n
 func WithHTTPClient(c aws.HTTPClient) Option { return func(o *options) { o.httpClient = c } }
 
 // WithRetry sets the attempts per request (first try included; default
-// DefaultMaxAttempts) and the longest pause between attempts (default
-// DefaultMaxBackoff) of the store's retries (with New too).
+// objstore.DefaultMaxAttempts) and the longest pause between attempts
+// (default objstore.DefaultMaxBackoff) of the store's retries (with New
+// too).
 func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
-	return func(o *options) { o.Retry = objstore.Retry{MaxAttempts: maxAttempts, MaxBackoff: maxBackoff} }
+	return objstore.WithRetry[Option](maxAttempts, maxBackoff)
 }
 
 // WithTimeouts sets how long the client Open builds waits to connect, for
@@ -180,20 +170,13 @@ func WithRetry(maxAttempts int, maxBackoff time.Duration) Option {
 // applies. Ignored by New.
 func WithTimeouts(t store.Timeouts) Option { return func(o *options) { o.timeouts = t } }
 
-// DefaultCoalesce returns the coalescing knobs GetRanges uses by default
-// (objstore.DefaultCoalesce): ranges less than 1 MiB apart are read with
-// one request (a request to an object store costs tens of milliseconds,
-// more than transferring 1 MiB), up to store.DefaultMaxSize per request.
-func DefaultCoalesce() store.CoalesceOptions { return objstore.DefaultCoalesce() }
-
 // WithCoalesce sets how GetRanges joins nearby bounded ranges into one
-// request (default DefaultCoalesce(); see store.Coalesce).
-func WithCoalesce(opt store.CoalesceOptions) Option { return func(o *options) { o.Coalesce = opt } }
+// request (default objstore.DefaultCoalesce(): ranges less than 1 MiB
+// apart; see store.Coalesce).
+func WithCoalesce(opt store.CoalesceOptions) Option { return objstore.WithCoalesce[Option](opt) }
 
 func buildOptions(opts []Option) options {
-	o := options{Options: objstore.NewOptions(objstore.Retry{MaxAttempts: DefaultMaxAttempts, MaxBackoff: DefaultMaxBackoff})}
-	objstore.Apply(&o, opts)
-	o.Options = o.Resolved(DefaultMaxBackoff)
+	o := objstore.Build[Option](objstore.DefaultOptions(), opts)
 	o.timeouts = o.timeouts.Resolve()
 	return o
 }

@@ -36,6 +36,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -121,30 +122,11 @@ func TestReader(t *testing.T, newReader func(t *testing.T, contents map[string][
 	t.Run("MissingKey", func(t *testing.T) { testMissing(t, newReader(t, contents)) })
 	t.Run("InvalidRange", func(t *testing.T) { testInvalidRange(t, newReader(t, contents)) })
 	t.Run("GetRanges", func(t *testing.T) { testGetRanges(t, newReader(t, contents)) })
-	t.Run("ReadInto", func(t *testing.T) {
-		r := newReader(t, contents)
-		ir, ok := r.(store.IntoReader)
-		if !ok {
-			t.Skip("store does not implement store.IntoReader")
-		}
-		testReadInto(t, ir)
-	})
-	t.Run("ReadVec", func(t *testing.T) {
-		r := newReader(t, contents)
-		vr, ok := r.(store.VectorReader)
-		if !ok {
-			t.Skip("store does not implement store.VectorReader")
-		}
-		testReadVec(t, vr)
-	})
-	t.Run("Size", func(t *testing.T) {
-		r := newReader(t, contents)
-		sr, ok := r.(store.SizeReader)
-		if !ok {
-			t.Skip("store does not implement store.SizeReader")
-		}
-		testSize(t, sr, contents)
-	})
+	open := func(t *testing.T) store.Reader { return newReader(t, contents) }
+	t.Run("ReadInto", implementing(open, testReadInto))
+	t.Run("ReadVec", implementing(open, testReadVec))
+	t.Run("Size", implementing(open, func(t *testing.T, sr store.SizeReader) { testSize(t, sr, contents) }))
+	t.Run("CondReader", func(t *testing.T) { testDeclaredCondReader(t, newReader(t, contents), contents) })
 	t.Run("ResultIsCallers", func(t *testing.T) { testResultIsCallers(t, newReader(t, contents)) })
 	t.Run("HostileKeysRead", func(t *testing.T) { testHostileRead(t, newReader(t, contents)) })
 	t.Run("CancelledRead", func(t *testing.T) { testCancelledRead(t, newReader(t, contents)) })
@@ -156,22 +138,61 @@ func TestReader(t *testing.T, newReader func(t *testing.T, contents map[string][
 		mustGet(t, r, "large", store.OffsetLen(1<<20+3, 1<<20), want[1<<20+3:2<<20+3])
 		mustGet(t, r, "large", store.Suffix(100_000), want[len(want)-100_000:])
 	})
-	t.Run("List", func(t *testing.T) {
-		r := newReader(t, contents)
-		l, ok := r.(store.Lister)
+	t.Run("List", implementing(open, func(t *testing.T, l store.Lister) { testList(t, l, contents) }))
+	t.Run("ListDir", implementing(open, testListDir))
+}
+
+// implementing returns a subtest that runs test on the reader open makes
+// when it implements I, and skips otherwise.
+func implementing[I any](open func(t *testing.T) store.Reader, test func(t *testing.T, i I)) func(t *testing.T) {
+	return func(t *testing.T) {
+		i, ok := open(t).(I)
 		if !ok {
-			t.Skip("store does not implement store.Lister")
+			t.Skipf("store does not implement %v", reflect.TypeFor[I]())
 		}
-		testList(t, l, contents)
-	})
-	t.Run("ListDir", func(t *testing.T) {
-		r := newReader(t, contents)
-		l, ok := r.(store.Lister)
-		if !ok {
-			t.Skip("store does not implement store.Lister")
+		test(t, i)
+	}
+}
+
+// testDeclaredCondReader checks the conditional reads r declares
+// (Capabilities.CondReader): a reader with a GetIf method declares it; no
+// condition reads as Get; a version that is not the value's yields no
+// bytes but store.ErrChanged (or store.ErrConditionUnsupported, when the
+// store cannot tell); a missing key is store.ErrNotFound; and a wrapper
+// (store.CountingStore) passes it on, its reads counted. TestConditionalReader
+// checks the store against versions it names.
+func testDeclaredCondReader(t *testing.T, r store.Reader, contents map[string][]byte) {
+	ctx := context.Background()
+	cr := store.CapabilitiesOf(r).CondReader
+	if cr == nil {
+		if _, ok := r.(store.ConditionalReader); ok {
+			t.Fatalf("%T has GetIf but its capabilities declare no CondReader", r)
 		}
-		testListDir(t, l)
-	})
+		t.Skip("store declares no conditional reads")
+	}
+	want := contents["digits"]
+	if got, err := cr.GetIf(ctx, "digits", store.OffsetLen(2, 5), store.ReadCondition{}); err != nil || !bytes.Equal(got, want[2:7]) {
+		t.Errorf("GetIf without a condition = %s, %v; want %s", show(got), err, show(want[2:7]))
+	}
+	other := store.ReadCondition{ETag: `"gozarr-not-this-version"`}
+	got, err := cr.GetIf(ctx, "digits", store.Full(), other)
+	if !errors.Is(err, store.ErrChanged) && !errors.Is(err, store.ErrConditionUnsupported) || len(got) != 0 {
+		t.Errorf("GetIf of another version = %s, %v; want no bytes, store.ErrChanged", show(got), err)
+	}
+	if _, err := cr.GetIf(ctx, "no/such/key", store.Full(), other); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("GetIf of a missing key: err = %v, want store.ErrNotFound", err)
+	}
+	c := store.NewCountingStore(r)
+	ccr := store.CapabilitiesOf(c).CondReader
+	if ccr == nil {
+		t.Fatal("a CountingStore over the store declares no CondReader")
+	}
+	if got, err := ccr.GetIf(ctx, "digits", store.Full(), store.ReadCondition{}); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("GetIf through a CountingStore = %s, %v; want %s", show(got), err, show(want))
+	}
+	if c.Requests() != 1 || c.Bytes() != int64(len(want)) {
+		t.Errorf("CountingStore counted %d requests, %d bytes; want 1, %d", c.Requests(), c.Bytes(), len(want))
+	}
 }
 
 // checkKeyErr checks that err wraps want and is a *store.KeyError naming key.
@@ -643,6 +664,17 @@ func testConcurrentRead(t *testing.T, r store.Reader) {
 		})
 	}
 	wg.Wait()
+}
+
+// ListKeys returns the keys l lists below prefix, in the order listed,
+// failing t on an error.
+func ListKeys(t testing.TB, l store.Lister, prefix string) []string {
+	t.Helper()
+	keys, err := collect(context.Background(), l, prefix)
+	if err != nil {
+		t.Fatalf("List(%q): %v", prefix, err)
+	}
+	return keys
 }
 
 // collect drains a List iterator.

@@ -354,8 +354,8 @@ func (r *Resolver) Target(ctx context.Context, url string, c Checksum) (store.Re
 	if c.IsZero() {
 		return st, t.key, nil
 	}
-	cr, ok := st.(ConditionalReader)
-	if !ok {
+	cr := store.CapabilitiesOf(st).CondReader // kept by caches and counters
+	if cr == nil {
 		if r.strict {
 			return nil, "", fmt.Errorf("%w: %q (%s): %T", ErrUnverifiable, url, c, st)
 		}

@@ -43,13 +43,13 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/klauspost/compress/flate"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/internal/listing"
 )
 
 // ErrFormat reports an archive, or an entry of one, that is not valid ZIP:
@@ -922,17 +922,8 @@ func (r *Reader) Size(ctx context.Context, key string) (int64, error) {
 // lexical order.
 func (r *Reader) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
-		if err := store.ValidatePrefix(prefix); err != nil {
-			yield("", err)
-			return
-		}
-		i, _ := slices.BinarySearch(r.keys, prefix)
-		for ; i < len(r.keys) && strings.HasPrefix(r.keys[i], prefix); i++ {
-			if err := ctx.Err(); err != nil {
-				yield("", &store.KeyError{Op: "list", Key: prefix, Err: err})
-				return
-			}
-			if !yield(r.keys[i], nil) {
+		for k, err := range listing.Sorted(ctx, r.keys, prefix) {
+			if !yield(k, err) || err != nil {
 				return
 			}
 		}
@@ -945,19 +936,5 @@ func (r *Reader) List(ctx context.Context, prefix string) iter.Seq2[string, erro
 // ListDir lists one level below dir: the keys directly in it and the names
 // of its sub-directories (ending in "/"), both relative to dir and sorted.
 func (r *Reader) ListDir(ctx context.Context, dir string) (keys, dirs []string, err error) {
-	if dir, err = store.ListDirArg(ctx, dir); err != nil {
-		return nil, nil, err
-	}
-	i, _ := slices.BinarySearch(r.keys, dir)
-	for ; i < len(r.keys) && strings.HasPrefix(r.keys[i], dir); i++ {
-		rest := r.keys[i][len(dir):]
-		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			if d := rest[:j+1]; len(dirs) == 0 || dirs[len(dirs)-1] != d {
-				dirs = append(dirs, d)
-			}
-			continue
-		}
-		keys = append(keys, rest)
-	}
-	return keys, dirs, nil
+	return listing.Dir(ctx, r.keys, dir)
 }

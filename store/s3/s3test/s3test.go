@@ -24,6 +24,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
+	"github.com/gozarr/gozarr/store/objstore"
 	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/storetest"
 )
@@ -107,7 +108,7 @@ func (s *Server) Options(extra ...s3.Option) []s3.Option {
 		s3.WithEndpoint(s.Endpoint),
 		s3.WithRegion(s.Region),
 		s3.WithStaticCredentials(s.AccessKey, s.SecretKey, ""),
-		s3.WithRetry(s3.DefaultMaxAttempts, 20*time.Millisecond),
+		s3.WithRetry(objstore.DefaultMaxAttempts, 20*time.Millisecond),
 	}
 	return append(o, extra...)
 }
