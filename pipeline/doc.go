@@ -1,12 +1,15 @@
 // Package pipeline is gozarr's one read and write engine; it owns all
 // concurrency of reads and writes.
 //
-// A read is one straight path, whatever the layout:
+// A read is one straight path, whatever the layout, and its input is a
+// Plan (ExecuteRead; Read plans its selection and runs it):
 //
 //	plan    a selection resolved against the chunk grid (Plan): write units
 //	        (chunks, or shards) and, within shards, read units (inner
 //	        chunks, recursively through nested shards); planning costs grow
 //	        with the chunks touched, never with the grid
+//	produce the plan's write units, in order, to a pool of fetchers; the
+//	        first error any stage meets ends the iteration
 //	locate  fetchers resolve shard indexes (the grid's IndexCache,
 //	        single-flight, one range request per cold shard)
 //	fetch   the read units' bytes, grouped per key and coalesced once,
@@ -16,8 +19,13 @@
 //	        local stores read a shard a selection needs whole with one read,
 //	        and uncompressed units covered whole go straight into the output
 //	        (vectored reads), through no buffer
+//	walk    each fetcher lists its write unit's read units with the
+//	        plan's one walker (Plan.ReadUnits lists them with it too),
+//	        through nested shards, each unit once
 //	decode  one pool of DecodeConcurrency workers for every unit of every
-//	        shard, codecs resolved once per array and chunk shape
+//	        shard, codecs resolved once per array and chunk shape; the
+//	        workers are the only writers of the output: a missing unit's
+//	        fill and a chunk-cache hit are units like any other
 //	place   one place function: decode straight into the output when the
 //	        unit's place is one contiguous run, else into the worker's
 //	        scratch and a strided copy; the fill value only where a unit is

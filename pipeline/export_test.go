@@ -36,6 +36,6 @@ func ReadPlanUnits(ctx context.Context, r store.Reader, p *Plan, out []byte, opt
 		seen = append(seen, fmt.Sprintf("%s %s %v", kind, u.key, path))
 		mu.Unlock()
 	}
-	err := e.runParts(ctx, p.sel.Chunks(p.g.ChunkShape), p.NumWriteUnits())
+	err := e.run(ctx, *p)
 	return seen, err
 }

@@ -133,12 +133,13 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 	}
 	view := nd.Contiguous(dst, pointsShape(pts.Rank, sorted.Len()), item)
 	parts, nparts, nunits := gr.parts(g)
+	plan := partsPlan(g, parts, nparts)
 	if sorted.Len() <= inlinePoints && g.runsInline(r, nunits) {
 		e := inlineEngine(r, g, view, opt)
-		err = e.runInline(ctx, parts)
+		err = e.runInline(ctx, plan.WriteUnits())
 		e.release()
 	} else {
-		err = newEngine(r, g, view, opt).runParts(ctx, parts, nparts)
+		err = newEngine(r, g, view, opt).run(ctx, plan)
 	}
 	if err != nil {
 		return err

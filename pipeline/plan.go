@@ -12,10 +12,17 @@ import (
 )
 
 // Plan is a selection of an array resolved against its chunk grid: the
-// units a read or a write of it touches. It is what the engine executes
-// (Read and Write run its write units through their fetchers and encoders)
-// and what callers that schedule work of their own consume: gathers, batch
-// loaders, distributed writers that give each worker whole write units.
+// units a read or a write of it touches. It is the engine's input:
+// ExecuteRead and ExecuteWrite run a plan (Read and Write build one and
+// run it), and callers that schedule work of their own consume one:
+// gathers, batch loaders, distributed writers that give each worker whole
+// write units.
+//
+// A read runs its write units through the fetchers, each of which lists
+// the read units of its unit with the plan's one walker (the one
+// ReadUnits lists them with, through nested shards), fetches their bytes
+// and hands every unit, a fill or a chunk-cache hit included, to the
+// decode workers, the only writers of the output.
 //
 // Planning costs grow with the chunks a selection touches, never with the
 // grid: a plan holds the selection only, and its units are produced as
@@ -23,11 +30,22 @@ import (
 type Plan struct {
 	g   *Grid
 	sel nd.Selection
+	// parts, when not nil, are the chunk parts of a coordinate selection
+	// grouped by chunk (ReadPoints), nparts of them: its write units in
+	// place of sel's. Such a plan is built inside the package only.
+	parts  iter.Seq[nd.ChunkPart]
+	nparts int
 }
 
 // NewPlan plans sel, a selection normalised against g's shape
 // (nd.Normalize).
 func NewPlan(g *Grid, sel nd.Selection) *Plan { return &Plan{g: g, sel: sel} }
+
+// partsPlan plans the n chunk parts parts (of g's grid, each at most once,
+// their places in one output): the plan of a grouped coordinate selection.
+func partsPlan(g *Grid, parts iter.Seq[nd.ChunkPart], n int) Plan {
+	return Plan{g: g, parts: parts, nparts: n}
+}
 
 // Selection returns the planned selection.
 func (p *Plan) Selection() nd.Selection { return p.sel }
@@ -35,7 +53,10 @@ func (p *Plan) Selection() nd.Selection { return p.sel }
 // NumWriteUnits returns the number of chunks (shards, for a sharded array)
 // the selection touches, computed per dimension.
 func (p *Plan) NumWriteUnits() int {
-	if p.g.Rect != nil {
+	switch {
+	case p.parts != nil:
+		return p.nparts
+	case p.g.Rect != nil:
 		return p.rectNumWriteUnits()
 	}
 	return p.sel.NumChunks(p.g.ChunkShape)
@@ -58,17 +79,31 @@ type WriteUnit struct {
 // WriteUnits returns the write units in C order of their grid coordinates
 // (for a rectilinear grid, block by block: see Rectilinear).
 func (p *Plan) WriteUnits() iter.Seq[WriteUnit] {
-	if p.g.Rect != nil {
+	if p.g.Rect != nil && p.parts == nil {
 		return p.rectWriteUnits()
 	}
+	return writeUnitsOf(p.g, p.sel, p.parts)
+}
+
+// writeUnitsOf returns the write units of sel in g's grid or, when parts
+// is not nil, of those chunk parts. (It captures no *Plan, so a plan
+// that runs inline stays on its caller's stack.)
+func writeUnitsOf(g *Grid, sel nd.Selection, parts iter.Seq[nd.ChunkPart]) iter.Seq[WriteUnit] {
 	return func(yield func(WriteUnit) bool) {
-		for part := range p.sel.Chunks(p.g.ChunkShape) {
-			u := WriteUnit{Key: p.g.Key(part.Coords), Coords: part.Coords, Part: part, Whole: part.CoversChunk(p.g.ChunkShape, p.g.Shape)}
-			if !yield(u) {
+		if parts == nil {
+			parts = sel.Chunks(g.ChunkShape)
+		}
+		for part := range parts {
+			if !yield(g.writeUnit(part)) {
 				return
 			}
 		}
 	}
+}
+
+// writeUnit returns the write unit of part, a chunk part of g's grid.
+func (g *Grid) writeUnit(part nd.ChunkPart) WriteUnit {
+	return WriteUnit{Key: g.Key(part.Coords), Coords: part.Coords, Part: part, Whole: part.CoversChunk(g.ChunkShape, g.Shape)}
 }
 
 // ReadUnit is what a read decodes whole: a chunk of an unsharded array, or

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"sync"
 	"sync/atomic"
 
@@ -25,53 +24,78 @@ import (
 // NumElements(sel.Shape()) × item size). Chunks that are not stored read as
 // the fill value. Read returns the first error any chunk met, with the
 // chunk's key; on error or cancellation every goroutine it started has
-// returned before it does.
+// returned before it does. It plans sel and executes the plan
+// (ExecuteRead).
 func Read(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, out []byte, opt Options) error {
 	fullShape := sel.FullShape()
 	item := g.itemSize()
 	if want := nd.NumElements(fullShape) * item; len(out) != want {
 		return fmt.Errorf("pipeline: output holds %d bytes, selection needs %d", len(out), want)
 	}
-	return ReadView(ctx, r, g, sel, nd.Contiguous(out, fullShape, item), opt)
+	return ExecuteRead(ctx, r, NewPlan(g, sel), nd.Contiguous(out, fullShape, item), opt)
 }
 
 // ReadView is Read into any strided view of shape sel.FullShape() with the
 // array's item size: part of a larger buffer, a transposed layout. Views
 // of distinct concurrent reads must not overlap.
+func ReadView(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, out nd.View, opt Options) error {
+	return ExecuteRead(ctx, r, NewPlan(g, sel), out, opt)
+}
+
+// ExecuteRead reads the selection p plans from r into out, a view of
+// shape p.Selection().FullShape() with the array's item size (Read and
+// ReadView plan their selection and call it). The plan's write units go
+// to a pool of fetchers; each lists its unit's read units with the walker
+// Plan.ReadUnits lists them with, resolving shard indexes (the grid's
+// index cache, one range request per cold shard or inner shard), fetches
+// their bytes (the ranges of one shard coalesced into as few requests as
+// the store wants) and hands each unit to a pool of decode workers, which
+// alone write out: a missing unit's fill and a chunk-cache hit are units
+// like any other. The first error any unit meets ends the iteration of
+// the plan and every stage, and is returned with the unit's key; on error
+// or cancellation every goroutine ExecuteRead started has returned before
+// it does. A read of few units runs on the calling goroutine, with no
+// goroutine at all.
 //
 // A selection that reorders (index arrays out of order or with repeats)
 // reads its compact form, each touched element once, into a temporary
 // buffer of that size and gathers the output from it.
-func ReadView(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, out nd.View, opt Options) error {
-	if err := checkView(g, sel, out); err != nil {
+func ExecuteRead(ctx context.Context, r store.Reader, p *Plan, out nd.View, opt Options) error {
+	if err := checkView(p.g, p.sel, out); err != nil {
 		return err
 	}
 	if nd.NumElements(out.Shape) == 0 {
 		return ctx.Err()
 	}
-	if sel.Reorders() {
-		return readReordered(ctx, r, g, sel, out, opt)
+	if p.sel.Reorders() {
+		return readReordered(ctx, r, p.g, p.sel, out, opt)
 	}
-	return runSelection(ctx, r, g, sel, out, opt)
+	return p.read(ctx, r, out, opt)
 }
 
-// runSelection reads sel (which does not reorder) into out: on the calling
+// runSelection reads sel (which does not reorder) into out: it plans sel
+// and runs the plan (Plan.read).
+func runSelection(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, out nd.View, opt Options) error {
+	return NewPlan(g, sel).read(ctx, r, out, opt)
+}
+
+// read runs p (whose selection does not reorder) into out: on the calling
 // goroutine when it touches few read units (runsInline), else through the
 // concurrent engine.
-func runSelection(ctx context.Context, r store.Reader, g *Grid, sel nd.Selection, out nd.View, opt Options) error {
+func (p *Plan) read(ctx context.Context, r store.Reader, out nd.View, opt Options) error {
+	g := p.g
 	if g.Rect != nil {
-		return g.readRect(ctx, r, sel, out, opt)
+		return g.readRect(ctx, r, p.sel, out, opt)
 	}
-	n := sel.NumChunks(g.ChunkShape)
-	if g.cachedBox(sel, out) {
+	if g.cachedBox(p.sel, out) {
 		return nil
 	}
-	if g.runsInline(r, sel.NumChunks(g.unitShape())) {
+	if g.runsInline(r, p.sel.NumChunks(g.unitShape())) {
 		e := inlineEngine(r, g, out, opt)
 		defer e.release()
-		return e.runInline(ctx, sel.Chunks(g.ChunkShape))
+		return e.runInline(ctx, writeUnitsOf(g, p.sel, nil)) // p.WriteUnits, not moving p to the heap
 	}
-	return newEngine(r, g, out, opt).runParts(ctx, sel.Chunks(g.ChunkShape), n)
+	return newEngine(r, g, out, opt).run(ctx, *p)
 }
 
 // checkView reports a view that does not fit sel.
@@ -164,14 +188,16 @@ func (e *engine) releaseBytes(n int64) {
 	}
 }
 
-// runParts executes the read of the n chunk parts parts (of the array's
-// grid; their places are in e.out): producer → fetchers → decode workers.
-func (e *engine) runParts(ctx context.Context, parts iter.Seq[nd.ChunkPart], n int) error {
+// run executes plan p, whose places are in e.out: producer (the plan's
+// write units) → fetchers (their read units' bytes) → decode workers. (p
+// is a copy: a read that runs inline never moves its plan to the heap.)
+func (e *engine) run(ctx context.Context, p Plan) error {
+	n := p.NumWriteUnits()
 	if n == 0 {
 		return ctx.Err()
 	}
 	if e.located() {
-		return e.runBatches(ctx, parts, n)
+		return e.runBatches(ctx, p.WriteUnits(), n)
 	}
 	fetchers := min(e.opt.IOConcurrency, n)
 	if e.g.Shard != nil && e.caps.Local {
@@ -182,13 +208,16 @@ func (e *engine) runParts(ctx context.Context, parts iter.Seq[nd.ChunkPart], n i
 		fetchers = min(n, e.opt.DecodeConcurrency)
 	}
 	eg, ctx := errgroup.WithContext(ctx)
-	queue := make(chan nd.ChunkPart)
+	queue := make(chan WriteUnit)
 	e.ready = make(chan unit, e.opt.DecodeConcurrency)
 	eg.Go(func() error {
 		defer close(queue)
-		for p := range parts {
+		for u := range p.WriteUnits() {
+			if err := ctx.Err(); err != nil {
+				return err // the first error ends the plan's iteration
+			}
 			select {
-			case queue <- p:
+			case queue <- u:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
@@ -202,12 +231,15 @@ func (e *engine) runParts(ctx context.Context, parts iter.Seq[nd.ChunkPart], n i
 			defer running.Done()
 			f := newFetcher(e)
 			defer f.close()
-			for p := range queue {
+			for u := range queue {
+				if err := ctx.Err(); err != nil {
+					return err // no fetch after the first error
+				}
 				var err error
 				if e.g.Shard != nil {
-					err = f.readShard(ctx, p)
+					err = f.readShard(ctx, &u)
 				} else {
-					err = f.readChunk(ctx, p)
+					err = f.readChunk(ctx, &u)
 				}
 				if err != nil {
 					return err
@@ -218,7 +250,19 @@ func (e *engine) runParts(ctx context.Context, parts iter.Seq[nd.ChunkPart], n i
 	}
 	eg.Go(func() error { running.Wait(); close(e.ready); return nil })
 	e.decodeWorkers(ctx, eg)
-	return eg.Wait()
+	return e.wait(eg)
+}
+
+// wait waits for the stages of a read in eg and returns its first error.
+// The units the decode workers did not take, when one of them failed,
+// are given back (their buffers, and their bytes to the budget, which
+// other reads may share).
+func (e *engine) wait(eg *errgroup.Group) error {
+	err := eg.Wait()
+	for u := range e.ready { // closed once every fetcher has returned
+		e.done(&u)
+	}
+	return err
 }
 
 // decodeWorkers starts the decode workers in eg: they place the units
@@ -373,9 +417,9 @@ func fetchChunk(ctx context.Context, r store.Reader, caps store.Capabilities, ke
 // readChunk fetches one chunk of an unsharded array and hands it to the
 // decode workers. A chunk of a local store stored as it decodes and wanted
 // whole is a unit the worker reads straight into the output.
-func (f *fetcher) readChunk(ctx context.Context, p nd.ChunkPart) error {
+func (f *fetcher) readChunk(ctx context.Context, w *WriteUnit) error {
 	e := f.e
-	key := e.g.Key(p.Coords)
+	key, p := w.Key, w.Part
 	if e.g.Cache != nil {
 		return f.readCached(ctx, key, p)
 	}

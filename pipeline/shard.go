@@ -32,10 +32,11 @@ type shardRef struct {
 	path       [][]int // coordinates of the inner shards leading to it (nested shards)
 }
 
-// readShard reads the part p of one shard of the array.
-func (f *fetcher) readShard(ctx context.Context, p nd.ChunkPart) error {
+// readShard reads the part of one shard of the array that w, a write
+// unit of the read's plan, covers.
+func (f *fetcher) readShard(ctx context.Context, w *WriteUnit) error {
 	e := f.e
-	key := e.g.Key(p.Coords)
+	key, p := w.Key, w.Part
 	l := e.g.Shard
 	var cost int64
 	if !e.inline {
@@ -475,6 +476,9 @@ func (e *engine) fetchSpansOf(ctx context.Context, h *hold, r store.Reader, caps
 	data := make([][]byte, len(groups))
 	if caps.Local {
 		for i, g := range groups {
+			if err := ctx.Err(); err != nil {
+				return nil, err // a local store may not look at ctx itself
+			}
 			bp := bufpool.Get(int(g.Span.Length))
 			h.bufs = append(h.bufs, bp)
 			n, err := caps.Into.ReadInto(ctx, key, base+g.Span.Offset, *bp)

@@ -111,18 +111,18 @@ func (e *engine) placeInline(ctx context.Context, u *unit) error {
 	return nil
 }
 
-// runInline executes the read of parts (chunk parts of the array's grid)
-// on the calling goroutine.
-func (e *engine) runInline(ctx context.Context, parts iter.Seq[nd.ChunkPart]) error {
-	for p := range parts {
+// runInline executes the read of units (write units of a plan) on the
+// calling goroutine.
+func (e *engine) runInline(ctx context.Context, units iter.Seq[WriteUnit]) error {
+	for u := range units {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		var err error
 		if e.g.Shard != nil {
-			err = e.f.readShard(ctx, p)
+			err = e.f.readShard(ctx, &u)
 		} else {
-			err = e.f.readChunk(ctx, p)
+			err = e.f.readChunk(ctx, &u)
 		}
 		if errors.Is(err, errPlaced) {
 			return e.placeErr
@@ -230,7 +230,7 @@ func readOnePoint(ctx context.Context, r store.Reader, g *Grid, p []int, out []b
 	}
 	e := inlineEngine(r, g, nd.Contiguous(out, part.Count, len(out)), opt)
 	defer e.release()
-	return e.runInline(ctx, func(yield func(nd.ChunkPart) bool) { yield(part) })
+	return e.runInline(ctx, func(yield func(WriteUnit) bool) { yield(g.writeUnit(part)) })
 }
 
 // cachedPoints serves the n points of pts from the chunk cache into out

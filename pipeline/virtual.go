@@ -40,31 +40,34 @@ func (e *engine) batchLen() int {
 	return int(max(1, min(int64(maxBatch), budget/max(e.cost, 1))))
 }
 
-// runBatches is runParts for a located store: producer → fetchers of
+// runBatches is run for a located store: producer → fetchers of
 // batches → decode workers.
-func (e *engine) runBatches(ctx context.Context, parts iter.Seq[nd.ChunkPart], n int) error {
+func (e *engine) runBatches(ctx context.Context, units iter.Seq[WriteUnit], n int) error {
 	size := e.batchLen()
 	fetchers := min(e.opt.IOConcurrency, (n+size-1)/size)
 	eg, ctx := errgroup.WithContext(ctx)
-	queue := make(chan []nd.ChunkPart)
+	queue := make(chan []WriteUnit)
 	e.ready = make(chan unit, e.opt.DecodeConcurrency)
 	eg.Go(func() error {
 		defer close(queue)
-		batch := make([]nd.ChunkPart, 0, size)
+		batch := make([]WriteUnit, 0, size)
 		flush := func() error {
 			if len(batch) == 0 {
 				return nil
 			}
 			select {
 			case queue <- batch:
-				batch = make([]nd.ChunkPart, 0, size)
+				batch = make([]WriteUnit, 0, size)
 				return nil
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 		}
-		for p := range parts {
-			batch = append(batch, p)
+		for u := range units {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			batch = append(batch, u)
 			if len(batch) == size {
 				if err := flush(); err != nil {
 					return err
@@ -81,6 +84,9 @@ func (e *engine) runBatches(ctx context.Context, parts iter.Seq[nd.ChunkPart], n
 			f := newFetcher(e)
 			defer f.close()
 			for b := range queue {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 				if err := f.readBatch(ctx, b); err != nil {
 					return err
 				}
@@ -90,7 +96,7 @@ func (e *engine) runBatches(ctx context.Context, parts iter.Seq[nd.ChunkPart], n
 	}
 	eg.Go(func() error { running.Wait(); close(e.ready); return nil })
 	e.decodeWorkers(ctx, eg)
-	return eg.Wait()
+	return e.wait(eg)
 }
 
 // virtualGroup is the chunks of one batch that live in one object.
@@ -103,7 +109,7 @@ type virtualGroup struct {
 
 // readBatch locates the chunks of batch, fetches them, grouped by object
 // and coalesced, and hands them to the decode workers.
-func (f *fetcher) readBatch(ctx context.Context, batch []nd.ChunkPart) error {
+func (f *fetcher) readBatch(ctx context.Context, batch []WriteUnit) error {
 	e := f.e
 	cost := min(e.opt.MaxBytesInFlight, e.cost*int64(len(batch)))
 	if err := e.inflight.acquire(ctx, cost); err != nil {
@@ -115,8 +121,8 @@ func (f *fetcher) readBatch(ctx context.Context, batch []nd.ChunkPart) error {
 	keys := make([]string, len(batch))
 	var groups []*virtualGroup
 	byID := map[string]*virtualGroup{}
-	for i, p := range batch {
-		key := e.g.Key(p.Coords)
+	for i := range batch {
+		key, p := batch[i].Key, batch[i].Part
 		keys[i] = key
 		dst := p.DstView(e.out)
 		loc, err := e.caps.Locator.Locate(ctx, key)
@@ -167,7 +173,7 @@ func (f *fetcher) readBatch(ctx context.Context, batch []nd.ChunkPart) error {
 				return fmt.Errorf("chunk %q: %w: its reference names bytes [%d, %d) of %q, which ends first",
 					keys[i], codecs.ErrCorrupt, g.spans[j].Offset, g.spans[j].End(), g.key)
 			}
-			if err := f.sendLocated(ctx, h, batch[i], keys[i], data[j]); err != nil {
+			if err := f.sendLocated(ctx, h, batch[i].Part, keys[i], data[j]); err != nil {
 				return err
 			}
 		}

@@ -47,7 +47,19 @@ type ReadWriter interface {
 // A selection that reorders (index arrays out of order or with repeats)
 // writes each element once: where an index repeats, the value written
 // last in C order of data wins, as in NumPy.
+//
+// Write plans sel and executes the plan (ExecuteWrite).
 func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []byte, opt Options) error {
+	return ExecuteWrite(ctx, s, NewPlan(g, sel), data, opt)
+}
+
+// ExecuteWrite stores data (C order, the output shape of p's selection)
+// into the elements p selects, as Write does: each of the plan's write
+// units goes to a writer, which encodes it (inner chunks on the decode
+// workers) and replaces it with one Set. The first error ends the plan's
+// iteration; units already handed out finish first.
+func ExecuteWrite(ctx context.Context, s ReadWriter, p *Plan, data []byte, opt Options) error {
+	g, sel := p.g, p.sel
 	fullShape := sel.FullShape()
 	item := g.itemSize()
 	if want := nd.NumElements(fullShape) * item; len(data) != want {
@@ -64,11 +76,12 @@ func Write(ctx context.Context, s ReadWriter, g *Grid, sel nd.Selection, data []
 		dst := nd.Contiguous((*buf)[:compact.NumElements()*item], compact.FullShape(), item)
 		nd.Gather(dst, src, sel.LastOrders())
 		sel, src = compact, dst
+		p = NewPlan(g, sel)
 	}
 	if g.Rect != nil {
 		return g.writeRect(ctx, s, sel, src, opt)
 	}
-	return writeUnits(ctx, s, g, NewPlan(g, sel).WriteUnits(), src, opt)
+	return writeUnits(ctx, s, g, p.WriteUnits(), src, opt)
 }
 
 // writeUnits writes the write units units, whose places are in src.
@@ -96,6 +109,9 @@ func writeUnits(ctx context.Context, s ReadWriter, g *Grid, units iter.Seq[Write
 		}
 		eg.Go(func() error {
 			defer w.inflight.release(cost)
+			if err := gctx.Err(); err != nil {
+				return err // no unit written after the first error
+			}
 			return w.writeUnit(gctx, u)
 		})
 	}
