@@ -385,16 +385,22 @@ func (b *broadcast) points(from int, pts Points) {
 	if total == 0 {
 		return
 	}
+	last := len(outShape) - 1
 	pos := make([]int, len(outShape))
-	for a, k := len(outShape)-1, from; a >= 0; a-- { // unravel from
+	for a, k := last, from; a >= 0; a-- { // unravel from
 		pos[a] = k % outShape[a]
 		k /= outShape[a]
 	}
 	bpos := pos[at : at+b.bRank]
-	for k := range total {
-		c := pts.Coords[k*rank : (k+1)*rank]
+	// A row (the output's last dimension) at a time: along it, each
+	// coordinate (or, for an array, the offset into its indices) steps
+	// by a constant.
+	base, inc := make([]int, len(dims)), make([]int, len(dims))
+	for k := 0; k < total; {
+		n := min(outShape[last]-pos[last], total-k)
 		oi := 0
 		for d, p := range dims {
+			inc[d] = 0
 			switch p.kind {
 			case kindIndices:
 				a := &b.arrays[p.arr]
@@ -402,23 +408,44 @@ func (b *broadcast) points(from int, pts Points) {
 				for i, st := range a.strides {
 					off += bpos[i] * st
 				}
-				c[d] = a.list[off]
+				base[d] = off
+				if last >= at && last < at+b.bRank {
+					inc[d] = a.strides[last-at]
+				}
 			case kindIndex:
-				c[d] = p.index
+				base[d] = p.index
 			default:
 				if oi == at {
 					oi += b.bRank
 				}
-				c[d] = p.dim.Start + pos[oi]*p.dim.Step
+				base[d] = p.dim.Start + pos[oi]*p.dim.Step
+				if oi == last {
+					inc[d] = p.dim.Step
+				}
 				oi++
 			}
 		}
-		for a := len(pos) - 1; a >= 0; a-- {
-			pos[a]++
-			if pos[a] < outShape[a] {
-				break
+		for d, p := range dims {
+			v, step := base[d], inc[d]
+			c := pts.Coords[k*rank+d:]
+			if p.kind == kindIndices {
+				list := b.arrays[p.arr].list
+				for j := range n {
+					c[j*rank] = list[v]
+					v += step
+				}
+				continue
 			}
+			for j := range n {
+				c[j*rank] = v
+				v += step
+			}
+		}
+		k += n
+		pos[last] += n
+		for a := last; a > 0 && pos[a] >= outShape[a]; a-- {
 			pos[a] = 0
+			pos[a-1]++
 		}
 	}
 }

@@ -327,3 +327,55 @@ func rebuild(t *testing.T, it nd.Item) nd.Item {
 	}
 	return out
 }
+
+// BenchmarkPointwisePoints lists the 10^6 points of index arrays that
+// broadcast ("[[0], ..., [999]], [[0, ..., 999]]" on a 1000 x 1000
+// array, and a 2-D mask of it) into a reused buffer; bytes are the
+// coordinates written (16 a point). The memcpy sub-benchmark copies as
+// many bytes, the limit to compare with in the same run.
+func BenchmarkPointwisePoints(b *testing.B) {
+	rows := make([]int, 1000)
+	for i := range rows {
+		rows[i] = i
+	}
+	col, err := nd.IndexArrayOfShape([]int{1000, 1}, rows)
+	if err != nil {
+		b.Fatal(err)
+	}
+	mask := make([]bool, 1000*1000)
+	for i := range mask {
+		mask[i] = i%3 != 0
+	}
+	m, err := nd.MaskOfShape([]int{1000, 1000}, mask)
+	if err != nil {
+		b.Fatal(err)
+	}
+	shape := []int{1000, 1000}
+	for _, c := range []struct {
+		name  string
+		items []nd.Item
+	}{{"broadcast", nd.Vectorized([]nd.Item{col, nd.IndexArray(rows...)})}, {"mask2d", []nd.Item{m}}} {
+		p, ok, err := nd.NewPointwise(c.items, shape)
+		if err != nil || !ok {
+			b.Fatal(ok, err)
+		}
+		buf := make([]int, 2*p.Len())
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(16 * p.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				p.Points(0, p.Len(), buf)
+			}
+		})
+		if c.name == "broadcast" {
+			src := make([]int, len(buf))
+			b.Run("memcpy", func(b *testing.B) {
+				b.SetBytes(int64(16 * p.Len()))
+				b.ReportAllocs()
+				for b.Loop() {
+					copy(buf, src)
+				}
+			})
+		}
+	}
+}
