@@ -466,10 +466,7 @@ func (s *Store) GetRanges(ctx context.Context, key string, ranges []store.ByteRa
 // into dst with one ReadAt, and returns how many it read (fewer when the
 // value ends first).
 func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []byte) (int, error) {
-	if offset < 0 {
-		return 0, &store.KeyError{Op: "read", Key: key, Err: fmt.Errorf("%w: offset %d", store.ErrInvalidRange, offset)}
-	}
-	f, _, err := s.open(ctx, "read", key)
+	f, err := s.openAt(ctx, "read", key, offset)
 	if err != nil {
 		return 0, err
 	}
@@ -479,6 +476,16 @@ func (s *Store) ReadInto(ctx context.Context, key string, offset int64, dst []by
 		return n, opErr("read", key, err)
 	}
 	return n, nil
+}
+
+// openAt opens key's value for a read of op from offset, which must not
+// be negative.
+func (s *Store) openAt(ctx context.Context, op, key string, offset int64) (vfile, error) {
+	if offset < 0 {
+		return vfile{}, &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: offset %d", store.ErrInvalidRange, offset)}
+	}
+	f, _, err := s.open(ctx, op, key)
+	return f, err
 }
 
 // Size returns the length of key's value.

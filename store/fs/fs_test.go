@@ -141,13 +141,7 @@ func TestTempFilesHidden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var keys []string
-	for k, err := range s.List(ctx, "") {
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, k)
-	}
+	keys := storetest.ListKeys(t, s, "")
 	if !slices.Equal(keys, []string{"a/b"}) {
 		t.Errorf("List = %q, want [a/b]", keys)
 	}
@@ -355,13 +349,7 @@ func TestRefdata(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	var got []string
-	for k, err := range s.List(ctx, "") {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, k)
-	}
+	got := storetest.ListKeys(t, s, "")
 	if !slices.Equal(got, want) {
 		t.Fatalf("List found %d keys, want %d", len(got), len(want))
 	}

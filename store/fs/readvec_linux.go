@@ -31,13 +31,10 @@ var iovPool = sync.Pool{New: func() any { s := make([]unix.Iovec, 0, iovMax); re
 // bytes than asked. It returns how many bytes it read; when the value ends
 // first, fewer than total and an error wrapping io.ErrUnexpectedEOF (see
 // store.VectorReader). A missing key, or one naming a directory, is
-// store.ErrNotFound; a FIFO, socket or device ErrNotRegular. ReadVec is only available on Linux, and safe for
-// concurrent use with distinct bufs.
+// store.ErrNotFound; a FIFO, socket or device ErrNotRegular. ReadVec is
+// only available on Linux, and safe for concurrent use with distinct bufs.
 func (s *Store) ReadVec(ctx context.Context, key string, off int64, bufs [][]byte) (int, error) {
-	if off < 0 {
-		return 0, &store.KeyError{Op: "readvec", Key: key, Err: fmt.Errorf("%w: offset %d", store.ErrInvalidRange, off)}
-	}
-	f, _, err := s.open(ctx, "readvec", key)
+	f, err := s.openAt(ctx, "readvec", key, off)
 	if err != nil {
 		return 0, err
 	}

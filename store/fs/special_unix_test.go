@@ -116,13 +116,7 @@ func testNonRegularFiles(t *testing.T) {
 		if err != nil || !slices.Equal(keysIn, []string{"1"}) || len(dirs) != 0 {
 			t.Errorf("follow=%v: ListDir(c/) = %q %q, %v; want [1]", follow, keysIn, dirs, err)
 		}
-		var all []string
-		for k, err := range s.List(ctx, "") {
-			if err != nil {
-				t.Fatal(err)
-			}
-			all = append(all, k)
-		}
+		all := storetest.ListKeys(t, s, "")
 		if !slices.Equal(all, []string{"c/1"}) {
 			t.Errorf("follow=%v: List = %q, want [c/1]", follow, all)
 		}

@@ -68,14 +68,11 @@ func (d *memDriver) Read(_ context.Context, name string, off, n int64, cond stor
 	d.reads.Add(1)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	b, ok := d.objs[name]
-	if !ok {
-		return objstore.Object{}, errMissing
-	}
-	if err := d.check(name, cond); err != nil {
+	b, info, err := d.lookup(name, cond)
+	if err != nil {
 		return objstore.Object{}, err
 	}
-	size := int64(len(b))
+	size := info.Size
 	if off < 0 {
 		off = max(size+off, 0)
 	}
@@ -88,21 +85,28 @@ func (d *memDriver) Read(_ context.Context, name string, off, n int64, cond stor
 	}
 	off = min(off, size)
 	body := bytes.Clone(b[off:end])
-	return objstore.Object{Body: io.NopCloser(bytes.NewReader(body)), Length: int64(len(body)), Version: strconv.FormatInt(d.gens[name], 10),
-		Validators: d.validators(name)}, nil
+	return objstore.Object{Body: io.NopCloser(bytes.NewReader(body)), Length: int64(len(body)), Version: info.Version,
+		Validators: info.Validators}, nil
 }
 
 func (d *memDriver) Head(_ context.Context, name string, cond store.ReadCondition) (objstore.Info, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	_, info, err := d.lookup(name, cond)
+	return info, err
+}
+
+// lookup returns name's value and what a Head tells of it, under cond;
+// d.mu is held.
+func (d *memDriver) lookup(name string, cond store.ReadCondition) ([]byte, objstore.Info, error) {
 	b, ok := d.objs[name]
 	if !ok {
-		return objstore.Info{}, errMissing
+		return nil, objstore.Info{}, errMissing
 	}
 	if err := d.check(name, cond); err != nil {
-		return objstore.Info{}, err
+		return nil, objstore.Info{}, err
 	}
-	return objstore.Info{Size: int64(len(b)), Version: strconv.FormatInt(d.gens[name], 10), Validators: d.validators(name)}, nil
+	return b, objstore.Info{Size: int64(len(b)), Version: strconv.FormatInt(d.gens[name], 10), Validators: d.validators(name)}, nil
 }
 
 func (d *memDriver) Put(_ context.Context, name string, value []byte, cond objstore.Condition) error {

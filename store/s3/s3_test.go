@@ -154,13 +154,7 @@ func TestPrefixIsolation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var all []string
-	for k, err := range root.List(ctx, "") {
-		if err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, k)
-	}
+	all := storetest.ListKeys(t, root, "")
 	if want := []string{"data/a/x", "data/ab/y"}; !slices.Equal(all, want) {
 		t.Errorf("root List = %q, want %q", all, want)
 	}
@@ -207,13 +201,7 @@ func TestListPagination(t *testing.T) {
 		}
 	}
 	rec.Reset()
-	var got []string
-	for k, err := range st.List(ctx, "c/") {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, k)
-	}
+	got := storetest.ListKeys(t, st, "c/")
 	if !slices.Equal(got, want) {
 		t.Errorf("List returned %d keys, want %d (first %q)", len(got), len(want), got[:min(3, len(got))])
 	}

@@ -52,13 +52,7 @@ func TestBuilder(t *testing.T) {
 		t.Errorf("Get after Close: err = %v, want ErrClosed", err)
 	}
 	r := open(t, put(t, "mem", buf.Bytes()))
-	var names []string
-	for k, err := range r.List(ctx, "") {
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, k)
-	}
+	names := storetest.ListKeys(t, r, "")
 	if want := []string{"a/zarr.json", "c/0", "zarr.json"}; !slices.Equal(names, want) {
 		t.Errorf("archive holds %q, want %q", names, want)
 	}

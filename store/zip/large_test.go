@@ -32,6 +32,17 @@ func allocated(f func()) uint64 {
 	return b.TotalAlloc - a.TotalAlloc
 }
 
+// largeDeflate returns an n-byte value (largeValue) and a stdlib archive
+// holding it as the deflate entry "shard"; it skips t in short mode.
+func largeDeflate(t *testing.T, n int) (val, arch []byte) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("inflates %d MiB", n>>20)
+	}
+	val = largeValue(n)
+	return val, stdlibZip(t, map[string][]byte{"shard": val}, stdzip.Deflate)
+}
+
 // TestLargeDeflateRanges (issue 27): ranges of a deflate entry larger than
 // the one-entry cache (a 20 MiB shard stored as one compressible deflate
 // entry, about 30 KiB compressed) are inflated as far as the ranges
@@ -40,12 +51,8 @@ func allocated(f func()) uint64 {
 // plus blocks of compressed data, never the inflated entry; the values are
 // the stdlib writer's.
 func TestLargeDeflateRanges(t *testing.T) {
-	if testing.Short() {
-		t.Skip("inflates 20 MiB")
-	}
 	const n = 20 << 20
-	val := largeValue(n)
-	arch := stdlibZip(t, map[string][]byte{"shard": val}, stdzip.Deflate)
+	val, arch := largeDeflate(t, n)
 	r := open(t, put(t, "mem", arch))
 	ctx := context.Background()
 	check := func(ranges []store.ByteRange, maxAlloc uint64) {
@@ -88,12 +95,7 @@ func TestLargeDeflateRanges(t *testing.T) {
 // the damage (ErrFormat), as does a directory claiming more than deflate
 // can expand to.
 func TestLargeDeflateCorrupt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("inflates 18 MiB")
-	}
-	const n = 18 << 20
-	val := largeValue(n)
-	arch := stdlibZip(t, map[string][]byte{"shard": val}, stdzip.Deflate)
+	val, arch := largeDeflate(t, 18<<20)
 	// Cut the compressed data short: the archive keeps its directory.
 	dir := bytes.LastIndex(arch, []byte("PK\x01\x02"))
 	bad := append([]byte{}, arch...)

@@ -189,13 +189,7 @@ func TestLastEntryWins(t *testing.T) {
 				t.Errorf("method %d: Size(%q) = %d, %v; want %d", method, key, n, err, len(want))
 			}
 		}
-		var keys []string
-		for k, err := range r.List(ctx, "") {
-			if err != nil {
-				t.Fatal(err)
-			}
-			keys = append(keys, k)
-		}
+		keys := storetest.ListKeys(t, r, "")
 		if want := []string{"a", "b/zarr.json", "c"}; !slices.Equal(keys, want) {
 			t.Errorf("method %d: List = %q, want %q", method, keys, want)
 		}
