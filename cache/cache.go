@@ -48,6 +48,24 @@ type ElemAdder interface {
 	AddElem(key string, value []byte, elemSize int)
 }
 
+// ByteGetter is implemented by caches that look up a key given as bytes
+// without first converting it to a string (LRU, and Tiered for a hit in
+// an LRU first tier): a lookup whose key was built in a reused buffer
+// then allocates nothing. GetBytes(key) is Get(string(key)); it must not
+// keep key. Use the function GetBytes, which falls back to Get.
+type ByteGetter interface {
+	GetBytes(key []byte) ([]byte, bool)
+}
+
+// GetBytes looks key up in c: with c's GetBytes when c implements
+// ByteGetter, else with Get(string(key)).
+func GetBytes(c Cache, key []byte) ([]byte, bool) {
+	if bg, ok := c.(ByteGetter); ok {
+		return bg.GetBytes(key)
+	}
+	return c.Get(string(key))
+}
+
 // AddElem adds value to c with its element size (the array's item size)
 // when c can use it, else with plain Add. elemSize ≤ 0 means the cache's
 // default.
@@ -233,6 +251,17 @@ func (k *keyMap[V]) load(key string) (*node[V], bool) {
 	return n, ok
 }
 
+// loadBytes is load of the key whose bytes are key, without converting
+// them to a string (maphash hashes bytes and strings alike, and a map
+// index by string(key) does not allocate).
+func (k *keyMap[V]) loadBytes(key []byte) (*node[V], bool) {
+	s := &k.stripes[maphash.Bytes(k.seed, key)%keyStripes]
+	s.mu.RLock()
+	n, ok := s.m[string(key)]
+	s.mu.RUnlock()
+	return n, ok
+}
+
 func (k *keyMap[V]) store(key string, n *node[V]) {
 	s := k.stripe(key)
 	s.mu.Lock()
@@ -340,6 +369,17 @@ func (n *node[V]) mark() {
 // no lock.
 func (c *core[V]) get(key string) (entry[V], bool) {
 	if n, ok := c.lookup(key); ok {
+		n.mark()
+		n.hits.Add(1)
+		return n.en, true
+	}
+	c.misses.Add(1)
+	return entry[V]{}, false
+}
+
+// getBytes is get of the key whose bytes are key.
+func (c *core[V]) getBytes(key []byte) (entry[V], bool) {
+	if n, ok := c.m.loadBytes(key); ok {
 		n.mark()
 		n.hits.Add(1)
 		return n.en, true

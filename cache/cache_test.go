@@ -703,3 +703,71 @@ func TestCompressedHoldsOnlyCompressedBytes(t *testing.T) {
 		t.Fatalf("entry of %d compressed bytes holds a %d-byte buffer", len(e.v.b), c)
 	}
 }
+
+// TestGetBytes checks that GetBytes finds what Get finds, in every cache
+// (through ByteGetter or the fallback) and in a Tiered cache whose entry
+// sits in its first tier or below, counting one hit or one miss per
+// lookup, and that an LRU hit by bytes allocates nothing.
+func TestGetBytes(t *testing.T) {
+	const n = 4096
+	cs := caches(t, 1<<20)
+	small := NewLRU(n + EntryOverhead + 64) // holds one entry: the older moves down
+	tiered, err := NewTiered(small, NewCompressed(1<<20, CompressedOptions{ElemSize: 4}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs["tiered"] = tiered
+	for name, c := range cs {
+		t.Run(name, func(t *testing.T) {
+			k1, k2 := Key("s", "a/0", 0, 3), Key("s", "a/1", 0, 3)
+			c.Add(k1, val(k1, n))
+			c.Add(k2, val(k2, n))
+			before := c.Stats()
+			if name == "tiered" && before.Tiers[0].Entries != 1 {
+				t.Fatalf("first tier holds %d entries, want 1", before.Tiers[0].Entries)
+			}
+			for _, k := range []string{k1, k2} {
+				v, ok := GetBytes(c, []byte(k))
+				if !ok || !bytes.Equal(v, val(k, n)) {
+					t.Fatalf("GetBytes(%q): ok %v, value equal %v", k, ok, bytes.Equal(v, val(k, n)))
+				}
+			}
+			if v, ok := GetBytes(c, []byte(Key("s", "a/2", 0, 3))); ok || v != nil {
+				t.Fatalf("GetBytes of a missing key: %d bytes, %v", len(v), ok)
+			}
+			after := c.Stats()
+			if after.Hits-before.Hits != 2 || after.Misses-before.Misses != 1 {
+				t.Errorf("2 hits and 1 miss counted as %d hits, %d misses", after.Hits-before.Hits, after.Misses-before.Misses)
+			}
+			if name == "tiered" {
+				// k1 (moved down), then k2 (moved down by k1's
+				// promotion) and the missing key each miss the first
+				// tier once.
+				if m := after.Tiers[0].Misses - before.Tiers[0].Misses; m != 3 {
+					t.Errorf("first tier counted %d misses for 3 lookups that missed it", m)
+				}
+			}
+		})
+	}
+	l := NewLRU(1 << 20)
+	k := []byte(Key("store-with-a-long-name", "group/array/c/0/0/0", 0, 17))
+	l.Add(string(k), val(string(k), n))
+	if a := testing.AllocsPerRun(100, func() {
+		if _, ok := GetBytes(l, k); !ok {
+			t.Fatal("miss")
+		}
+	}); a != 0 {
+		t.Errorf("an LRU hit by bytes allocates %v times", a)
+	}
+	tl, err := NewTiered(l, NewLRU(1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(100, func() {
+		if _, ok := GetBytes(tl, k); !ok {
+			t.Fatal("miss")
+		}
+	}); a != 0 {
+		t.Errorf("a Tiered first-tier hit by bytes allocates %v times", a)
+	}
+}

@@ -21,6 +21,23 @@ func (l *LRU) Get(key string) ([]byte, bool) {
 	return v, ok
 }
 
+// GetBytes implements ByteGetter: Get without converting key to a string.
+func (l *LRU) GetBytes(key []byte) ([]byte, bool) {
+	en, ok := l.c.getBytes(key)
+	return en.v, ok
+}
+
+// hitBytes is GetBytes counting a hit but no miss (Tiered's Get then
+// counts it).
+func (l *LRU) hitBytes(key []byte) ([]byte, bool) {
+	if n, ok := l.c.m.loadBytes(key); ok {
+		n.mark()
+		n.hits.Add(1)
+		return n.en.v, true
+	}
+	return nil, false
+}
+
 func (l *LRU) getElem(key string) ([]byte, int, bool) {
 	en, ok := l.c.get(key)
 	return en.v, en.elem, ok

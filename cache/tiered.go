@@ -100,6 +100,19 @@ func (t *Tiered) Get(key string) ([]byte, bool) {
 	return nil, false
 }
 
+// GetBytes implements ByteGetter: a hit in a first tier that is an LRU
+// converts nothing; any other lookup is Get's (which then counts the
+// first tier's miss, once).
+func (t *Tiered) GetBytes(key []byte) ([]byte, bool) {
+	if l, ok := t.tiers[0].(*LRU); ok {
+		if v, ok := l.hitBytes(key); ok {
+			t.hits.Add(1)
+			return v, true
+		}
+	}
+	return t.Get(string(key))
+}
+
 // scan looks key up in each tier in order, moving a hit below tier 0 up.
 func (t *Tiered) scan(key string) ([]byte, bool) {
 	for i, c := range t.tiers {

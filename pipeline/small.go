@@ -173,7 +173,7 @@ func (g *Grid) cachedElement(s *pointScratch, p []int, out []byte) bool {
 		want = g.chunkBytes()
 	}
 	s.ckey = cache.AppendKey(s.ckey[:0], g.StoreID, s.key, 0, inner)
-	v, ok := g.Cache.Get(string(s.ckey))
+	v, ok := cache.GetBytes(g.Cache, s.ckey)
 	if !ok || len(v) != want {
 		return false
 	}
@@ -253,42 +253,87 @@ func (g *Grid) cachedPoints(pts nd.Points, out []byte) bool {
 // boxScratch is the reused state of one cached box read.
 type boxScratch struct {
 	pointScratch
-	lo, hi, u, first, last, a, shape, ustr []int
+	lo, hi, u, first, last, a, shape, ustr, oshape, ostr []int
 }
 
 var boxPool = sync.Pool{New: func() any {
 	return &boxScratch{pointScratch: pointScratch{key: make([]byte, 0, 64), ckey: make([]byte, 0, 96)}}
 }}
 
+// getBoxScratch returns pooled box scratch for rank dimensions.
+func getBoxScratch(rank int) *boxScratch {
+	s := boxPool.Get().(*boxScratch)
+	all := [...]*[]int{&s.chunk, &s.local, &s.inner, &s.lo, &s.hi, &s.u, &s.first, &s.last, &s.a, &s.shape, &s.ustr, &s.oshape, &s.ostr}
+	if cap(s.lo) < rank {
+		buf := make([]int, len(all)*rank)
+		for i, p := range all {
+			*p = buf[i*rank : (i+1)*rank : (i+1)*rank]
+		}
+	}
+	for _, p := range all {
+		*p = (*p)[:rank]
+	}
+	return s
+}
+
 // inlineMaxBox bounds the read units a box read tries to copy from the
 // chunk cache on the calling goroutine.
 const inlineMaxBox = 16
 
-// cachedBox copies the box selection sel (every dimension an integer or a
+// ReadCachedBox reads the box selection sel (every dimension an integer
+// index or a step-1 slice, as nd.BoxInto gives) into out, in C order,
+// from g's chunk cache, and reports whether it did: false when g has no
+// chunk cache, the cache lacks a read unit sel touches, sel touches more
+// than 16 read units or is no such box, or out does not hold exactly
+// sel's elements. After false, out holds nothing defined: read sel with
+// Read. It builds no plan and, with the cache an LRU, allocates nothing:
+// per read unit a key built in pooled scratch, a lookup and a strided
+// copy. It keeps no reference to sel or out.
+func ReadCachedBox(g *Grid, sel nd.Selection, out []byte) bool {
+	rank := len(sel)
+	if g.Cache == nil || rank == 0 || rank != len(g.Shape) {
+		return false
+	}
+	s := getBoxScratch(rank)
+	defer boxPool.Put(s)
+	item, n := g.itemSize(), 1
+	for d := rank - 1; d >= 0; d-- {
+		s.oshape[d], s.ostr[d] = sel[d].Len(), n*item
+		n *= s.oshape[d]
+	}
+	if n*item != len(out) {
+		return false
+	}
+	return g.cachedBoxIn(s, sel, nd.View{Data: out, Shape: s.oshape, Strides: s.ostr, ItemSize: item})
+}
+
+// cachedBox is cachedBoxIn with pooled scratch, for a box read into any
+// view.
+func (g *Grid) cachedBox(sel nd.Selection, out nd.View) bool {
+	if g.Cache == nil || len(sel) == 0 {
+		return false
+	}
+	s := getBoxScratch(len(sel))
+	defer boxPool.Put(s)
+	return g.cachedBoxIn(s, sel, out)
+}
+
+// cachedBoxIn copies the box selection sel (every dimension an integer or a
 // step-1 slice) into out from the chunk cache when the cache holds every
 // read unit it touches (at most inlineMaxBox), and reports whether it did.
-// It builds no plan: a key per unit, a lookup, a strided copy.
-func (g *Grid) cachedBox(sel nd.Selection, out nd.View) bool {
+// It builds no plan: a key per unit, a lookup, a strided copy. s is
+// scratch of sel's rank (getBoxScratch); out may live in it.
+func (g *Grid) cachedBoxIn(s *boxScratch, sel nd.Selection, out nd.View) bool {
 	rank := len(sel)
-	if g.Cache == nil || rank == 0 || g.Shard != nil && g.Shard.Nested() != nil {
+	if g.Cache == nil || rank == 0 || g.Rect != nil || g.Shard != nil && g.Shard.Nested() != nil {
 		return false
 	}
 	unit := g.unitShape()
 	n := 1
 	for _, d := range sel {
-		if d.Index != nil || d.Count == 0 || d.Count > 1 && d.Step != 1 {
+		if d.Index != nil || d.Order != nil || d.Count == 0 || d.Count > 1 && d.Step != 1 {
 			return false
 		}
-	}
-	s := boxPool.Get().(*boxScratch)
-	defer boxPool.Put(s)
-	if cap(s.lo) < rank {
-		for _, p := range []*[]int{&s.chunk, &s.local, &s.inner, &s.lo, &s.hi, &s.u, &s.first, &s.last, &s.a, &s.shape, &s.ustr} {
-			*p = make([]int, rank)
-		}
-	}
-	for _, p := range []*[]int{&s.chunk, &s.local, &s.inner, &s.lo, &s.hi, &s.u, &s.first, &s.last, &s.a, &s.shape, &s.ustr} {
-		*p = (*p)[:rank]
 	}
 	for d, dim := range sel {
 		s.lo[d], s.hi[d] = dim.Start, dim.Start+dim.Count
@@ -323,7 +368,7 @@ func (g *Grid) cachedBox(sel nd.Selection, out nd.View) bool {
 			inner = g.Shard.Linear(s.inner)
 		}
 		s.ckey = cache.AppendKey(s.ckey[:0], g.StoreID, s.key, 0, inner)
-		v, ok := g.Cache.Get(string(s.ckey))
+		v, ok := cache.GetBytes(g.Cache, s.ckey)
 		if !ok || len(v) != want {
 			return false
 		}

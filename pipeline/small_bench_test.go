@@ -151,12 +151,19 @@ func smallArray(b *testing.B, opts ...zarr.Option) *zarr.Array {
 
 // cachedSmallArray opens the array with an LRU holding every inner chunk.
 func cachedSmallArray(b *testing.B) *zarr.Array {
-	a := smallArray(b, zarr.WithCache(cache.NewLRU(smallN*smallN*4+64<<20)))
+	a, _ := cachedSmallArrayLRU(b)
+	return a
+}
+
+// cachedSmallArrayLRU is cachedSmallArray also returning its LRU.
+func cachedSmallArrayLRU(b *testing.B) (*zarr.Array, *cache.LRU) {
+	l := cache.NewLRU(smallN*smallN*4 + 64<<20)
+	a := smallArray(b, zarr.WithCache(l))
 	out := make([]byte, smallN*smallN*4)
 	if err := a.ReadBytesInto(context.Background(), out); err != nil {
 		b.Fatal(err)
 	}
-	return a
+	return a, l
 }
 
 // BenchmarkSmallRead measures one-element, tile and few-point reads.
@@ -217,6 +224,74 @@ func BenchmarkSmallRead(b *testing.B) {
 			})
 		})
 	}
+	// A 64×64 tile read from the cache against the copy of a tile alone
+	// (nd.Copy out of one of the cache's own values, a random tile of a
+	// random inner chunk: as cold in the CPU caches as the read's), in
+	// batches of 16 that alternate which goes first, by thread CPU time
+	// per tile. x-copy is the read's time over the copy's: what the read
+	// costs beyond its copy.
+	b.Run("tile64-vs-copy", func(b *testing.B) {
+		a, l := cachedSmallArrayLRU(b)
+		var chunks [][]byte
+		for _, k := range l.Keys() {
+			if v, ok := l.Get(k); ok && len(v) == smallInner*smallInner*4 {
+				chunks = append(chunks, v)
+			}
+		}
+		if len(chunks) != (smallN/smallInner)*(smallN/smallInner) {
+			b.Fatalf("%d inner chunks cached", len(chunks))
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		out := make([]float32, 64*64)
+		outb := make([]byte, 64*64*4)
+		dst := nd.Contiguous(outb, []int{64, 64}, 4)
+		shape, strides := []int{64, 64}, []int{smallInner * 4, 4}
+		const batch = 16
+		var srcs [batch]nd.View
+		var tiles [batch][2]int
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var tRead, tCopy time.Duration
+		readFirst := true
+		b.SetBytes(64 * 64 * 4 * batch)
+		b.ReportAllocs()
+		for b.Loop() {
+			for k := range batch {
+				tiles[k] = [2]int{rng.IntN(smallN/64) * 64, rng.IntN(smallN/64) * 64}
+				i, j := rng.IntN(smallInner/64)*64, rng.IntN(smallInner/64)*64
+				srcs[k] = nd.View{Data: chunks[rng.IntN(len(chunks))], Offset: (i*smallInner + j) * 4, Shape: shape, Strides: strides, ItemSize: 4}
+			}
+			read := func() {
+				t := threadCPU()
+				for _, p := range tiles {
+					if err := zarr.ReadInto(ctx, a, out, nd.Range(p[0], p[0]+64), nd.Range(p[1], p[1]+64)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				tRead += threadCPU() - t
+			}
+			cp := func() {
+				t := threadCPU()
+				for _, s := range srcs {
+					nd.Copy(dst, s)
+				}
+				tCopy += threadCPU() - t
+			}
+			if readFirst {
+				read()
+				cp()
+			} else {
+				cp()
+				read()
+			}
+			readFirst = !readFirst
+		}
+		b.ReportMetric(float64(tRead)/float64(b.N*batch), "read-cpu-ns/tile")
+		b.ReportMetric(float64(tCopy)/float64(b.N*batch), "copy-cpu-ns/tile")
+		if tCopy > 0 {
+			b.ReportMetric(float64(tRead)/float64(tCopy), "x-copy")
+		}
+	})
 	b.Run("point-uncached", func(b *testing.B) {
 		a := smallArray(b)
 		l := a.Sharding()
@@ -299,7 +374,7 @@ func BenchmarkSmallRead(b *testing.B) {
 	})
 }
 
-// BenchmarkSmallReadParallel measures random cached one-element reads of
+// BenchmarkParallelPointReads measures random cached one-element reads of
 // one *zarr.Array from 1, 2 and 8 goroutines. Each op of the benchmark is
 // one round: every concurrency level runs for 200 ms, in a rotating order.
 // It reports the throughput of each level (ops/s-G), the ratio of 8
@@ -310,8 +385,8 @@ func BenchmarkSmallRead(b *testing.B) {
 // wall-clock ratio measures the kernel's scheduler) and the latency
 // percentiles of each level (p50-ns-G, p99-ns-G, over all rounds):
 //
-//	go test ./pipeline -run '^$' -bench SmallReadParallel -benchtime 5x
-func BenchmarkSmallReadParallel(b *testing.B) {
+//	go test ./pipeline -run '^$' -bench ParallelPointReads -benchtime 5x
+func BenchmarkParallelPointReads(b *testing.B) {
 	ctx := context.Background()
 	a := cachedSmallArray(b)
 	levels := []int{1, 2, 8}

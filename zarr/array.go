@@ -388,6 +388,9 @@ func (a *Array) ReadBytesInto(ctx context.Context, out []byte, items ...nd.Item)
 		}
 		return nil
 	}
+	if a.readCachedBox(ctx, out, items) { // a tile the chunk cache holds
+		return nil
+	}
 	if pts, _, ok, err := a.pointwise(items); err != nil {
 		return err
 	} else if ok { // index arrays NumPy broadcasts: pointwise

@@ -110,8 +110,18 @@ func TestSmallReads(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: box %v: %v", mode, sel, err)
 					}
-					if i, ok := sameValues(dt, gotBox, gather(want.Data, c.Shape, item, sel)); !ok {
+					wantBox := gather(want.Data, c.Shape, item, sel)
+					if i, ok := sameValues(dt, gotBox, wantBox); !ok {
 						t.Fatalf("%s: box %v differs at element %d", mode, sel, i)
+					}
+					// Into a buffer of the caller's: the cached-box fast
+					// path when the cache holds the box's units.
+					into := make([]byte, len(wantBox))
+					if err := a.ReadBytesInto(ctx, into, box...); err != nil {
+						t.Fatalf("%s: box %v into a buffer: %v", mode, sel, err)
+					}
+					if i, ok := sameValues(dt, into, wantBox); !ok {
+						t.Fatalf("%s: box %v into a buffer differs at element %d", mode, sel, i)
 					}
 				}
 			}
