@@ -112,10 +112,11 @@ func (p Pointwise) Len() int {
 }
 
 // Points lists the points from, from+1, ..., from+n-1 (output elements
-// in C order; 0 ≤ from ≤ from+n ≤ Len()), into dst's storage when its
-// capacity holds n points (rank coordinates each), else into a new slice.
+// in C order; those past Len() are left out), into dst's storage when its
+// capacity holds them (rank coordinates each), else into a new slice.
 func (p Pointwise) Points(from, n int, dst []int) Points {
-	if p.b == nil || n <= 0 {
+	n = min(n, p.Len()-from)
+	if p.b == nil || n <= 0 || from < 0 {
 		return Points{Rank: p.rank, Coords: []int{}}
 	}
 	if cap(dst) < n*p.rank {

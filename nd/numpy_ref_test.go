@@ -379,3 +379,42 @@ func BenchmarkPointwisePoints(b *testing.B) {
 		}
 	}
 }
+
+func ExampleNewPointwise() {
+	// NumPy's a[[[0], [2]], [1, 3]]: the index arrays broadcast to 2×2.
+	items, _ := nd.ParseSelection("[[0], [2]], [1, 3]")
+	p, pointwise, _ := nd.NewPointwise(items, []int{5, 6})
+	fmt.Println(pointwise, p.Shape(), p.Len())
+	for k := range p.Len() {
+		fmt.Print(p.Points(k, 1, nil).At(0), " ")
+	}
+	fmt.Println()
+	// Output:
+	// true [2 2] 4
+	// [0 1] [0 3] [2 1] [2 3]
+}
+
+// TestPointwiseRange: Points past the end, before the start or of no
+// points gives what lies inside, without panicking.
+func TestPointwiseRange(t *testing.T) {
+	items, err := nd.ParseSelection("[[0], [2]], [1, 3]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := nd.NewPointwise(items, []int{5, 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ from, n, want int }{{0, 4, 4}, {3, 10, 1}, {4, 1, 0}, {-1, 2, 0}, {2, -1, 0}, {math.MaxInt, 1, 0}, {math.MinInt, math.MaxInt, 0}} {
+		if got := p.Points(c.from, c.n, nil); got.Len() != c.want {
+			t.Errorf("Points(%d, %d): %d points, want %d", c.from, c.n, got.Len(), c.want)
+		}
+	}
+	if got := p.Points(3, 10, nil).At(0); !slices.Equal(got, []int{2, 3}) {
+		t.Errorf("Points(3, 10) = %v, want [2 3]", got)
+	}
+	var zero nd.Pointwise
+	if zero.Len() != 0 || zero.Shape() != nil || zero.Points(0, 1, nil).Len() != 0 {
+		t.Errorf("the zero Pointwise: %d %v", zero.Len(), zero.Shape())
+	}
+}
