@@ -66,8 +66,8 @@ func newStore(t *testing.T) *azure.Store {
 	return st
 }
 
-// TestCloud runs storetest's cloud-store tests: conformance and
-// conditional reads on the emulator, a done context.
+// TestCloud runs storetest's cloud-store tests: conformance, conditional
+// reads and a missing container on the emulator, a done context, retries.
 func TestCloud(t *testing.T) {
 	storetest.TestCloud(t, storetest.Cloud{
 		New: func(t *testing.T) store.Store { return newStore(t) },
@@ -79,21 +79,9 @@ func TestCloud(t *testing.T) {
 			}
 			return st
 		},
+		Missing:    func(t *testing.T) store.Store { return emulator(t).open(t, "no-such-container-gozarr", "") },
+		ErrMissing: azure.ErrContainer,
 	})
-}
-
-// TestMissingContainer: a container that does not exist is ErrContainer,
-// never a missing key.
-func TestMissingContainer(t *testing.T) {
-	e := emulator(t)
-	st := e.open(t, "no-such-container-gozarr", "")
-	ctx := context.Background()
-	if _, err := st.Get(ctx, "k", store.OffsetLen(0, 5)); !errors.Is(err, azure.ErrContainer) || errors.Is(err, store.ErrNotFound) {
-		t.Errorf("Get in a missing container: err = %v, want ErrContainer", err)
-	}
-	if _, _, err := st.ListDir(ctx, ""); !errors.Is(err, azure.ErrContainer) {
-		t.Errorf("ListDir of a missing container: err = %v, want ErrContainer", err)
-	}
 }
 
 // TestStoreURL opens az:// and https:// URLs through storeurl, which

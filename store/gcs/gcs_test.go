@@ -48,8 +48,8 @@ func newStore(t *testing.T, opts ...gcs.Option) *gcs.Store {
 	return st
 }
 
-// TestCloud runs storetest's cloud-store tests: conformance and
-// conditional reads on the emulator, a done context.
+// TestCloud runs storetest's cloud-store tests: conformance, conditional
+// reads and a missing bucket on the emulator, a done context, retries.
 func TestCloud(t *testing.T) {
 	storetest.TestCloud(t, storetest.Cloud{
 		New: func(t *testing.T) store.Store { return newStore(t) },
@@ -60,25 +60,16 @@ func TestCloud(t *testing.T) {
 			}
 			return st
 		},
+		Missing: func(t *testing.T) store.Store {
+			endpoint, _ := emulator(t)
+			st, err := gcs.Open(context.Background(), "no-such-bucket-gozarr", "", gcs.WithEndpoint(endpoint), gcs.WithRetry(1, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return st
+		},
+		ErrMissing: gcs.ErrBucket,
 	})
-}
-
-// TestMissingBucket: a bucket that does not exist is ErrBucket, never a
-// missing key.
-func TestMissingBucket(t *testing.T) {
-	endpoint, _ := emulator(t)
-	st, err := gcs.Open(context.Background(), "no-such-bucket-gozarr", "", gcs.WithEndpoint(endpoint), gcs.WithRetry(1, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	_, err = st.Get(ctx, "k", store.Full())
-	if errors.Is(err, store.ErrNotFound) || !errors.Is(err, gcs.ErrBucket) {
-		t.Errorf("Get in a missing bucket: err = %v, want ErrBucket", err)
-	}
-	if _, _, err := st.ListDir(ctx, ""); !errors.Is(err, gcs.ErrBucket) {
-		t.Errorf("ListDir of a missing bucket: err = %v, want ErrBucket", err)
-	}
 }
 
 // TestStoreURL opens gs:// URLs through storeurl, which importing the

@@ -66,31 +66,7 @@ func TestRequestEconomy(t *testing.T) {
 			if err := st.Set(ctx, "c/0", val); err != nil {
 				t.Fatal(err)
 			}
-			for _, tc := range []struct {
-				r      store.ByteRange
-				method string
-				header string
-				want   string
-			}{
-				{store.Full(), "GET", "", "0123456789"},
-				{store.OffsetLen(2, 3), "GET", "bytes=2-4", "234"},
-				{store.From(7), "GET", "bytes=7-", "789"},
-				{store.From(0), "GET", "", "0123456789"},
-				{store.Suffix(4), "GET", "bytes=-4", "6789"},
-				{store.OffsetLen(20, 5), "GET", "bytes=20-24", ""},
-				{store.OffsetLen(3, 0), "HEAD", "", ""},
-				{store.Suffix(0), "HEAD", "", ""},
-			} {
-				rec.Reset()
-				got, err := st.Get(ctx, "c/0", tc.r)
-				if err != nil || string(got) != tc.want || got == nil {
-					t.Errorf("Get(%v) = %q, %v; want %q", tc.r, got, err, tc.want)
-				}
-				reqs := rec.Requests("")
-				if len(reqs) != 1 || reqs[0].Method != tc.method || reqs[0].Range != tc.header {
-					t.Errorf("Get(%v) sent %+v; want one %s with Range %q", tc.r, reqs, tc.method, tc.header)
-				}
-			}
+			storetest.CheckRangeRequests(t, st, "c/0", rec, nil)
 			// Nearby ranges coalesce into one GET; a suffix is its own.
 			rec.Reset()
 			got, err := st.GetRanges(ctx, "c/0", []store.ByteRange{store.OffsetLen(6, 2), store.OffsetLen(0, 2), store.Suffix(1)})

@@ -21,10 +21,17 @@ type Cloud struct {
 	// attempts attempts per request (pauses of at most a millisecond) and
 	// no credentials.
 	At func(t *testing.T, endpoint string, attempts int) store.Store
+	// Missing opens a store over a bucket (container) the emulator does
+	// not have, and ErrMissing is what its reads and listings wrap
+	// (gcs.ErrBucket, azure.ErrContainer): a configuration error, never
+	// store.ErrNotFound.
+	Missing    func(t *testing.T) store.Store
+	ErrMissing error
 }
 
 // TestCloud runs the tests every cloud store shares: TestStore (with its
-// capability checks) and TestConditionalReader on the emulator, a done
+// capability checks), TestConditionalReader and a missing bucket on the
+// emulator, a done
 // context failing every call before any request, and retries made by the
 // store's layer alone (a server answering 503 sees exactly the configured
 // attempts: the SDK adds none; a conditional write is re-sent only after a
@@ -41,6 +48,18 @@ func TestCloud(t *testing.T, c Cloud) {
 			t.Fatalf("%T has no conditional reads", st)
 		}
 		TestConditionalReader(t, st, cr, cr.ReadCondition)
+	})
+	t.Run("MissingBucket", func(t *testing.T) {
+		st := c.Missing(t)
+		ctx := context.Background()
+		for _, br := range []store.ByteRange{store.Full(), store.OffsetLen(0, 5)} {
+			if _, err := st.Get(ctx, "k", br); !errors.Is(err, c.ErrMissing) || errors.Is(err, store.ErrNotFound) {
+				t.Errorf("Get(%v) in a missing bucket: err = %v, want %v", br, err, c.ErrMissing)
+			}
+		}
+		if _, _, err := st.ListDir(ctx, ""); !errors.Is(err, c.ErrMissing) {
+			t.Errorf("ListDir of a missing bucket: err = %v, want %v", err, c.ErrMissing)
+		}
 	})
 	t.Run("Cancelled", func(t *testing.T) {
 		url, requests := failing(t, http.StatusInternalServerError)
