@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/http"
 	"github.com/gozarr/gozarr/store/storetest"
 )
@@ -26,14 +25,11 @@ var remote = storetest.Remote{
 		})
 	},
 	Open: func(t testing.TB, endpoint string, cfg storetest.RemoteConfig) storetest.RemoteStore {
-		opts := []http.Option{http.WithRetry(max(cfg.Attempts, 1), time.Millisecond), http.WithTimeouts(cfg.Timeouts)}
+		opts := []http.Option{http.WithRetry(cfg.Attempts, time.Millisecond), http.WithTimeouts(cfg.Timeouts), http.WithCoalesce(cfg.Coalesce)}
 		if cfg.Client != nil {
 			opts = append(opts, http.WithClient(cfg.Client))
 		}
-		if cfg.Coalesce == (store.CoalesceOptions{}) {
-			cfg.Coalesce = store.CoalesceOptions{MaxGap: -1}
-		}
-		st, err := http.New(endpoint, append(opts, http.WithCoalesce(cfg.Coalesce))...)
+		st, err := http.New(endpoint, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}

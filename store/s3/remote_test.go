@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/s3"
 	"github.com/gozarr/gozarr/store/s3/s3test"
 	"github.com/gozarr/gozarr/store/storetest"
@@ -27,14 +26,11 @@ var remote = storetest.Remote{
 	},
 	Open: func(t testing.TB, endpoint string, cfg storetest.RemoteConfig) storetest.RemoteStore {
 		srv := &s3test.Server{Endpoint: endpoint, AccessKey: "test", SecretKey: "testsecret", Bucket: "b", Region: "us-east-1"}
-		opts := []s3.Option{s3.WithRetry(max(cfg.Attempts, 1), time.Millisecond), s3.WithTimeouts(cfg.Timeouts)}
+		opts := []s3.Option{s3.WithRetry(cfg.Attempts, time.Millisecond), s3.WithTimeouts(cfg.Timeouts), s3.WithCoalesce(cfg.Coalesce)}
 		if cfg.Client != nil {
 			opts = append(opts, s3.WithHTTPClient(cfg.Client))
 		}
-		if cfg.Coalesce == (store.CoalesceOptions{}) {
-			cfg.Coalesce = store.CoalesceOptions{MaxGap: -1}
-		}
-		return srv.Store(t, "p", append(opts, s3.WithCoalesce(cfg.Coalesce))...)
+		return srv.Store(t, "p", opts...)
 	},
 	Path: storetest.PathAfter("/b/p"),
 	Error: func(w http.ResponseWriter, code int) {

@@ -27,7 +27,8 @@ type Remote struct {
 	// Serve returns a correct server holding contents: http.ServeContent
 	// over them, a fake S3 with them in its bucket.
 	Serve func(t testing.TB, contents map[string][]byte) http.Handler
-	// Open returns a store reading from the server at endpoint with cfg.
+	// Open returns a store reading from the server at endpoint with cfg
+	// (resolved: at least one attempt, Coalesce set).
 	Open func(t testing.TB, endpoint string, cfg RemoteConfig) RemoteStore
 	// Path is the URL path of key's requests ("/k", "/bucket/prefix/k").
 	Path func(key string) string
@@ -42,6 +43,16 @@ type RemoteConfig struct {
 	Timeouts store.Timeouts        // zero fields: the store's defaults
 	Client   *http.Client          // nil: the store's own
 	Coalesce store.CoalesceOptions // zero: no coalescing (MaxGap -1)
+}
+
+// open is r.Open with cfg resolved: 0 attempts mean 1, and zero
+// coalescing knobs mean none (MaxGap -1).
+func (r Remote) open(t testing.TB, endpoint string, cfg RemoteConfig) RemoteStore {
+	cfg.Attempts = max(cfg.Attempts, 1)
+	if cfg.Coalesce == (store.CoalesceOptions{}) {
+		cfg.Coalesce = store.CoalesceOptions{MaxGap: -1}
+	}
+	return r.Open(t, endpoint, cfg)
 }
 
 // RemoteStore is what a remote store offers that the shared tests use.
@@ -190,7 +201,7 @@ func testFirstAttemptFaults(t *testing.T, r Remote) {
 			panic(http.ErrAbortHandler)
 		}
 	})
-	st := r.Open(t, url, RemoteConfig{Attempts: 4})
+	st := r.open(t, url, RemoteConfig{Attempts: 4})
 	ctx := context.Background()
 	for _, tc := range []struct {
 		r    store.ByteRange
@@ -236,7 +247,7 @@ func testFirstAttemptFaults(t *testing.T, r Remote) {
 // testPersistentFaults: a server answering 503 every time.
 func testPersistentFaults(t *testing.T, r Remote) {
 	var hits atomic.Int64
-	st := r.Open(t, answer(t, func(w http.ResponseWriter, req *http.Request) {
+	st := r.open(t, answer(t, func(w http.ResponseWriter, req *http.Request) {
 		hits.Add(1)
 		r.Error(w, http.StatusServiceUnavailable)
 	}), RemoteConfig{Attempts: 3})
@@ -259,7 +270,7 @@ func testRangeIgnored(t *testing.T, r Remote) {
 		next.ServeHTTP(w, req)
 	})
 	rec := NewRecorder(nil)
-	st := r.Open(t, url, RemoteConfig{Client: rec.Client()})
+	st := r.open(t, url, RemoteConfig{Client: rec.Client()})
 	ctx := context.Background()
 	for _, tc := range []struct {
 		r    store.ByteRange
@@ -299,7 +310,7 @@ func testRangeIgnored(t *testing.T, r Remote) {
 func testOverlongBody(t *testing.T, r Remote) {
 	const huge = 96 << 20
 	var sent atomic.Int64
-	st := r.Open(t, answer(t, func(w http.ResponseWriter, req *http.Request) {
+	st := r.open(t, answer(t, func(w http.ResponseWriter, req *http.Request) {
 		w.Header().Set("Content-Range", "bytes 0-9/200000000")
 		if req.URL.Path == r.Path("announced") {
 			w.Header().Set("Content-Length", strconv.Itoa(huge))
@@ -347,7 +358,7 @@ func testStalledBody(t *testing.T, r Remote) {
 		w.(http.Flusher).Flush()
 		<-req.Context().Done()
 	})
-	st := r.Open(t, url, RemoteConfig{Attempts: 3, Timeouts: store.Timeouts{Idle: 100 * time.Millisecond}})
+	st := r.open(t, url, RemoteConfig{Attempts: 3, Timeouts: store.Timeouts{Idle: 100 * time.Millisecond}})
 	ctx := context.Background()
 	err := NoHang(t, "Get(stall)", func() error {
 		got, err := st.Get(ctx, "stall", store.OffsetLen(10, 50_000))
@@ -375,7 +386,7 @@ func testStalledBody(t *testing.T, r Remote) {
 func testHeaderTimeout(t *testing.T, r Remote) {
 	var hits atomic.Int64
 	release := make(chan struct{})
-	st := r.Open(t, answer(t, func(w http.ResponseWriter, req *http.Request) {
+	st := r.open(t, answer(t, func(w http.ResponseWriter, req *http.Request) {
 		hits.Add(1)
 		select {
 		case <-req.Context().Done():
@@ -401,7 +412,7 @@ func testHeaderTimeout(t *testing.T, r Remote) {
 // their body (cut short: retried) or their Content-Range (refused).
 func testWrongContentLength(t *testing.T, r Remote) {
 	var hits counter
-	st := r.Open(t, answer(t, func(w http.ResponseWriter, req *http.Request) {
+	st := r.open(t, answer(t, func(w http.ResponseWriter, req *http.Request) {
 		n := hits.add(req.URL.Path)
 		a := "HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-9/100\r\nContent-Length: 10\r\n\r\n01234" // 5 of 10
 		switch req.URL.Path {
@@ -454,7 +465,7 @@ func testTooManyRequests(t *testing.T, r Remote) {
 		}
 		next.ServeHTTP(w, req)
 	})
-	st := r.Open(t, url, RemoteConfig{Attempts: 2})
+	st := r.open(t, url, RemoteConfig{Attempts: 2})
 	ctx := context.Background()
 	if got, err := st.Get(ctx, "k", store.OffsetLen(1, 3)); err != nil || string(got) != "alu" {
 		t.Errorf("Get after a 429 = %q, %v", got, err)
@@ -479,7 +490,7 @@ func testHangingServer(t *testing.T, r Remote) {
 		}
 	})
 	t.Cleanup(func() { close(release) })
-	st := r.Open(t, url, RemoteConfig{})
+	st := r.open(t, url, RemoteConfig{})
 	if resp, err := http.Get(url + "/warm"); err == nil {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
@@ -542,7 +553,7 @@ func FuzzRemoteRanges(f *testing.F, r Remote) {
 		// Three attempts: a store that learns, from a 200 answer, that
 		// the server ignores ranges sends a retry without its Range
 		// header, which FaultRetry counts as a new request.
-		st := r.Open(t, ts.URL, cfg)
+		st := r.open(t, ts.URL, cfg)
 		ranges := FuzzRanges(rdata)
 		got, err := st.GetRanges(context.Background(), "k", ranges)
 		if err != nil {
@@ -587,7 +598,7 @@ func FuzzRemoteSize(f *testing.F, r Remote) {
 		a := append([]byte(fmt.Sprintf("HTTP/1.1 %d X\r\n%s\r\n", status%1000, header)), body...)
 		ts := httptest.NewServer(RawAnswer(func(*http.Request) []byte { return a }))
 		defer ts.Close()
-		st := r.Open(t, ts.URL, RemoteConfig{Attempts: 1, Timeouts: fuzzTimeouts})
+		st := r.open(t, ts.URL, RemoteConfig{Attempts: 1, Timeouts: fuzzTimeouts})
 		n, err := st.Size(context.Background(), "k")
 		var ke *store.KeyError
 		switch {
@@ -638,7 +649,7 @@ func FuzzRemoteResponse(f *testing.F, r Remote) {
 	f.Add(uint8(1), "bytes 0-99999999999999999999/1", []byte("ab"), uint8(0), int64(0), int64(0))
 	statuses := []int{200, 206, 416, 404, 500, 503, 403, 301, 204}
 	rt := &settable{}
-	st := r.Open(f, "http://fuzz.invalid", RemoteConfig{Attempts: 1, Client: &http.Client{Transport: rt}})
+	st := r.open(f, "http://fuzz.invalid", RemoteConfig{Attempts: 1, Client: &http.Client{Transport: rt}})
 	f.Fuzz(func(t *testing.T, status uint8, cr string, body []byte, kind uint8, off, n int64) {
 		rt.mu.Lock()
 		rt.status, rt.cr, rt.body = statuses[int(status)%len(statuses)], cr, body
