@@ -127,6 +127,7 @@ var (
 	_ store.SizeReader         = (*Reader)(nil)
 	_ store.Lister             = (*Reader)(nil)
 	_ store.ConcurrencyLimiter = (*Reader)(nil)
+	_ store.Identifier         = (*Reader)(nil)
 )
 
 // Option configures Open.
@@ -401,6 +402,10 @@ func (r *Reader) Key() string { return r.key }
 // Comment returns the archive comment (for an RFC-9 .ozx, JSON naming the
 // OME-Zarr version).
 func (r *Reader) Comment() []byte { return slices.Clone(r.comment) }
+
+// StoreID implements store.Identifier: the archive's store and key, so
+// two Readers of one archive share caches, and no address is the name.
+func (r *Reader) StoreID() string { return "zip:" + store.IDOf(r.src) + "#" + r.key }
 
 // MaxConcurrency implements store.ConcurrencyLimiter: the source's request
 // limit, or that of a local disk (as pipeline's default) when the source

@@ -582,5 +582,11 @@ func TestCapabilitiesFollowSource(t *testing.T) {
 		if (kind == "s3-fake") == zc.Local {
 			t.Errorf("%s: archive Local = %v", kind, zc.Local)
 		}
+		// Identity: two Readers of one archive are one store's data, named
+		// after the source and key, not an address.
+		a, b := open(t, src), open(t, src)
+		if id := store.IDOf(a); id != store.IDOf(b) || id != "zip:"+store.IDOf(src)+"#"+a.Key() {
+			t.Errorf("%s: IDOf = %q and %q, want zip:%s#%s", kind, id, store.IDOf(b), store.IDOf(src), a.Key())
+		}
 	}
 }
