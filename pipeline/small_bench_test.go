@@ -202,6 +202,22 @@ func BenchmarkSmallRead(b *testing.B) {
 			}
 		})
 	})
+	// tile64-cached-hot: tiles of the same 4 inner chunks (4 MiB, which
+	// the CPU's 16 MiB L3 holds), against tile64-cached's random tiles of
+	// any of the 256 (out of the CPU caches).
+	b.Run("tile64-cached-hot", func(b *testing.B) {
+		a := cachedSmallArray(b)
+		rng := rand.New(rand.NewPCG(1, 2))
+		out := make([]float32, 64*64)
+		b.SetBytes(64 * 64 * 4)
+		b.ReportAllocs()
+		cpuPerOp(b, func() {
+			i, j := rng.IntN(2*smallInner/64)*64, rng.IntN(2*smallInner/64)*64
+			if err := zarr.ReadInto(ctx, a, out, nd.Range(i, i+64), nd.Range(j, j+64)); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
 	for _, aligned := range []bool{true, false} {
 		name := "tile64-cached"
 		if !aligned {
