@@ -80,19 +80,13 @@ func copyStatus(t fbTable) (*fbField, error) {
 
 func readItems(v fbVector) ([]metaItem, error) {
 	out := make([]metaItem, v.n)
-	for j := range out {
-		t, err := v.table(j)
-		if err != nil {
-			return nil, err
+	err := v.eachTable(func(j int, t fbTable) (err error) {
+		if out[j].name, err = t.str(0, true); err == nil {
+			out[j].value, err = t.bytes(1, true)
 		}
-		if out[j].name, err = t.str(0, true); err != nil {
-			return nil, err
-		}
-		if out[j].value, err = t.bytes(1, true); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+		return err
+	})
+	return out, err
 }
 
 func readUpdate(t fbTable) (repoUpdate, error) {

@@ -222,6 +222,21 @@ func (v fbVector) table(j int) (fbTable, error) {
 	return fbTableAt(v.buf, p)
 }
 
+// eachTable calls fn with each element of a vector of tables, in order,
+// stopping at the first error.
+func (v fbVector) eachTable(fn func(j int, t fbTable) error) error {
+	for j := 0; j < v.n; j++ {
+		t, err := v.table(j)
+		if err != nil {
+			return err
+		}
+		if err := fn(j, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // str returns element j of a vector of strings.
 func (v fbVector) str(j int) (string, error) {
 	p, err := follow(v.buf, v.start+4*j)

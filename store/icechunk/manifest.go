@@ -133,27 +133,24 @@ func parseManifestFB(id ID, data []byte, maxBytes int64) (*manifest, error) {
 	}
 	m := &manifest{id: id, spec: h.spec, buf: buf, arrays: arrays}
 	var prev []byte
-	for j := 0; j < arrays.n; j++ {
-		t, err := arrays.table(j)
-		if err != nil {
-			return nil, err
-		}
+	err = arrays.eachTable(func(j int, t fbTable) error {
 		nid, err := t.inline(0, 8)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if nid == nil {
-			return nil, corruptf("manifest array %d without a node id", j)
+			return corruptf("manifest array %d without a node id", j)
 		}
 		if prev != nil && bytes.Compare(prev, nid) >= 0 {
-			return nil, corruptf("manifest arrays not sorted by node id")
+			return corruptf("manifest arrays not sorted by node id")
 		}
 		prev = nid
 		refs, err := t.vector(1, 4, true)
-		if err != nil {
-			return nil, err
-		}
 		m.refs += int64(refs.n)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
 }

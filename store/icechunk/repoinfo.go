@@ -138,25 +138,26 @@ func readRefs(root fbTable, field, nsnaps int) ([]namedRef, error) {
 		return nil, err
 	}
 	out := make([]namedRef, v.n)
-	for j := range out {
-		t, err := v.table(j)
+	err = v.eachTable(func(j int, t fbTable) error {
+		name, err := t.str(0, true)
 		if err != nil {
-			return nil, err
-		}
-		if out[j].name, err = t.str(0, true); err != nil {
-			return nil, err
+			return err
 		}
 		idx, err := t.u32(1, 0)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if int64(idx) >= int64(nsnaps) {
-			return nil, corruptf("ref %q points to snapshot %d of %d", out[j].name, idx, nsnaps)
+			return corruptf("ref %q points to snapshot %d of %d", name, idx, nsnaps)
 		}
-		out[j].index = int(idx)
-		if j > 0 && out[j-1].name >= out[j].name {
-			return nil, corruptf("refs not sorted by name")
+		if j > 0 && out[j-1].name >= name {
+			return corruptf("refs not sorted by name")
 		}
+		out[j] = namedRef{name: name, index: int(idx)}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -430,77 +429,77 @@ func (s *Session) pathsUnder(path string) []string {
 
 // List implements store.Lister over the session's view.
 func (s *Session) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		if err := store.ValidatePrefix(prefix); err != nil {
-			yield("", err)
-			return
+	return listing.Gathered(ctx, prefix, func() ([]string, error) { return s.keysUnder(ctx, prefix) })
+}
+
+// keysUnder returns the keys under prefix in the session's view: the
+// base snapshot's, less what the session deleted, plus what it wrote.
+func (s *Session) keysUnder(ctx context.Context, prefix string) ([]string, error) {
+	keys := map[string]bool{}
+	s.mu.Lock()
+	base := s.base
+	var changed []string
+	for p, c := range s.changes {
+		if c.deleted {
+			continue
 		}
-		keys := map[string]bool{}
-		s.mu.Lock()
-		base := s.base
-		var changed []string
-		for p, c := range s.changes {
-			if c.deleted {
-				continue
-			}
-			changed = append(changed, p)
+		changed = append(changed, p)
+	}
+	s.mu.Unlock()
+	for k, err := range base.List(ctx, prefix) {
+		if err != nil {
+			return nil, err
 		}
-		s.mu.Unlock()
-		for k, err := range base.List(ctx, prefix) {
-			if err != nil {
-				yield("", err)
-				return
-			}
-			keys[k] = true
-		}
-		s.mu.Lock()
-		// drop what the session deleted, add what it wrote
-		for k := range keys {
-			if k == "zarr.json" || strings.HasSuffix(k, "/zarr.json") {
-				if _, _, ok := s.metaOf(nodePath(strings.TrimSuffix(strings.TrimSuffix(k, "zarr.json"), "/"))); !ok {
-					delete(keys, k)
-				}
-				continue
-			}
-			path, coords, ok := s.locate(k)
-			if !ok {
+		keys[k] = true
+	}
+	s.mu.Lock()
+	// drop what the session deleted, add what it wrote
+	for k := range keys {
+		if k == "zarr.json" || strings.HasSuffix(k, "/zarr.json") {
+			if _, _, ok := s.metaOf(nodePath(strings.TrimSuffix(strings.TrimSuffix(k, "zarr.json"), "/"))); !ok {
 				delete(keys, k)
-				continue
 			}
-			c, n := s.view(path)
-			if n == nil {
+			continue
+		}
+		path, coords, ok := s.locate(k)
+		if !ok {
+			delete(keys, k)
+			continue
+		}
+		c, n := s.view(path)
+		if n == nil {
+			delete(keys, k)
+		} else if c != nil && c.chunks != nil {
+			if r, t := c.chunks[coordsKey(coords)]; t && r == nil {
 				delete(keys, k)
-			} else if c != nil && c.chunks != nil {
-				if r, t := c.chunks[coordsKey(coords)]; t && r == nil {
-					delete(keys, k)
-				}
-			}
-		}
-		for _, p := range changed {
-			c := s.changes[p]
-			pre := strings.TrimPrefix(p, "/")
-			if pre != "" {
-				pre += "/"
-			}
-			if c.userData != nil {
-				keys[pre+"zarr.json"] = true
-			}
-			if m, _, ok := s.metaOf(p); ok && m.kind == KindArray {
-				for _, r := range c.chunks {
-					if r != nil {
-						keys[pre+m.enc.Key(intCoords(r.coords))] = true
-					}
-				}
-			}
-		}
-		s.mu.Unlock()
-		maps.DeleteFunc(keys, func(k string, _ bool) bool { return !strings.HasPrefix(k, prefix) })
-		for k, err := range listing.Sorted(ctx, slices.Sorted(maps.Keys(keys)), prefix) {
-			if !yield(k, err) || err != nil {
-				return
 			}
 		}
 	}
+	for _, p := range changed {
+		c := s.changes[p]
+		pre := strings.TrimPrefix(p, "/")
+		if pre != "" {
+			pre += "/"
+		}
+		if c.userData != nil {
+			keys[pre+"zarr.json"] = true
+		}
+		if m, _, ok := s.metaOf(p); ok && m.kind == KindArray {
+			for _, r := range c.chunks {
+				if r != nil {
+					keys[pre+m.enc.Key(intCoords(r.coords))] = true
+				}
+			}
+		}
+	}
+	s.mu.Unlock()
+	var out []string
+	for k := range keys {
+		if strings.HasPrefix(k, prefix) {
+			out = append(out, k)
+		}
+	}
+	return out, nil
 }
 
 func intCoords(c []uint32) []int {

@@ -133,45 +133,42 @@ func parseSnapshot(id ID, data []byte, maxBytes int64) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	for j := 0; j < mf.n; j++ {
-		t, err := mf.table(j)
-		if err != nil {
-			return nil, err
-		}
+	err = mf.eachTable(func(_ int, t fbTable) error {
 		idb, err := t.inline(0, 12)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if idb == nil {
-			return nil, corruptf("manifest file without an id")
+			return corruptf("manifest file without an id")
 		}
 		size, err := t.u64(1, 0)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		n, err := t.u32(2, 0)
-		if err != nil {
-			return nil, err
-		}
 		s.refs += int64(n)
 		s.files[ID(idb)] = manifestInfo{id: ID(idb), size: size, refs: n}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	nodes, err := root.vector(snNodes, 4, true)
 	if err != nil {
 		return nil, err
 	}
 	s.nodes = make([]node, nodes.n)
-	for j := range s.nodes {
-		t, err := nodes.table(j)
-		if err != nil {
-			return nil, err
-		}
+	err = nodes.eachTable(func(j int, t fbTable) error {
 		if err := s.parseNode(t, &s.nodes[j]); err != nil {
-			return nil, fmt.Errorf("node %d: %w", j, err)
+			return fmt.Errorf("node %d: %w", j, err)
 		}
 		if j > 0 && s.nodes[j-1].path >= s.nodes[j].path {
-			return nil, corruptf("nodes not sorted by path (%q after %q)", s.nodes[j].path, s.nodes[j-1].path)
+			return corruptf("nodes not sorted by path (%q after %q)", s.nodes[j].path, s.nodes[j-1].path)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -366,22 +366,7 @@ func (s *Snapshot) chunkKeys(ctx context.Context, n *node, p string) ([]string, 
 // List implements store.Lister: every node's zarr.json and every chunk
 // with a ref, under prefix. Listing chunks reads the arrays' manifests.
 func (s *Snapshot) List(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		if err := store.ValidatePrefix(prefix); err != nil {
-			yield("", err)
-			return
-		}
-		keys, err := s.keysUnder(ctx, prefix, false)
-		if err != nil {
-			yield("", err)
-			return
-		}
-		for k, err := range listing.Sorted(ctx, keys, prefix) {
-			if !yield(k, err) || err != nil {
-				return
-			}
-		}
-	}
+	return listing.Gathered(ctx, prefix, func() ([]string, error) { return s.keysUnder(ctx, prefix, false) })
 }
 
 // ListDir implements store.Lister. It reads no manifest to list a

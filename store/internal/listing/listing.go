@@ -35,6 +35,30 @@ func Sorted(ctx context.Context, sorted []string, prefix string) iter.Seq2[strin
 	}
 }
 
+// Gathered is Sorted over the keys that gather returns (in any order;
+// gather is called when iteration begins, after prefix is checked), for
+// stores that work their keys out for each listing. An error of gather
+// is yielded alone.
+func Gathered(ctx context.Context, prefix string, gather func() ([]string, error)) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		if err := store.ValidatePrefix(prefix); err != nil {
+			yield("", err)
+			return
+		}
+		keys, err := gather()
+		if err != nil {
+			yield("", err)
+			return
+		}
+		slices.Sort(keys)
+		for k, err := range Sorted(ctx, keys, prefix) {
+			if !yield(k, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
 // Dir lists one level below dir of sorted (which must be sorted): the keys
 // directly in dir and the names of its sub-directories (ending in "/"),
 // both relative to dir and sorted. dir is checked and completed with

@@ -102,3 +102,44 @@ func TestBadArguments(t *testing.T) {
 		t.Errorf("Dir on a done context: %v", err)
 	}
 }
+
+// TestGathered: the gathered keys (in any order) are listed sorted under
+// the prefix; an invalid prefix gathers nothing; gather's error is
+// yielded alone.
+func TestGathered(t *testing.T) {
+	ctx := context.Background()
+	calls := 0
+	gather := func() ([]string, error) {
+		calls++
+		return []string{"b/2", "a/1", "zarr.json", "a/0", "ab"}, nil
+	}
+	var got []string
+	for k, err := range listing.Gathered(ctx, "a/", gather) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, k)
+	}
+	if !slices.Equal(got, []string{"a/0", "a/1"}) || calls != 1 {
+		t.Errorf("Gathered(a/) = %q after %d gathers, want [a/0 a/1] after 1", got, calls)
+	}
+	for _, err := range listing.Gathered(ctx, "../", gather) {
+		if !errors.Is(err, store.ErrInvalidKey) {
+			t.Errorf("Gathered(../): %v, want ErrInvalidKey", err)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("an invalid prefix gathered (%d calls)", calls)
+	}
+	bad := errors.New("manifest unreadable")
+	n := 0
+	for k, err := range listing.Gathered(ctx, "", func() ([]string, error) { return []string{"x"}, bad }) {
+		n++
+		if k != "" || err != bad {
+			t.Errorf("Gathered with a failing gather: %q %v", k, err)
+		}
+	}
+	if n != 1 {
+		t.Errorf("a failing gather yielded %d times, want 1", n)
+	}
+}
