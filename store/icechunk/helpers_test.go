@@ -20,18 +20,6 @@ import (
 // both spec versions, sessions, commits and checkouts. Each fails its
 // test on an error; arraytest has the array steps.
 
-// must returns a check of a call's results: it ends the test t on the
-// error, else returns the value (must(f())(t)).
-func must[T any](v T, err error) func(t testing.TB) T {
-	return func(t testing.TB) T {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-}
-
 // forSpecs runs fn as one subtest per fixture repository, spec 1 and 2.
 func forSpecs(t *testing.T, fn func(t *testing.T, spec string)) {
 	t.Helper()
@@ -71,19 +59,19 @@ func openRepo(t testing.TB, dir string, opts ...icechunk.Option) *icechunk.Repos
 // open opens the repository on st.
 func open(t testing.TB, st store.Reader, opts ...icechunk.Option) *icechunk.Repository {
 	t.Helper()
-	return must(icechunk.Open(context.Background(), st, opts...))(t)
+	return arraytest.Must(icechunk.Open(context.Background(), st, opts...))(t)
 }
 
 // create creates a repository on st.
 func create(t testing.TB, st store.Store, opts ...icechunk.Option) *icechunk.Repository {
 	t.Helper()
-	return must(icechunk.Create(context.Background(), st, opts...))(t)
+	return arraytest.Must(icechunk.Create(context.Background(), st, opts...))(t)
 }
 
 // session starts a session on branch of r.
 func session(t testing.TB, r *icechunk.Repository, branch string, opts ...icechunk.WriteOption) *icechunk.Session {
 	t.Helper()
-	return must(r.Session(context.Background(), branch, opts...))(t)
+	return arraytest.Must(r.Session(context.Background(), branch, opts...))(t)
 }
 
 // commit commits s with message (and no metadata).
@@ -99,19 +87,19 @@ func commit(t testing.TB, s *icechunk.Session, message string) icechunk.ID {
 // checkout checks out snapshot id of r.
 func checkout(t testing.TB, r *icechunk.Repository, id icechunk.ID) *icechunk.Snapshot {
 	t.Helper()
-	return must(r.Checkout(context.Background(), id))(t)
+	return arraytest.Must(r.Checkout(context.Background(), id))(t)
 }
 
 // checkoutRef checks out the snapshot of ref (a branch or tag) of r.
 func checkoutRef(t testing.TB, r *icechunk.Repository, ref string) *icechunk.Snapshot {
 	t.Helper()
-	return must(r.CheckoutRef(context.Background(), ref))(t)
+	return arraytest.Must(r.CheckoutRef(context.Background(), ref))(t)
 }
 
 // resolve returns the snapshot ref (a branch, tag or snapshot id) names.
 func resolve(t testing.TB, r *icechunk.Repository, ref string) icechunk.ID {
 	t.Helper()
-	return must(r.Resolve(context.Background(), ref))(t)
+	return arraytest.Must(r.Resolve(context.Background(), ref))(t)
 }
 
 // history returns the snapshot ref names and its ancestry, newest first.

@@ -247,11 +247,7 @@ func (s *Store) Locate(ctx context.Context, key string) (store.Location, error) 
 	if e.url == "" {
 		return store.Location{Inline: e.inline}, nil
 	}
-	loc, err := s.res.Locate(ctx, e.ref())
-	if err != nil {
-		return store.Location{}, &store.KeyError{Op: "locate", Key: key, Err: err}
-	}
-	return loc, nil
+	return s.res.LocateKey(ctx, key, e.ref())
 }
 
 // Get implements store.Reader: r selects bytes of the referenced value.

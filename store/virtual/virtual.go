@@ -387,6 +387,16 @@ func (r *Resolver) storeOf(ctx context.Context, p string) (store.Reader, error) 
 	return st, nil
 }
 
+// LocateKey is Locate for the reference of store key key: its error is a
+// *store.KeyError naming key (op "locate"), as a store.Locator's are.
+func (r *Resolver) LocateKey(ctx context.Context, key string, ref Ref) (store.Location, error) {
+	loc, err := r.Locate(ctx, ref)
+	if err != nil {
+		return store.Location{}, &store.KeyError{Op: "locate", Key: key, Err: err}
+	}
+	return loc, nil
+}
+
 // Locate returns where ref's bytes are, as a store.Locator reports them.
 func (r *Resolver) Locate(ctx context.Context, ref Ref) (store.Location, error) {
 	if err := ref.Validate(); err != nil {

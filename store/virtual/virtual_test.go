@@ -157,6 +157,12 @@ func TestRefused(t *testing.T) {
 		if err := r.Check(u); err == nil {
 			t.Errorf("Check(%q) = nil", u)
 		}
+		// LocateKey refuses it too, naming the store key
+		var ke *store.KeyError
+		loc, err := r.LocateKey(ctx, "a/c/0", virtual.Ref{URL: u, Offset: 0, Length: 1})
+		if !errors.As(err, &ke) || ke.Key != "a/c/0" || ke.Op != "locate" || !errors.Is(err, virtual.ErrNotAllowed) && !errors.Is(err, virtual.ErrInvalidRef) || loc.Store != nil || loc.Inline != nil {
+			t.Errorf("LocateKey %q: %+v %v, want a *store.KeyError naming a/c/0 wrapping the refusal", u, loc, err)
+		}
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("%d requests reached the server", n)

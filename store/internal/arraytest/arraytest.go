@@ -19,6 +19,18 @@ import (
 	"github.com/gozarr/gozarr/zarr"
 )
 
+// Must returns a check of a call's results: it ends the test on the
+// error, else returns the value: st := arraytest.Must(fs.New(dir))(t).
+func Must[T any](v T, err error) func(t testing.TB) T {
+	return func(t testing.TB) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
 // Create creates an array at path of st with the shape, data type, chunk
 // shape and metadata options given.
 func Create(t testing.TB, st store.Store, path string, shape []int, dt dtype.DataType, chunks []int, opts ...zarr.MetadataOption) *zarr.Array {

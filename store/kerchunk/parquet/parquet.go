@@ -371,11 +371,7 @@ func (s *Store) Locate(ctx context.Context, key string) (store.Location, error) 
 	if r.hasRaw {
 		return store.Location{Inline: r.raw}, nil
 	}
-	loc, err := s.res.Locate(ctx, r.virtualRef())
-	if err != nil {
-		return store.Location{}, &store.KeyError{Op: "locate", Key: key, Err: err}
-	}
-	return loc, nil
+	return s.res.LocateKey(ctx, key, r.virtualRef())
 }
 
 // Get implements store.Reader.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/gozarr/gozarr/internal/npy"
 	"github.com/gozarr/gozarr/store"
-	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/store/kerchunk/parquet"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/store/virtual"
@@ -28,14 +27,7 @@ const fixtures = "../../../testdata/virtual"
 // with h5py's values.
 func TestKerchunkParquet(t *testing.T) {
 	ctx := context.Background()
-	abs, err := filepath.Abs(fixtures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := fs.New(fixtures, fs.ReadOnly())
-	if err != nil {
-		t.Fatal(err)
-	}
+	abs, st := readOnly(t, fixtures)
 	for _, c := range []struct {
 		dir    string
 		arrays []string

@@ -17,7 +17,6 @@ import (
 	"github.com/gozarr/gozarr/store/kerchunk"
 	"github.com/gozarr/gozarr/store/kerchunk/parquet"
 	"github.com/gozarr/gozarr/store/mem"
-	"github.com/gozarr/gozarr/store/virtual"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -85,14 +84,7 @@ func loadKerchunkFixtures(t *testing.T) (map[string]refFile, map[string]map[stri
 	loadJSON(t, "expected.json", &files)
 	var report map[string]map[string]verdict
 	loadJSON(t, "kerchunk/report.json", &report)
-	abs, err := filepath.Abs(hdf5Data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := fs.New(hdf5Data, fs.ReadOnly())
-	if err != nil {
-		t.Fatal(err)
-	}
+	abs, st := readOnly(t, hdf5Data)
 	return files, report, abs, st
 }
 
@@ -167,14 +159,7 @@ func TestWriteAllReferenceFiles(t *testing.T) {
 			p, _, _ := strings.Cut(s, ": ")
 			skipped[p] = true
 		}
-		m := mem.New()
-		if err := parquet.Write(ctx, m, "refs.parq/", refs.Refs, 4); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		ps, err := parquet.Open(ctx, m, "refs.parq/", parquet.WithResolverOptions(virtual.AllowFile(abs)))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		ps := writeAndOpen(t, name, refs.Refs, 4, abs)
 		n := compareDatasets(t, ps, rf, func(p string) bool { return skipped[p] })
 		if n == 0 {
 			t.Errorf("%s: no dataset read", name)

@@ -14,6 +14,7 @@ import (
 	"github.com/gozarr/gozarr/hdf5"
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/fs"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 	"github.com/gozarr/gozarr/store/kerchunk"
 	"github.com/gozarr/gozarr/store/kerchunk/parquet"
 	"github.com/gozarr/gozarr/store/mem"
@@ -44,6 +45,29 @@ func refsOf(t *testing.T, name string) (*hdf5.Refs, string) {
 	return refs, abs
 }
 
+// writeAndOpen writes refs (of the file name) as Parquet references with
+// recordSize rows per refs file into a memory store and opens them, the
+// file at abs allowed.
+func writeAndOpen(t *testing.T, name string, refs map[string]any, recordSize int, abs string) *parquet.Store {
+	t.Helper()
+	ctx := context.Background()
+	m := mem.New()
+	if err := parquet.Write(ctx, m, "refs.parq/", refs, recordSize); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	ps, err := parquet.Open(ctx, m, "refs.parq/", parquet.WithResolverOptions(virtual.AllowFile(abs)))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return ps
+}
+
+// readOnly returns dir's absolute path and a read-only store over it.
+func readOnly(t *testing.T, dir string) (string, *fs.Store) {
+	t.Helper()
+	return arraytest.Must(filepath.Abs(dir))(t), arraytest.Must(fs.New(dir, fs.ReadOnly()))(t)
+}
+
 // TestWriteReadsBack: references gozarr makes, written as Parquet (record
 // size 3: arrays span several files) and read back, give every array the
 // values the same references give as JSON (which TestFixtures and the
@@ -52,14 +76,7 @@ func TestWriteReadsBack(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"filters.h5", "cf.nc", "gen.h5"} {
 		refs, abs := refsOf(t, name)
-		m := mem.New()
-		if err := parquet.Write(ctx, m, "out.parq/", refs.Refs, 3); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		ps, err := parquet.Open(ctx, m, "out.parq/", parquet.WithResolverOptions(virtual.AllowFile(abs)))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		ps := writeAndOpen(t, name, refs.Refs, 3, abs)
 		var doc bytes.Buffer
 		if err := refs.WriteJSON(&doc); err != nil {
 			t.Fatal(err)
