@@ -352,7 +352,7 @@ func Normalize(items []Item, shape []int) (Selection, error) {
 	for i, it := range items {
 		if it.kind == kindEllipsis {
 			if ellipsis >= 0 {
-				return nil, fmt.Errorf("%w: more than one ellipsis (items %d and %d)", ErrInvalidSelection, ellipsis, i)
+				return nil, fmt.Errorf("%w: an index can only have a single ellipsis ('...') (items %d and %d)", ErrInvalidSelection, ellipsis, i)
 			}
 			ellipsis = i
 		}
@@ -369,7 +369,7 @@ func Normalize(items []Item, shape []int) (Selection, error) {
 		if len(shape) == 1 {
 			dims = "1 dimension"
 		}
-		return nil, fmt.Errorf("%w: %s for an array of %s", ErrInvalidSelection, n, dims)
+		return nil, fmt.Errorf("%w: %s for an array of %s (NumPy's IndexError: too many indices for array: array is %d-dimensional, but %d were indexed)", ErrInvalidSelection, n, dims, len(shape), explicit)
 	}
 	sel := make(Selection, len(shape))
 	d := 0
@@ -380,6 +380,9 @@ func Normalize(items []Item, shape []int) (Selection, error) {
 				d++
 			}
 			continue
+		}
+		if x, ok := it.IsIndex(); ok && (x < -shape[d] || x >= shape[d]) {
+			return nil, fmt.Errorf("item %d (%s) on dimension %d of length %d: %w: index %d is out of bounds for axis %d with size %d", i, it, d, shape[d], ErrOutOfBounds, x, d, shape[d])
 		}
 		dim, err := it.normalize(shape[d])
 		if err != nil {
