@@ -10,15 +10,15 @@ import (
 	"github.com/gozarr/gozarr/store/zip"
 )
 
-// Archive a store's keys, keep the archive in another store, and read the
-// values back through a Reader over it.
+// Write an archive entry by entry (zip.Write archives a whole store), keep
+// it in a store, and read the values back through a Reader over it.
 func Example() {
-	ctx := context.Background()
-	src := mem.New()
-	_ = src.Set(ctx, "zarr.json", []byte(`{"zarr_format":3,"node_type":"group"}`))
-	_ = src.Set(ctx, "a/c/0", []byte("chunk bytes"))
 	var archive bytes.Buffer
-	if err := zip.Write(ctx, &archive, src); err != nil {
+	w := zip.NewWriter(&archive)
+	ctx := context.Background()
+	_ = w.Add(ctx, "zarr.json", []byte(`{"zarr_format":3,"node_type":"group"}`))
+	_ = w.Add(ctx, "a/c/0", []byte("chunk bytes"))
+	if err := w.Close(); err != nil {
 		fmt.Println(err)
 		return
 	}
