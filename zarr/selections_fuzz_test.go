@@ -3,6 +3,7 @@ package zarr_test
 import (
 	"context"
 	"encoding/binary"
+	"slices"
 	"testing"
 
 	"github.com/gozarr/gozarr/dtype"
@@ -128,6 +129,41 @@ func FuzzOrthogonal(f *testing.F) {
 			}
 			if 2*k != len(got) {
 				t.Fatalf("%q: %d bytes for %d elements", text, len(got), k)
+			}
+		}
+	})
+}
+
+// FuzzPointwise reads selections that NumPy reads pointwise (index arrays
+// of any rank that broadcast, N-D masks, mixed with slices and integers)
+// parsed from text, and checks shape and values against the points
+// nd.Pointwise lists, element by element; bad texts must be errors.
+func FuzzPointwise(f *testing.F) {
+	arrays := fuzzSelArrays(f)
+	for _, s := range []string{"[[0], [2]], [1, 3]", "[[8, -1]], ::-3", "[[[0, 1]], [[2, 3]]], [[10], [0]]", "[0, 1], 1:3",
+		"1, [[0, 10], [5, 5]]", "[[True, False, True, False, True, False, True, False, True]], [[1], [2]]", "[[], []], [0]", "[[0, 9]], [0]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		items, err := nd.ParseSelection(text)
+		if err != nil {
+			return
+		}
+		p, ok, err := nd.NewPointwise(items, []int{9, 11})
+		if err != nil || !ok || p.Len() > 1<<16 {
+			return
+		}
+		pts := p.Points(0, p.Len(), nil)
+		for _, a := range arrays {
+			got, shape, err := a.ReadBytes(context.Background(), items...)
+			if err != nil || !slices.Equal(shape, p.Shape()) || len(got) != 2*p.Len() {
+				t.Fatalf("%q: shape %v, %d bytes, %v; want shape %v", text, shape, len(got), err, p.Shape())
+			}
+			for k := range pts.Len() {
+				c := pts.At(k)
+				if g := binary.LittleEndian.Uint16(got[2*k:]); g != fuzzValue(c[0], c[1]) {
+					t.Fatalf("%q: element %d %v = %d, want %d", text, k, c, g, fuzzValue(c[0], c[1]))
+				}
 			}
 		}
 	})
