@@ -36,6 +36,38 @@ var updateFields = map[uint8]string{
 	updNewDetachedSnapshot: "i", updFeatureFlagChanged: "211", updRepoStatusChanged: "t",
 }
 
+// updateFieldReaders read field i of an update's body, by the letters of
+// updateFields; a field that is absent is nil (only a RepoStatus table
+// may be).
+var updateFieldReaders = map[rune]func(body fbTable, i int) (*fbField, error){
+	's': func(body fbTable, i int) (*fbField, error) {
+		s, err := body.str(i, true)
+		return fString(s), err
+	},
+	'i': func(body fbTable, i int) (*fbField, error) {
+		b, err := body.inline(i, 12)
+		if err == nil && b == nil {
+			err = corruptf("ops log update without a snapshot id")
+		}
+		return fStruct(bytes.Clone(b), 1), err
+	},
+	'1': func(body fbTable, i int) (*fbField, error) {
+		v, err := body.u8(i, 0)
+		return fU8(v), err
+	},
+	'2': func(body fbTable, i int) (*fbField, error) {
+		v, err := body.u16(i, 0)
+		return fU16(v), err
+	},
+	't': func(body fbTable, i int) (*fbField, error) {
+		st, ok, err := body.table(i, false)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return copyStatus(st)
+	},
+}
+
 // maxUpdates is how many ops log entries the repo object keeps; older
 // ones stay in the backups under overwritten/.
 const maxUpdates = 1000
@@ -109,45 +141,9 @@ func readUpdate(t fbTable) (repoUpdate, error) {
 		return u, corruptf("ops log update of type %d", u.typ)
 	}
 	for i, k := range updateFields[u.typ] {
-		var f *fbField
-		switch k {
-		case 's':
-			s, err := body.str(i, true)
-			if err != nil {
-				return u, err
-			}
-			f = fString(s)
-		case 'i':
-			b, err := body.inline(i, 12)
-			if err != nil {
-				return u, err
-			}
-			if b == nil {
-				return u, corruptf("ops log update without a snapshot id")
-			}
-			f = fStruct(bytes.Clone(b), 1)
-		case '1':
-			v, err := body.u8(i, 0)
-			if err != nil {
-				return u, err
-			}
-			f = fU8(v)
-		case '2':
-			v, err := body.u16(i, 0)
-			if err != nil {
-				return u, err
-			}
-			f = fU16(v)
-		case 't':
-			st, ok, err := body.table(i, false)
-			if err != nil {
-				return u, err
-			}
-			if ok {
-				if f, err = copyStatus(st); err != nil {
-					return u, err
-				}
-			}
+		f, err := updateFieldReaders[k](body, i)
+		if err != nil {
+			return u, err
 		}
 		u.fields = append(u.fields, f)
 	}

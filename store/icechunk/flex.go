@@ -124,27 +124,26 @@ func (r *flexReader) value(pos, width int, packed byte, depth int) (any, error) 
 	switch typ {
 	case flexNull:
 		return nil, nil
-	case flexInt:
-		return r.int(pos, width)
-	case flexUint:
-		return r.uint(pos, width)
-	case flexFloat:
-		return r.float(pos, width)
 	case flexBool:
 		u, err := r.uint(pos, width)
 		return u != 0, err
 	}
-	at, err := r.indirect(pos, width)
-	if err != nil {
-		return nil, err
+	// a scalar's slot holds it; every other type's slot points back to it
+	at, w := pos, width
+	var err error
+	if typ != flexInt && typ != flexUint && typ != flexFloat {
+		if at, err = r.indirect(pos, width); err != nil {
+			return nil, err
+		}
+		w = cw
 	}
 	switch typ {
-	case flexIndirectInt:
-		return r.int(at, cw)
-	case flexIndirectUint:
-		return r.uint(at, cw)
-	case flexIndirectFlt:
-		return r.float(at, cw)
+	case flexInt, flexIndirectInt:
+		return r.int(at, w)
+	case flexUint, flexIndirectUint:
+		return r.uint(at, w)
+	case flexFloat, flexIndirectFlt:
+		return r.float(at, w)
 	case flexKey:
 		return r.key(at)
 	case flexString, flexBlob:

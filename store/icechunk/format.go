@@ -68,6 +68,9 @@ const (
 	compressionZstd = 1
 )
 
+// fileNames names the file types in errors.
+var fileNames = map[uint8]string{fileSnapshot: "snapshot", fileManifest: "manifest", fileTxLog: "transaction log", fileRepoInfo: "repo object"}
+
 var magic = []byte("ICE🧊CHUNK")
 
 // fileHeader is the parsed binary header of a metadata file.
@@ -76,6 +79,28 @@ type fileHeader struct {
 	spec           uint8
 	fileType       uint8
 	compression    uint8
+}
+
+// decodeSelf is decodeFile for a file that states its own id (snapshots,
+// manifests): it returns the header and the flatbuffer's root table after
+// checking that the root's id (an ObjectId12 at field 0) is id.
+func decodeSelf(data []byte, want uint8, maxBytes int64, id ID) (fileHeader, fbTable, error) {
+	h, buf, err := decodeFile(data, want, maxBytes)
+	if err != nil {
+		return h, fbTable{}, err
+	}
+	root, err := fbRoot(buf)
+	if err != nil {
+		return h, fbTable{}, err
+	}
+	idb, err := root.inline(0, 12)
+	if err != nil {
+		return h, fbTable{}, err
+	}
+	if idb == nil || !bytes.Equal(idb, id[:]) {
+		return h, fbTable{}, corruptf("%s %v holds id %x", fileNames[want], id, idb)
+	}
+	return h, root, nil
 }
 
 // decodeFile checks the header of a metadata file of type want and returns

@@ -109,24 +109,11 @@ func parseManifest(id ID, data []byte, maxBytes int64) (*manifest, error) {
 // parseManifestFB parses and checks a manifest file, keeping its
 // flatbuffer.
 func parseManifestFB(id ID, data []byte, maxBytes int64) (*manifest, error) {
-	h, buf, err := decodeFile(data, fileManifest, maxBytes)
+	h, root, err := decodeSelf(data, fileManifest, maxBytes, id)
 	if err != nil {
 		return nil, err
 	}
-	root, err := fbRoot(buf)
-	if err != nil {
-		return nil, err
-	}
-	idb, err := root.inline(0, 12)
-	if err != nil {
-		return nil, err
-	}
-	if idb == nil {
-		return nil, corruptf("manifest without an id")
-	}
-	if !bytes.Equal(idb, id[:]) {
-		return nil, corruptf("manifest %v holds id %v", id, ID(idb))
-	}
+	buf := root.buf
 	arrays, err := root.vector(1, 4, true)
 	if err != nil {
 		return nil, err
@@ -157,28 +144,43 @@ func parseManifestFB(id ID, data []byte, maxBytes int64) (*manifest, error) {
 
 // arrayRefs returns the refs vector of node's ArrayManifest, if any.
 func (m *manifest) arrayRefs(node NodeID) (fbVector, bool, error) {
-	lo, hi := 0, m.arrays.n
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		t, err := m.arrays.table(mid)
-		if err != nil {
-			return fbVector{}, false, err
+	var t fbTable
+	found, err := search(m.arrays.n, func(j int) (c int, err error) {
+		if t, err = m.arrays.table(j); err != nil {
+			return 0, err
 		}
 		nid, err := t.inline(0, 8)
 		if err != nil {
-			return fbVector{}, false, err
+			return 0, err
 		}
-		switch c := bytes.Compare(nid, node[:]); {
+		return bytes.Compare(nid, node[:]), nil
+	})
+	if err != nil || !found {
+		return fbVector{}, false, err
+	}
+	v, err := t.vector(1, 4, true)
+	return v, err == nil, err
+}
+
+// search is a binary search of n sorted elements that cmp compares with
+// the one sought (<0: element j comes before it); it stops at the first
+// error and, on a match, right after comparing the matching element.
+func search(n int, cmp func(j int) (int, error)) (bool, error) {
+	lo, hi := 0, n
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		switch c, err := cmp(mid); {
+		case err != nil:
+			return false, err
 		case c == 0:
-			v, err := t.vector(1, 4, true)
-			return v, err == nil, err
+			return true, nil
 		case c < 0:
 			lo = mid + 1
 		default:
 			hi = mid
 		}
 	}
-	return fbVector{}, false, nil
+	return false, nil
 }
 
 // refIndex returns ref j's table and its index vector.
@@ -218,24 +220,20 @@ func (m *manifest) lookup(node NodeID, coords []uint32) (chunkRef, bool, error) 
 	if err != nil || !ok {
 		return chunkRef{}, false, err
 	}
-	lo, hi := 0, refs.n
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		t, idx, err := refIndex(refs, mid)
-		if err != nil {
-			return chunkRef{}, false, err
+	var t fbTable
+	found, err := search(refs.n, func(j int) (int, error) {
+		var idx fbVector
+		var err error
+		if t, idx, err = refIndex(refs, j); err != nil {
+			return 0, err
 		}
-		switch c := compareIndex(idx, coords); {
-		case c == 0:
-			r, err := readRef(t)
-			return r, err == nil, err
-		case c < 0:
-			lo = mid + 1
-		default:
-			hi = mid
-		}
+		return compareIndex(idx, coords), nil
+	})
+	if err != nil || !found {
+		return chunkRef{}, false, err
 	}
-	return chunkRef{}, false, nil
+	r, err := readRef(t)
+	return r, err == nil, err
 }
 
 // readRef reads a ChunkRef table.

@@ -1,7 +1,6 @@
 package icechunk
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -84,23 +83,11 @@ const (
 )
 
 func parseSnapshot(id ID, data []byte, maxBytes int64) (*snapshot, error) {
-	h, buf, err := decodeFile(data, fileSnapshot, maxBytes)
+	h, root, err := decodeSelf(data, fileSnapshot, maxBytes, id)
 	if err != nil {
 		return nil, err
 	}
-	root, err := fbRoot(buf)
-	if err != nil {
-		return nil, err
-	}
-	s := &snapshot{spec: h.spec, buf: buf}
-	idb, err := root.inline(snID, 12)
-	if err != nil {
-		return nil, err
-	}
-	if idb == nil || !bytes.Equal(idb, id[:]) {
-		return nil, corruptf("snapshot %v holds id %x", id, idb)
-	}
-	s.id = id
+	s := &snapshot{spec: h.spec, buf: root.buf, id: id}
 	if p, err := root.inline(snParentID, 12); err != nil {
 		return nil, err
 	} else if p != nil {

@@ -2,12 +2,11 @@ package kerchunk_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 	"github.com/gozarr/gozarr/store/kerchunk"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/store/virtual"
@@ -18,13 +17,7 @@ import (
 // reads every small array they describe: errors, never a panic, a hang or
 // an unbounded allocation. Targets resolve into a small memory store.
 func FuzzOpen(f *testing.F) {
-	for _, name := range []string{"gen_v0.json", "gen_v1.json", "cf.json"} {
-		b, err := os.ReadFile(filepath.Join(fixtures, name))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	arraytest.AddFiles(f, fixtures, "gen_v0.json", "gen_v1.json", "cf.json")
 	f.Add([]byte(`{"version": 1, "templates": {"u": "d", "f": "{{c}}"}, "gen": [{"key": "g{{i}}", "url": "{{f(c=u)}}", "offset": "{{(i + 1) * 3 % 7}}", "length": "2", "dimensions": {"i": {"start": 1, "stop": 9, "step": 2}}}], "refs": {"k": "base64:AAE="}}`))
 	f.Add([]byte(`{"a/.zarray": {"zarr_format": 2, "shape": [4], "chunks": [2], "dtype": "<i2", "compressor": null, "fill_value": 0, "order": "C", "filters": null}, "a/0": ["d", 0, 4], "a/1": ["d"]}`))
 	target := mem.New()

@@ -9,6 +9,8 @@ package arraytest
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -28,6 +30,18 @@ func Must[T any](v T, err error) func(t testing.TB) T {
 			t.Fatal(err)
 		}
 		return v
+	}
+}
+
+// AddFiles adds the files of dir named to f's seed corpus.
+func AddFiles(f *testing.F, dir string, names ...string) {
+	f.Helper()
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/internal/arraytest"
 	"github.com/gozarr/gozarr/store/kerchunk/parquet"
 	"github.com/gozarr/gozarr/store/mem"
 )
@@ -14,13 +15,7 @@ import (
 // FuzzRefsFile reads every chunk of an array through an arbitrary refs
 // file: errors, never a panic or an unbounded allocation.
 func FuzzRefsFile(f *testing.F) {
-	for _, p := range []string{"kerchunk_sub.parq/zlib_shuffle/refs.0.parq", "kerchunk_cf.parq/temp/refs.1.parq", "kerchunk_sub.parq/sparse/refs.0.parq"} {
-		b, err := os.ReadFile(filepath.Join(fixtures, p))
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
+	arraytest.AddFiles(f, fixtures, "kerchunk_sub.parq/zlib_shuffle/refs.0.parq", "kerchunk_cf.parq/temp/refs.1.parq", "kerchunk_sub.parq/sparse/refs.0.parq")
 	meta := []byte(`{"metadata": {".zgroup": {"zarr_format": 2}, "a/.zarray": {"zarr_format": 2, "shape": [6, 9], "chunks": [4, 5], "dtype": "<f4", "compressor": null, "fill_value": 0, "order": "C", "filters": null}}, "record_size": 4}`)
 	f.Fuzz(func(t *testing.T, refs []byte) {
 		ctx := context.Background()
