@@ -38,6 +38,7 @@ func Vectorized(items []Item) []Item {
 // resolved to a Dim.
 type advanced struct {
 	kind  itemKind // kindIndices, kindIndex or kindSlice (dim)
+	axis  int      // the array dimension it indexes; -1 for a new axis (a slice of length 1)
 	arr   int      // kindIndices: which of broadcast.arrays
 	index int      // kindIndex: in bounds
 	dim   Dim
@@ -147,8 +148,21 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 			numpyArrays++
 		}
 	}
-	if numpyArrays == 0 {
+	newAxes := 0
+	for _, it := range items {
+		if it.kind == kindNewAxis {
+			newAxes++
+		}
+	}
+	if numpyArrays == 0 && newAxes == 0 {
 		return nil, nil
+	}
+	if newAxes > 0 {
+		for _, it := range items {
+			if !it.numpy && (it.kind == kindIndices || it.kind == kindMask) {
+				return nil, fmt.Errorf("%w: a new axis (None) with orthogonal index arrays (zarr-python's oindex takes no None)", ErrInvalidSelection)
+			}
+		}
 	}
 	ellipsis, explicit := -1, 0
 	for i, it := range items {
@@ -160,6 +174,7 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 			ellipsis = i
 		case it.kind == kindMask && it.shape != nil:
 			explicit += len(it.shape) // a mask indexes as many dimensions as it has
+		case it.kind == kindNewAxis:
 		default:
 			explicit++
 		}
@@ -170,13 +185,17 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 	}
 	dims := make([]advanced, 0, rank)
 	var arrays []indexArray
+	ax := 0 // the array dimensions taken so far
 	for _, it := range items {
-		d := len(dims)
+		d := ax
 		switch it.kind {
 		case kindEllipsis:
 			for range rank - explicit {
-				dims = append(dims, advanced{dim: fullDim(shape[len(dims)])})
+				dims = append(dims, advanced{axis: ax, dim: fullDim(shape[ax])})
+				ax++
 			}
+		case kindNewAxis:
+			dims = append(dims, advanced{axis: -1, dim: Dim{Count: 1, Step: 1}})
 		case kindMask:
 			mshape := it.shape
 			if mshape == nil {
@@ -189,16 +208,17 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 			}
 			for j, list := range nonzero(it.mask, mshape) {
 				arrays = append(arrays, indexArray{list: list, shape: []int{len(list)}})
-				dims = append(dims, advanced{kind: kindIndices, arr: len(arrays) - 1})
-				_ = j
+				dims = append(dims, advanced{kind: kindIndices, axis: d + j, arr: len(arrays) - 1})
 			}
+			ax += len(mshape)
 		case kindIndices:
 			ashape := it.shape
 			if ashape == nil {
 				ashape = []int{len(it.list)}
 			}
 			arrays = append(arrays, indexArray{list: it.list, shape: ashape})
-			dims = append(dims, advanced{kind: kindIndices, arr: len(arrays) - 1})
+			dims = append(dims, advanced{kind: kindIndices, axis: d, arr: len(arrays) - 1})
+			ax++
 		case kindIndex: // NumPy checks integers first, arrays after the broadcast
 			i, n := it.index, shape[d]
 			if i < -n || i >= n {
@@ -207,17 +227,19 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 			if i < 0 {
 				i += n
 			}
-			dims = append(dims, advanced{kind: kindIndex, index: i})
+			dims = append(dims, advanced{kind: kindIndex, axis: d, index: i})
+			ax++
 		default:
 			dim, err := it.normalize(shape[d])
 			if err != nil {
 				return nil, fmt.Errorf("item %s on axis %d of size %d: %w", it, d, shape[d], err)
 			}
-			dims = append(dims, advanced{dim: dim})
+			dims = append(dims, advanced{axis: d, dim: dim})
+			ax++
 		}
 	}
-	for len(dims) < rank {
-		dims = append(dims, advanced{dim: fullDim(shape[len(dims)])})
+	for ; ax < rank; ax++ {
+		dims = append(dims, advanced{axis: ax, dim: fullDim(shape[ax])})
 	}
 	bshape, ok := broadcastShapes(arrays)
 	if !ok {
@@ -229,14 +251,14 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 	}
 	// The arrays' bounds, dimension after dimension; negative indices
 	// resolved into a copy (items are immutable).
-	for d, p := range dims {
-		n := shape[d]
+	for _, p := range dims {
 		if p.kind == kindIndices {
+			n := shape[p.axis]
 			a := &arrays[p.arr]
 			var res []int
 			for k, i := range a.list {
 				if i < -n || i >= n {
-					return nil, fmt.Errorf("%w: index %d is out of bounds for axis %d with size %d", ErrOutOfBounds, i, d, n)
+					return nil, fmt.Errorf("%w: index %d is out of bounds for axis %d with size %d", ErrOutOfBounds, i, p.axis, n)
 				}
 				if i < 0 && res == nil {
 					res = slices.Clone(a.list)
@@ -263,7 +285,7 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 		count++
 	}
 	adjacent := last-first+1 == count
-	if len(arrays) == 1 && len(arrays[0].shape) == 1 {
+	if len(arrays) == 1 && len(arrays[0].shape) == 1 && newAxes == 0 {
 		for _, p := range dims {
 			if p.kind == kindIndices {
 				break
@@ -402,6 +424,7 @@ func (b *broadcast) points(from int, pts Points) {
 		oi := 0
 		for d, p := range dims {
 			inc[d] = 0
+			base[d] = 0
 			switch p.kind {
 			case kindIndices:
 				a := &b.arrays[p.arr]
@@ -427,8 +450,11 @@ func (b *broadcast) points(from int, pts Points) {
 			}
 		}
 		for d, p := range dims {
+			if p.axis < 0 {
+				continue // a new axis: no coordinate
+			}
 			v, step := base[d], inc[d]
-			c := pts.Coords[k*rank+d:]
+			c := pts.Coords[k*rank+p.axis:]
 			if p.kind == kindIndices {
 				list := b.arrays[p.arr].list
 				for j := range n {

@@ -29,6 +29,7 @@ const (
 	kindEllipsis
 	kindIndices // an integer index array (orthogonal selection)
 	kindMask    // a boolean mask of one dimension (orthogonal selection)
+	kindNewAxis // NumPy's np.newaxis (None): a new dimension of length 1
 )
 
 // Item is one entry of a selection, as written between the brackets of a
@@ -143,6 +144,12 @@ func (it Item) SliceStep() (step int, ok bool) {
 // IsOrthogonal reports whether the item is an index array or a mask.
 func (it Item) IsOrthogonal() bool { return it.kind == kindIndices || it.kind == kindMask }
 
+// NewAxis is NumPy's np.newaxis (None in a subscript): a new dimension of
+// length 1 in the output, at its place, taking no dimension of the array.
+// A selection with one is read as NumPy reads it (see Broadcast), not as
+// a box (Normalize reports ErrPointwise).
+var NewAxis = Item{kind: kindNewAxis}
+
 // Ellipsis stands for as many full slices as needed to give the selection
 // one entry per dimension (NumPy's "..."). A selection holds at most one.
 var Ellipsis = Item{kind: kindEllipsis}
@@ -202,6 +209,8 @@ func (it Item) String() string {
 		return strconv.Itoa(it.index)
 	case kindEllipsis:
 		return "..."
+	case kindNewAxis:
+		return "None"
 	case kindIndices:
 		if it.shape != nil {
 			return nestedString(it.shape, func(i int) string { return strconv.Itoa(it.list[i]) })
@@ -576,7 +585,8 @@ func (d Dim) String() string {
 
 // ParseSelection parses a selection in NumPy subscript syntax: items
 // separated by commas, each an integer ("5", "-1"), a slice with optional
-// parts ("0:10", ":", "::-1", " 3 : 7 : 2 ", "None:4"), "...", or a
+// parts ("0:10", ":", "::-1", " 3 : 7 : 2 ", "None:4"), "...", "None" (or
+// "np.newaxis": NewAxis, a new dimension of length 1), or a
 // bracketed integer index array ("[3, 1, 4]", "[-1]", "[]") or boolean
 // mask ("[True, False, True]"), nested lists for arrays of rank above 1
 // ("[[0], [2]]", "[[True, False], [False, True]]"; the lists must nest
@@ -794,6 +804,9 @@ func parseItem(p string) (Item, error) {
 	}
 	if p == "..." || p == "Ellipsis" {
 		return Ellipsis, nil
+	}
+	if p == "None" || p == "np.newaxis" || p == "numpy.newaxis" {
+		return NewAxis, nil
 	}
 	if p[0] == '[' {
 		if p[len(p)-1] != ']' {

@@ -81,6 +81,10 @@ texts[(5, 6)] += [
     "..., [[0, 1]], ...", "[[0, 9]], [0, 1, 2]", "[[0, 1]], [[9]]", "9, [[0, 1]]",
     # Basic indexing's errors, for comparison.
     "0, 1, 2", "5, 0", "0, -7", "::0", "..., ...", "1, ..., 2, 3",
+    # np.newaxis (None): a new dimension of length 1, with basic and advanced indexes.
+    "None", "None, 1", ":, None", "1, None, ::2", "..., None", "None, ..., None", "None, None, 0, 0",
+    "[0, 1], None, [1, 2]", "None, [[0], [2]], [1, 3]", "[[0], [2]], [1, 3], None", "[0, 2], None",
+    "None, [0, 2]", ":, None, [5, 0]", "None, 0, 1, 2",
 ]
 texts[(3, 4, 5)] += [
     ":, [[0, 1], [2, 3]], [[4], [0]]", "[[0, 1], [2, 0]], :, [[4], [0]]", "[[0, 1]], 1:3, 0",
