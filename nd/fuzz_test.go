@@ -18,7 +18,7 @@ func FuzzParseSelection(f *testing.F) {
 		"[[0], [2]], [1, 3]", ":, [[0, 1], [2, 3]], [[4], [0]]", "[[0, 1]], 1:3, 0",
 		"[[True, False, True], [False, True, False]], ...", "[[[]]], :", "[[0, 1], [2]], :",
 		"[True, 1], :", "[[0, 1], [2, 3]], [1, 2, 3]", "[[[0, 1], [2, 0]], [[1, 1], [0, 2]]], [[[3]]]",
-		"None, [[0], [2]], [1, 3]", "[0, 1], None, [1, 2]", "1, None, ::2", "None, ..., None"} {
+		"None, [[0], [2]], [1, 3]", "[0, 1], None, [1, 2]", "1, None, ::2", "None, ..., None", "True, [0, 1]", "False, :, True"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

@@ -150,8 +150,8 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 	}
 	newAxes := 0
 	for _, it := range items {
-		if it.kind == kindNewAxis {
-			newAxes++
+		if it.kind == kindNewAxis || it.kind == kindMask && it.shape != nil && len(it.shape) == 0 {
+			newAxes++ // None, or a scalar True or False: a new axis
 		}
 	}
 	if numpyArrays == 0 && newAxes == 0 {
@@ -160,7 +160,7 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 	if newAxes > 0 {
 		for _, it := range items {
 			if !it.numpy && (it.kind == kindIndices || it.kind == kindMask) {
-				return nil, fmt.Errorf("%w: a new axis (None) with orthogonal index arrays (zarr-python's oindex takes no None)", ErrInvalidSelection)
+				return nil, fmt.Errorf("%w: a new axis (None, or a scalar True or False) with orthogonal index arrays (zarr-python's oindex takes none)", ErrInvalidSelection)
 			}
 		}
 	}
@@ -200,6 +200,17 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 			mshape := it.shape
 			if mshape == nil {
 				mshape = []int{len(it.mask)}
+			}
+			if len(mshape) == 0 {
+				// A scalar boolean, as NumPy takes it: an index array on a
+				// new axis of length 1, [0] for True, [] for False.
+				list := []int{}
+				if it.mask[0] {
+					list = []int{0}
+				}
+				arrays = append(arrays, indexArray{list: list, shape: []int{len(list)}})
+				dims = append(dims, advanced{kind: kindIndices, axis: -1, arr: len(arrays) - 1})
+				continue
 			}
 			for j, m := range mshape {
 				if m != shape[d+j] {
@@ -252,7 +263,7 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 	// The arrays' bounds, dimension after dimension; negative indices
 	// resolved into a copy (items are immutable).
 	for _, p := range dims {
-		if p.kind == kindIndices {
+		if p.kind == kindIndices && p.axis >= 0 {
 			n := shape[p.axis]
 			a := &arrays[p.arr]
 			var res []int

@@ -586,7 +586,9 @@ func (d Dim) String() string {
 // ParseSelection parses a selection in NumPy subscript syntax: items
 // separated by commas, each an integer ("5", "-1"), a slice with optional
 // parts ("0:10", ":", "::-1", " 3 : 7 : 2 ", "None:4"), "...", "None" (or
-// "np.newaxis": NewAxis, a new dimension of length 1), or a
+// "np.newaxis": NewAxis, a new dimension of length 1), "True" or "False"
+// (NumPy's 0-d boolean index: a new dimension of length 1 or 0, an
+// advanced index), or a
 // bracketed integer index array ("[3, 1, 4]", "[-1]", "[]") or boolean
 // mask ("[True, False, True]"), nested lists for arrays of rank above 1
 // ("[[0], [2]]", "[[True, False], [False, True]]"; the lists must nest
@@ -807,6 +809,10 @@ func parseItem(p string) (Item, error) {
 	}
 	if p == "None" || p == "np.newaxis" || p == "numpy.newaxis" {
 		return NewAxis, nil
+	}
+	if p == "True" || p == "False" {
+		// NumPy's 0-d boolean index: a new axis of length 1 or 0.
+		return Item{kind: kindMask, mask: []bool{p == "True"}, shape: []int{}, numpy: true}, nil
 	}
 	if p[0] == '[' {
 		if p[len(p)-1] != ']' {

@@ -85,6 +85,9 @@ texts[(5, 6)] += [
     "None", "None, 1", ":, None", "1, None, ::2", "..., None", "None, ..., None", "None, None, 0, 0",
     "[0, 1], None, [1, 2]", "None, [[0], [2]], [1, 3]", "[[0], [2]], [1, 3], None", "[0, 2], None",
     "None, [0, 2]", ":, None, [5, 0]", "None, 0, 1, 2",
+    # A scalar boolean: a new axis of length 1 (True) or 0 (False), an advanced index.
+    "True", "False", "True, [0, 1]", "[0, 1], True", "True, 1", "1, True", ":, True", "True, :, True",
+    "False, [[0], [2]], [1, 3]", "True, [0, 1, 2], :, ..., True",
 ]
 texts[(3, 4, 5)] += [
     ":, [[0, 1], [2, 3]], [[4], [0]]", "[[0, 1], [2, 0]], :, [[4], [0]]", "[[0, 1]], 1:3, 0",
@@ -122,6 +125,10 @@ def oindex(a, t):
         n = a.shape[d]
         if isinstance(it, slice):
             lists.append(np.arange(n)[it])
+        elif isinstance(it, bool) or it is None:
+            # NumPy reads a scalar boolean as a new axis, not as 0 or 1;
+            # the orthogonal meaning has no new axes (gozarr refuses both).
+            raise IndexError("a new axis in an orthogonal selection")
         elif isinstance(it, int):
             if not -n <= it < n:
                 raise IndexError(f"index {it} is out of bounds for axis {d} with size {n}")
