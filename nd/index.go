@@ -657,7 +657,7 @@ func CheckPoints(pts Points, shape []int) (Points, error) {
 		return Points{}, fmt.Errorf("%w: a 0-d array has no coordinates to select", ErrInvalidSelection)
 	}
 	if pts.Rank != rank || len(pts.Coords)%rank != 0 {
-		return Points{}, fmt.Errorf("%w: points of %d coordinates for an array of %d dimensions", ErrInvalidSelection, pts.Rank, rank)
+		return Points{}, fmt.Errorf("%w: points of rank %d for an array of rank %d", ErrInvalidSelection, pts.Rank, rank)
 	}
 	for j, i := range pts.Coords {
 		d := j % rank

@@ -200,7 +200,7 @@ func ReadElement(ctx context.Context, r store.Reader, g *Grid, coords []int, out
 		return fmt.Errorf("pipeline: output holds %d bytes, an element has %d", len(out), g.itemSize())
 	}
 	if len(coords) != len(g.Shape) {
-		return fmt.Errorf("%w: %d coordinates for an array of rank %d", nd.ErrInvalidSelection, len(coords), len(g.Shape))
+		return fmt.Errorf("%w: a point of rank %d for an array of rank %d", nd.ErrInvalidSelection, len(coords), len(g.Shape))
 	}
 	for d, c := range coords {
 		if c < 0 || c >= g.Shape[d] {
