@@ -38,7 +38,10 @@ func FuzzParseSelection(f *testing.F) {
 		if strings.Contains(joined, "(") {
 			return // a long list prints shortened
 		}
-		again, err := ParseSelection("[" + joined + "]")
+		again, err := ParseSelection("(" + joined + ",)")
+		if len(items) == 0 {
+			again, err = ParseSelection("()")
+		}
 		if err != nil || !slices.EqualFunc(again, items, func(a, b Item) bool { return reflect.DeepEqual(a, b) }) {
 			t.Fatalf("%q: items %v reparse as %v, %v", text, parts, again, err)
 		}

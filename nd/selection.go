@@ -537,17 +537,26 @@ func (s Selection) NumElements() int {
 }
 
 // String returns the selection in NumPy syntax, e.g. "[0:10, 3, 9::-2]";
-// ParseSelection and Normalize on the same shape give it back.
+// ParseSelection and Normalize on the same shape give it back. A
+// selection of integers only is written as a tuple, "(0, 3)" or "()",
+// since "[0, 3]" would read as one index array.
 func (s Selection) String() string {
+	open, close := byte('('), byte(')')
+	for _, d := range s {
+		if !d.Drop {
+			open, close = '[', ']'
+			break
+		}
+	}
 	var b strings.Builder
-	b.WriteByte('[')
+	b.WriteByte(open)
 	for i, d := range s {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString(d.String())
 	}
-	b.WriteByte(']')
+	b.WriteByte(close)
 	return b.String()
 }
 
@@ -601,14 +610,24 @@ func (d Dim) String() string {
 // 1-D array on its own dimension. Outer
 // brackets or parentheses around the whole
 // selection are optional and a trailing comma is allowed; "" and "()"
-// select everything. An index array alone needs both brackets:
-// "[[3, 1, 4]]" ("[3, 1, 4]" is three integer indices, as NumPy's
-// a[3, 1, 4]). Slice bounds beyond the int range clamp, as they would in
+// select everything. A text that is one list literal is one index array
+// or mask, as in NumPy: "[3, 1, 4]" is a[[3, 1, 4]] (three rows),
+// "[[0, 1], [2, 3]]" is a[[[0, 1], [2, 3]]] (one 2-D index array) and
+// "[]" an empty one; brackets wrap the selection only around what is not
+// a list literal ("[-4:, ...]" is -4:, ...). Slice bounds beyond the int range clamp, as they would in
 // Python. Errors wrap ErrInvalidSelection (or ErrOutOfBounds for an
 // integer beyond the int range).
 func ParseSelection(text string) ([]Item, error) {
 	t := strings.TrimSpace(text)
-	if len(t) >= 2 && (t[0] == '[' && t[len(t)-1] == ']' && matchingClose(t) == len(t)-1 || t[0] == '(' && t[len(t)-1] == ')') {
+	if len(t) >= 2 && t[0] == '[' && t[len(t)-1] == ']' && matchingClose(t) == len(t)-1 {
+		// A list literal alone is one index array or mask, as NumPy's
+		// a[[3, 1, 4]]; brackets around anything else (slices, ...,
+		// None, lists that do not nest evenly) wrap the selection.
+		if it, err := parseArray(t); err == nil {
+			return []Item{it}, nil
+		}
+		t = strings.TrimSpace(t[1 : len(t)-1])
+	} else if len(t) >= 2 && t[0] == '(' && t[len(t)-1] == ')' {
 		t = strings.TrimSpace(t[1 : len(t)-1])
 	}
 	if t == "" {

@@ -324,7 +324,7 @@ func selText(in []selItem) string {
 			}
 		}
 	}
-	return "[" + strings.Join(parts, ", ") + "]"
+	return "(" + strings.Join(parts, ", ") + ")" // a tuple: "[a, b]" alone would be one index array
 }
 
 // selCheckWrite copies the case's array into a temporary directory,

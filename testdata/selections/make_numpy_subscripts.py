@@ -1,7 +1,7 @@
 """NumPy's own results for selection texts, as zarrcat get and
-nd.ParseSelection take them (the text is what goes between a[ and ]; a text wholly in brackets is
-the subscript itself in nd.ParseSelection, so a lone index array is
-written "[3, 1, 4],").
+nd.ParseSelection take them (the text is what goes between a[ and ]: a
+text that is one list literal, "[3, 1, 4]", is one index array as in
+NumPy; brackets around anything else, "[-4:, ...]", wrap the selection).
 
 Run: ../shared/tools/zarr-python testdata/selections/make_numpy_subscripts.py
 Writes testdata/selections/numpy_subscripts.json: for each array shape
@@ -106,6 +106,15 @@ texts[(2, 3, 4, 5)] = [
     ":, [[0]], :, [[1, 2]]", "[[1, 0]], [[2], [0]], ...", "..., [[3, 0]], [[4], [0]]",
     "0, :, [[1, 2]], 0", ":, " + lit(np.eye(3, 4, dtype=bool)) + ", 1:3", "[[0], [1]], 1:3, [[0, 3]], ::-2",
 ]
+
+# A text that is one list literal is one index array or mask, as NumPy
+# reads a[[3, 1, 4]] (brackets around anything else, "[-4:, ...]", wrap
+# the selection: not NumPy syntax, so not here; nd's TestParseSelection).
+texts[(7,)] += ["[3, 1, 4]", "[]", "[-1, -1, 0]", "[True, False, True, False, True, False, True]",
+                "[[0, 1], [2, 3]]", "[[]]", "[7]", "[0,]", "[[6], [-7]]"]
+texts[(5, 6)] += ["[3, 1, 4]", "[[0, 1], [2, 3]]", "[-1]", "[]", "[True, False, True, False, True]",
+                  "[[-1], [0]]", "[0, 9]"]
+texts[(3, 4, 5)] += ["[2, 0, 2]", "[[0, 1], [2, 0]]", "[]", "[3]", "[[[0]]]"]
 
 def oindex(a, t):
     """a[t] with every index array and mask applied on its own dimension."""
