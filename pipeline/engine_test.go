@@ -51,14 +51,7 @@ func (f failSet) Set(ctx context.Context, key string, v []byte) error {
 // shards held 58,600 bytes for ever) until reads waited on it for ever.
 func TestFailedReadReleasesBudget(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct {
-		name  string
-		specs []codecs.Spec
-	}{
-		{"chunks", zstdSpecs(t)},
-		{"shards", shardSpecs(t, []int{16, 16})},
-		{"nested shards", nestedSpecs(t)},
-	} {
+	for _, tc := range layouts(t, []int{16, 16}) {
 		st, _ := makeArray(t, []int{256, 256}, []int{32, 32}, tc.specs)
 		b, err := st.Get(ctx, "a/c/0/0", store.Full())
 		if err != nil {
@@ -127,13 +120,7 @@ func TestFailedReadReleasesBudget(t *testing.T) {
 func TestErrorEndsThePlan(t *testing.T) {
 	ctx := context.Background()
 	boom := errors.New("disk on fire")
-	for _, tc := range []struct {
-		name  string
-		specs []codecs.Spec
-	}{
-		{"chunks", zstdSpecs(t)},
-		{"shards", shardSpecs(t, []int{8, 8})},
-	} {
+	for _, tc := range layouts(t, []int{8, 8})[:2] {
 		st, _ := makeArray(t, []int{256, 256}, []int{16, 16}, tc.specs)
 		var late, fetches atomic.Int64
 		hs := &hookStore{Store: st, before: func(ctx context.Context, key string) error {
@@ -206,14 +193,7 @@ func (r *recorder) take() []string {
 // bytes.
 func TestExecuteRead(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct {
-		name  string
-		specs []codecs.Spec
-	}{
-		{"chunks", zstdSpecs(t)},
-		{"shards", shardSpecs(t, []int{4, 8})},
-		{"nested shards", nestedSpecs(t)},
-	} {
+	for _, tc := range layouts(t, []int{4, 8}) {
 		st, _ := makeArray(t, []int{40, 48}, []int{16, 16}, tc.specs)
 		for _, items := range [][]nd.Item{
 			{nd.Slice(0, 40, 1), nd.Slice(0, 48, 1)},

@@ -19,6 +19,18 @@ import (
 	"github.com/gozarr/gozarr/zarr"
 )
 
+// layout is one of the chunk layouts the engine's tests run on.
+type layout struct {
+	name  string
+	specs []codecs.Spec
+}
+
+// layouts returns plain zstd chunks, shards of inner chunks of shape
+// inner, and nested shards (nestedSpecs), in that order.
+func layouts(t *testing.T, inner []int) []layout {
+	return []layout{{"chunks", zstdSpecs(t)}, {"shards", shardSpecs(t, inner)}, {"nested shards", nestedSpecs(t)}}
+}
+
 // nestedSpecs is a shard of inner shards of 4×4 zstd chunks.
 func nestedSpecs(t *testing.T) []codecs.Spec {
 	innerShard := map[string]any{
@@ -41,14 +53,7 @@ func nestedSpecs(t *testing.T) []codecs.Spec {
 // missing units.
 func TestPlanReadUnits(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct {
-		name  string
-		specs []codecs.Spec
-	}{
-		{"chunks", zstdSpecs(t)},
-		{"shards", shardSpecs(t, []int{4, 8})},
-		{"nested shards", nestedSpecs(t)},
-	} {
+	for _, tc := range layouts(t, []int{4, 8}) {
 		t.Run(tc.name, func(t *testing.T) {
 			st, _ := makeArray(t, []int{40, 48}, []int{16, 16}, tc.specs)
 			a, err := zarr.OpenArray(ctx, st, "a")
@@ -222,13 +227,7 @@ func BenchmarkGatherHugeGrid(b *testing.B) {
 // (ReadUnits yields nothing more).
 func TestPlanReadUnitsStopsAtError(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct {
-		name  string
-		specs []codecs.Spec
-	}{
-		{"shards", shardSpecs(t, []int{4, 8})},
-		{"nested shards", nestedSpecs(t)},
-	} {
+	for _, tc := range layouts(t, []int{4, 8})[1:] {
 		t.Run(tc.name, func(t *testing.T) {
 			st, _ := makeArray(t, []int{40, 48}, []int{16, 16}, tc.specs)
 			a, err := zarr.OpenArray(ctx, st, "a")
@@ -275,14 +274,7 @@ func (g getOnly) Get(ctx context.Context, key string, r store.ByteRange) ([]byte
 // missing chunks and shards are fill units.
 func TestReadRunsThePlan(t *testing.T) {
 	ctx := context.Background()
-	for _, tc := range []struct {
-		name  string
-		specs []codecs.Spec
-	}{
-		{"chunks", zstdSpecs(t)},
-		{"shards", shardSpecs(t, []int{4, 8})},
-		{"nested shards", nestedSpecs(t)},
-	} {
+	for _, tc := range layouts(t, []int{4, 8}) {
 		st, _ := makeArray(t, []int{40, 48}, []int{16, 16}, tc.specs)
 		a, err := zarr.OpenArray(ctx, st, "a")
 		if err != nil {
