@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -78,25 +77,11 @@ func TestIcechunkForkMerge(t *testing.T) {
 		return nil
 	}
 	t.Cleanup(func() { faultHook = nil })
-	tries := 0
-	for {
-		tries++
+	tries := rerunPastFaults(t, func() *beam.Pipeline {
 		p, s := beam.NewPipelineWithRoot()
 		CommitIcechunk(s, target, WriteIcechunk(s, target, Read(s, sr, ReadOptions{})), "zarrbeam wrote a")
-		err := run(t, p)
-		if err == nil {
-			break
-		}
-		if !strings.Contains(err.Error(), injected.Error()) {
-			t.Fatalf("try %d: %v", tries, err)
-		}
-		if tries == 3 {
-			t.Fatalf("still failing after %d tries: %v", tries, err)
-		}
-	}
-	if tries != 3 || len(failures) != 2 {
-		t.Fatalf("%d tries, failures injected %v: want both faults to have failed a run", tries, failures)
-	}
+		return p
+	}, injected, failures)
 
 	r2, err := icechunk.Open(ctx, st)
 	if err != nil {

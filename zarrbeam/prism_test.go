@@ -297,26 +297,12 @@ func testRetryExact(t *testing.T, chunk int) {
 		p, s := beam.NewPipelineWithRoot()
 		return p, countOf(s, Finalize(s, dr, Rechunk(s, sr, dr, RechunkOptions{MaxMem: 1 << 20}), FinalizeOptions{}))
 	}
-	tries := 0
 	var n func() int
-	for {
-		tries++
-		var p *beam.Pipeline
-		p, n = build()
-		err := run(t, p)
-		if err == nil {
-			break
-		}
-		if !strings.Contains(err.Error(), injected.Error()) {
-			t.Fatalf("try %d: %v", tries, err)
-		}
-		if tries == 3 {
-			t.Fatalf("still failing after %d tries: %v", tries, err)
-		}
-	}
-	if tries != 3 || len(failures) != 2 {
-		t.Fatalf("%d tries, failures injected %v: want both faults to have failed a run", tries, failures)
-	}
+	tries := rerunPastFaults(t, func() *beam.Pipeline {
+		p, count := build()
+		n = count
+		return p
+	}, injected, failures)
 	if got := n(); got != 4 {
 		t.Errorf("%d write units written, want 4", got)
 	}
@@ -422,4 +408,29 @@ func TestFinalizeConsolidates(t *testing.T) {
 		t.Errorf("array through the consolidated metadata: shards %v, want [128 128]", a.Shards())
 	}
 	sameBytes(t, "rechunked into the group", readAll(t, dr), src)
+}
+
+// rerunPastFaults runs the pipeline build makes until a run succeeds, as a
+// runner retries a job: every failed run must fail with injected, and the
+// third run must be the first to succeed, each of the two faults recorded
+// in failures having failed one run. It returns the number of runs.
+func rerunPastFaults(t *testing.T, build func() *beam.Pipeline, injected error, failures map[string]bool) (tries int) {
+	t.Helper()
+	for {
+		tries++
+		err := run(t, build())
+		if err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), injected.Error()) {
+			t.Fatalf("try %d: %v", tries, err)
+		}
+		if tries == 3 {
+			t.Fatalf("still failing after %d tries: %v", tries, err)
+		}
+	}
+	if tries != 3 || len(failures) != 2 {
+		t.Fatalf("%d tries, failures injected %v: want both faults to have failed a run", tries, failures)
+	}
+	return tries
 }
