@@ -623,8 +623,16 @@ func ParseSelection(text string) ([]Item, error) {
 		// A list literal alone is one index array or mask, as NumPy's
 		// a[[3, 1, 4]]; brackets around anything else (slices, ...,
 		// None, lists that do not nest evenly) wrap the selection.
-		if it, err := parseArray(t); err == nil {
+		it, err := parseArray(t)
+		if err == nil {
 			return []Item{it}, nil
+		}
+		if errors.Is(err, errRagged) && flatRows(t[1:len(t)-1]) {
+			// NumPy makes one array of a list of flat lists and raises
+			// when their lengths differ ("[[1, 2], [3]]"); not a wrapped
+			// tuple. Other uneven nestings ("[[[0], [2]], [1, 3]]",
+			// "[mask, 4]") still wrap the selection: ours only.
+			return nil, fmt.Errorf("selection %s: %w", Clip(text), err)
 		}
 		t = strings.TrimSpace(t[1 : len(t)-1])
 	} else if len(t) >= 2 && t[0] == '(' && t[len(t)-1] == ')' {
@@ -649,6 +657,25 @@ func ParseSelection(text string) ([]Item, error) {
 		items = append(items, it)
 	}
 	return items, nil
+}
+
+// flatRows reports whether t is two or more items, each a flat list
+// literal (of integers or booleans, none nested).
+func flatRows(t string) bool {
+	parts, err := splitTop(t)
+	if err != nil || len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if p == "" || p[0] != '[' || strings.Contains(p[1:], "[") {
+			return false
+		}
+		if _, err := parseArray(p); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // matchingClose returns the index of the bracket closing t[0] ('['), or -1.
@@ -693,6 +720,10 @@ func splitTop(t string) ([]string, error) {
 	}
 	return append(parts, t[from:]), nil
 }
+
+// errRagged marks a list literal whose lists nest unevenly: NumPy's
+// ValueError "setting an array element with a sequence".
+var errRagged = errors.New("setting an array element with a sequence")
 
 // maxArrayRank is the most dimensions an index array or mask may have:
 // NumPy's limit.
@@ -772,7 +803,7 @@ func (ap *arrayParser) value(depth int) (shape []int, isList bool, err error) {
 			return nil, false, err
 		}
 		if n > 0 && (el != elemList || !slices.Equal(es, elem)) {
-			return nil, false, fmt.Errorf("%w: %s nests unevenly: the requested array has an inhomogeneous shape after %d dimensions (NumPy's ValueError)", ErrInvalidSelection, Clip(ap.s[open:]), depth+1)
+			return nil, false, fmt.Errorf("%w: %w: %s nests unevenly: the requested array has an inhomogeneous shape after %d dimensions (NumPy's ValueError)", ErrInvalidSelection, errRagged, Clip(ap.s[open:]), depth+1)
 		}
 		elem, elemList = es, el
 		n++
