@@ -246,7 +246,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 	}
 	py := zarrPython(peers)
 	fmt.Printf("gatherbench: %d cores, GOMAXPROCS %d, %s\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
-	fmt.Println("| workload | gozarr | codec-only | ratio | fetch-only | ratio to fetch + codec | gozarr CPU | codec-only CPU | CPU ratio | fetch-only CPU | CPU ratio to fetch + codec | map-only CPU | CPU ratio to map + codec | output fill | ratio to fetch + codec + fill | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
+	fmt.Println("| workload | gozarr (min–max over reps) | codec-only | ratio | fetch-only | ratio to fetch + codec | gozarr CPU (min–max) | codec-only CPU | CPU ratio | fetch-only CPU | CPU ratio to fetch + codec | map-only CPU | CPU ratio to map + codec | output fill | ratio to fetch + codec + fill | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var prof *os.File
 	if cpuProfile != "" {
@@ -311,11 +311,12 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 		}
 		mapCell, mapRatio := "—", "—"
 		if mapCPU >= 0 {
-			mapCell, mapRatio = fmt.Sprintf("%.3f s", mapCPU), fmt.Sprintf("%.2f", median(gzCPU)/(codecCPU+mapCPU))
+			mapCell, mapRatio = ms(mapCPU), fmt.Sprintf("%.2f", median(gzCPU)/(codecCPU+mapCPU))
 		}
-		fmt.Printf("| %s | %.3f s | %.3f s | %.2f | %.3f s | %.2f | %.3f s | %.3f s | %.2f | %.3f s | %.2f | %s | %s | %.3f s | %.2f | %s | %s | %d MiB | %.2f |\n", w.name, median(gz), codec, median(gz)/codec,
-			fetch, median(gz)/(codec+fetch), median(gzCPU), codecCPU, median(gzCPU)/codecCPU, fetchCPU, median(gzCPU)/(codecCPU+fetchCPU),
-			mapCell, mapRatio, fill, median(gz)/(codec+fetch+fill), pyCell, speedCell, fetched>>20, float64(decoded)/float64(w.out))
+		fmt.Printf("| %s | %s (%s–%s) | %s | %.2f | %s | %.2f | %s (%s–%s) | %s | %.2f | %s | %.2f | %s | %s | %s | %.2f | %s | %s | %d MiB | %.2f |\n", w.name,
+			ms(median(gz)), ms(slices.Min(gz)), ms(slices.Max(gz)), ms(codec), median(gz)/codec,
+			ms(fetch), median(gz)/(codec+fetch), ms(median(gzCPU)), ms(slices.Min(gzCPU)), ms(slices.Max(gzCPU)), ms(codecCPU), median(gzCPU)/codecCPU, ms(fetchCPU), median(gzCPU)/(codecCPU+fetchCPU),
+			mapCell, mapRatio, ms(fill), median(gz)/(codec+fetch+fill), pyCell, speedCell, fetched>>20, float64(decoded)/float64(w.out))
 	}
 	return nil
 }
@@ -697,6 +698,10 @@ func saveInts(dir, name string, v []int) string {
 	}
 	return path
 }
+
+// ms formats seconds as milliseconds with four significant digits, so a
+// 10% change of a few-millisecond gather is visible.
+func ms(s float64) string { return fmt.Sprintf("%.4g ms", s*1e3) }
 
 func median(xs []float64) float64 {
 	s := slices.Sorted(slices.Values(xs))
