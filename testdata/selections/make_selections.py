@@ -662,9 +662,10 @@ def write_cases(out, name, c):
         if zerr is not None:
             case["zarr_python_error"] = zerr
         else:
+            # What zarr-python wrote where it disagrees is not kept: with repeated indices its
+            # result depends on the order its threads finish (an unstable sort), so a file of
+            # it would change from run to run and rerunning this script would dirty the clone.
             case["zarr_python_agrees"] = bool(same(zres, want))
-            if not case["zarr_python_agrees"]:
-                case["zarr_python_result"] = out.save(fname(name, f"write.{k:02d}.zarr_python"), zres)
         case["expected"] = out.save(fname(name, f"write.{k:02d}"), want)
         out.cases.append(case)
 
