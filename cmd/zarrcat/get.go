@@ -58,7 +58,7 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("%w: --format png draws a 2-D selection of slices and indices, not points", errUsage)
 	}
 	if errors.As(err, &pw) { // index arrays NumPy broadcasts
-		if tv, err := textViewFor(flags, format, stdout); err != nil {
+		if tv, err := textViewFor(flags, format, stdout, budget); err != nil {
 			return err
 		} else if tv != nil && !pw.a.Metadata().DataType.VarLen() { // textview.go
 			return tv.writePointwise(ctx, pw.a, pw.pts, stdout)
@@ -89,7 +89,7 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if a.Metadata().DataType.VarLen() { // strings.go
 		return getVarLen(ctx, a, sel, format, flags, stdout, stderr, budget)
 	}
-	if tv, err := textViewFor(flags, format, stdout); err != nil {
+	if tv, err := textViewFor(flags, format, stdout, budget); err != nil {
 		return err
 	} else if tv != nil && !a.Metadata().DataType.VarLen() { // textview.go
 		return tv.write(ctx, a, sel, stdout)

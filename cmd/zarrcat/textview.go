@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -24,15 +25,22 @@ import (
 // pipe); scripts reading text from a pipe or a file get every value.
 type textView struct {
 	threshold, edge int
+	block           int64 // bytes of values a streamed view reads at a time
 }
+
+// viewInMemory is the most elements a text view reads at once; a larger
+// result shown whole (--threshold 0, or a threshold above its size) is
+// streamed twice, block by block: once for the column width, once to print.
+var viewInMemory = 1 << 16
 
 // textViewFor returns the text view get should draw, or nil for the plain
 // streamed text: a terminal on stdout, or --threshold/--edgeitems given.
-func textViewFor(flags map[string]string, format string, stdout io.Writer) (*textView, error) {
+// A view shown whole streams in blocks of blockBytes(budget).
+func textViewFor(flags map[string]string, format string, stdout io.Writer, budget int64) (*textView, error) {
 	if format != "text" || flags["o"] != "" && flags["o"] != "-" {
 		return nil, nil
 	}
-	v := &textView{threshold: 1000, edge: 3}
+	v := &textView{threshold: 1000, edge: 3, block: blockBytes(budget)}
 	_, th := flags["threshold"]
 	_, ed := flags["edgeitems"]
 	for name, p := range map[string]*int{"threshold": &v.threshold, "edgeitems": &v.edge} {
@@ -94,6 +102,11 @@ func (v *textView) write(ctx context.Context, a *zarr.Array, sel nd.Selection, w
 			kept = append(kept, d)
 		}
 	}
+	if v.whole(sel.NumElements()) {
+		return v.drawStreamed(a, sel.Shape(), func(use func([]byte) error) error {
+			return stream(ctx, a, sel, v.block, func(b streamBlock) error { return use(b.Data) })
+		}, w)
+	}
 	return v.draw(ctx, a, sel.Shape(), len(sel), func(idx, c []int) {
 		for d, dim := range sel {
 			c[d] = source(dim, 0)
@@ -108,6 +121,11 @@ func (v *textView) write(ctx context.Context, a *zarr.Array, sel nd.Selection, w
 // shown points alone are listed and read.
 func (v *textView) writePointwise(ctx context.Context, a *zarr.Array, p nd.Pointwise, w io.Writer) error {
 	shape := p.Shape()
+	if v.whole(p.Len()) {
+		return v.drawStreamed(a, shape, func(use func([]byte) error) error {
+			return streamPoints(ctx, a, pointSet{pw: &p}, v.block, use)
+		}, w)
+	}
 	return v.draw(ctx, a, shape, len(a.Shape()), func(idx, c []int) {
 		flat := 0
 		for d, i := range idx {
@@ -115,6 +133,79 @@ func (v *textView) writePointwise(ctx context.Context, a *zarr.Array, p nd.Point
 		}
 		p.Points(flat, 1, c)
 	}, w)
+}
+
+// whole reports whether a result of total elements is shown whole and is
+// too large to read at once: drawStreamed prints it.
+func (v *textView) whole(total int) bool {
+	return total > viewInMemory && (v.threshold == 0 || total <= v.threshold)
+}
+
+// drawStreamed is draw for a result shown whole, of any size: read (which
+// hands the values in C order, a block at a time, to use) runs twice, for
+// the width of the widest value and then to print, so memory is a block
+// whatever the result's size. The text is draw's: header, right-aligned
+// columns, each 2-D plane of a 3-D or larger result labelled, a blank line
+// between planes.
+func (v *textView) drawStreamed(a *zarr.Array, shape []int, read func(use func([]byte) error) error, w io.Writer) error {
+	dt := a.Metadata().DataType
+	n := dt.Size()
+	width := 0
+	var buf []byte
+	err := read(func(b []byte) error {
+		for k := 0; k+n <= len(b); k += n {
+			buf = appendValue(buf[:0], dt, b[k:k+n])
+			width = max(width, len(buf))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	r := len(shape)
+	cols, plane := shape[r-1], shape[r-1]
+	if r >= 2 {
+		plane *= shape[r-2]
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	fmt.Fprintf(bw, "# shape %s, %s\n", pyShape(shape), dt)
+	i := 0
+	label := make([]string, max(0, r-2))
+	err = read(func(b []byte) error {
+		for k := 0; k+n <= len(b); k, i = k+n, i+1 {
+			switch {
+			case i%plane == 0 && r >= 3:
+				if i > 0 {
+					bw.WriteString("\n\n")
+				}
+				q := i / plane
+				for d := r - 3; d >= 0; d-- {
+					label[d] = strconv.Itoa(q % shape[d])
+					q /= shape[d]
+				}
+				fmt.Fprintf(bw, "[%s, :, :]\n", strings.Join(label, ", "))
+			case i%cols == 0:
+				if i > 0 {
+					bw.WriteByte('\n')
+				}
+			default:
+				bw.WriteByte(' ')
+			}
+			buf = appendValue(buf[:0], dt, b[k:k+n])
+			for range width - len(buf) {
+				bw.WriteByte(' ')
+			}
+			if _, err := bw.Write(buf); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	bw.WriteByte('\n')
+	return bw.Flush()
 }
 
 // draw prints a result of the given shape, reading the shown elements:

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"path/filepath"
+	"testing"
+)
+
+// TestTextViewWholeStreamed (issue 27 audit): a text view shown whole
+// (--threshold 0, which the summary's header suggests) streams the result
+// twice within --budget instead of reading every element as a point: 10^6
+// elements held about 300 bytes each (a 2048² float32 array took 307 MB,
+// an 8192² one would not fit). Its text is the in-memory view's, for a
+// 4-D result (labelled planes), a 2-D one and a pointwise one.
+func TestTextViewWholeStreamed(t *testing.T) {
+	ctx := context.Background()
+	view := func(args ...string) string {
+		var out bytes.Buffer
+		if err := run(ctx, append([]string{"get", "--threshold", "0"}, args...), &out, io.Discard); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return out.String()
+	}
+	cases := [][]string{
+		{filepath.Join(refDir, "v3_ndim4.zarr")},
+		{filepath.Join(refDir, "v3_dtype_float64.zarr"), "::-1, 3:"},
+		{filepath.Join(refDir, "v3_dtype_int16.zarr"), "[[0], [5], [30]], [1, 1, -1, 4]"},
+	}
+	var inMemory []string
+	for _, c := range cases {
+		inMemory = append(inMemory, view(c...))
+	}
+	old := viewInMemory
+	viewInMemory = 0
+	for i, c := range cases {
+		if got := view(c...); got != inMemory[i] {
+			t.Errorf("%v: streamed view\n%s\nin-memory view\n%s", c, got, inMemory[i])
+		}
+	}
+	viewInMemory = old
+	if testing.Short() {
+		t.Skip("reads 10^6 elements")
+	}
+	a, _ := writePointsArray(t, t.TempDir(), 0) // 1000 × 1000 int16
+	peak := peakHeap(func() {
+		if err := run(ctx, []string{"get", "--threshold", "0", "--budget", "4MiB", a}, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("get --threshold 0 of 10^6 elements: peak heap %d bytes above the start", peak)
+	if peak > 16<<20 {
+		t.Errorf("get --threshold 0 of 10^6 int16 elements with --budget 4MiB: peak heap %d bytes, want at most 16 MiB", peak)
+	}
+}
