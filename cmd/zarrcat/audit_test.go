@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +53,22 @@ func TestTextViewWholeStreamed(t *testing.T) {
 	t.Logf("get --threshold 0 of 10^6 elements: peak heap %d bytes above the start", peak)
 	if peak > 16<<20 {
 		t.Errorf("get --threshold 0 of 10^6 int16 elements with --budget 4MiB: peak heap %d bytes, want at most 16 MiB", peak)
+	}
+}
+
+// TestQuoteHint (issue 27 audit): the hint for a selection given as
+// several arguments is a selection that parses: '0:3' '0:2' gets '0:3,
+// 0:2' (it got '0:3 0:2', which is an error of its own: a comma missing),
+// unquoted 0:3, 0:2 gets the same.
+func TestQuoteHint(t *testing.T) {
+	a := filepath.Join(refDir, "v3_dtype_int16.zarr")
+	for _, args := range [][]string{{"0:3", "0:2"}, {"0:3,", "0:2"}} {
+		msg := runErr(t, append([]string{"get", a}, args...)...)
+		if !strings.Contains(msg, "e.g. '0:3, 0:2'") {
+			t.Errorf("get %v: %s", args, msg)
+		}
+	}
+	if got, want := runOK(t, "get", a, "0:3, 0:2"), runOK(t, "get", a, "0:3,0:2"); got != want || got == "" {
+		t.Errorf("the hinted selection: %q, want %q", got, want)
 	}
 }

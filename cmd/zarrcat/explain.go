@@ -138,5 +138,15 @@ func quoteHint(pos []string) string {
 	if len(pos) <= 2 {
 		return ""
 	}
-	return fmt.Sprintf(", not %d arguments: quote the selection, e.g. '%s'", len(pos), strings.Join(pos[1:], " "))
+	// The shell split "0:3, 0:2" at its space; '0:3' '0:2' were two
+	// arguments meant as two items: either way one selection has commas.
+	sel := pos[1]
+	for _, p := range pos[2:] {
+		if strings.HasSuffix(sel, ",") {
+			sel += " " + p
+		} else {
+			sel += ", " + p
+		}
+	}
+	return fmt.Sprintf(", not %d arguments: quote the selection, e.g. '%s'", len(pos), sel)
 }
