@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,5 +71,19 @@ func TestQuoteHint(t *testing.T) {
 	}
 	if got, want := runOK(t, "get", a, "0:3, 0:2"), runOK(t, "get", a, "0:3,0:2"); got != want || got == "" {
 		t.Errorf("the hinted selection: %q, want %q", got, want)
+	}
+}
+
+// TestPointsErrorNamesPoint (issue 27 audit): an out-of-bounds point of a
+// --points text file is named by its line and its number in the file (the
+// third point was "point 0": each was checked alone).
+func TestPointsErrorNamesPoint(t *testing.T) {
+	pts := filepath.Join(t.TempDir(), "pts.txt")
+	if err := os.WriteFile(pts, []byte("# i j\n0 0\n1 1\n40 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	msg := runErr(t, "get", "--points", pts, filepath.Join(refDir, "v3_dtype_int16.zarr"))
+	if !strings.Contains(msg, "line 4: index out of bounds: index 40 of dimension 0 (length 31), point 2") {
+		t.Errorf("error: %s", msg)
 	}
 }

@@ -77,11 +77,15 @@ func readPointsFile(path string, shape []int) (pointSet, error) {
 	// bounds) and read again batch by batch as the values are read: its
 	// points are never all in memory. A pipe is read once, into memory.
 	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
-		one := make([]int, rank)
+		k := 0 // the point's number in the file, from 0
 		n, err := scanPoints(f, path, rank, shape, func(c []int) error {
-			copy(one, c)
-			_, err := nd.CheckPoints(nd.Points{Rank: rank, Coords: one}, shape)
-			return err
+			for d, v := range c {
+				if v < -shape[d] || v >= shape[d] {
+					return fmt.Errorf("%w: index %d of dimension %d (length %d), point %d", nd.ErrOutOfBounds, v, d, shape[d], k)
+				}
+			}
+			k++
+			return nil
 		})
 		if err != nil {
 			return pointSet{}, err
