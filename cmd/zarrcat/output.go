@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 )
 
@@ -24,9 +26,28 @@ var errBrokenPipe = errors.New("broken pipe")
 // /dev/null with a regular file when run as root.
 type output struct {
 	*bufio.Writer
-	f    *os.File // nil for stdout
-	tmp  string   // temporary file to rename onto path; "" when written in place
+	f    *os.File    // nil for stdout
+	tmp  string      // temporary file to rename onto path; "" when written in place
+	keep os.FileMode // the replaced file's permissions, set on tmp
+	kept bool        // keep holds them (a file is replaced)
 	path string
+}
+
+// tempPrefix starts the names of get's temporary files: the local store's
+// prefix, so that zarrcat clean removes those a killed get -o left.
+const tempPrefix = ".gozarr-tmp-zarrcat-"
+
+// createTemp creates a new file in dir for an atomic replace, with
+// permissions perm less the umask (as a shell's > creates a file;
+// os.CreateTemp makes it private).
+func createTemp(dir string, perm os.FileMode) (*os.File, error) {
+	for {
+		name := filepath.Join(dir, tempPrefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
 }
 
 // isStdoutPath reports whether an -o path names standard output
@@ -49,7 +70,11 @@ func createOutput(path string, stdout io.Writer) (*output, error) {
 	info, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || err == nil && info.Mode().IsRegular():
-		f, err := os.CreateTemp(filepath.Dir(path), ".zarrcat-*")
+		keep, kept := os.FileMode(0o666), err == nil
+		if kept {
+			keep = info.Mode().Perm() // a replaced file keeps its permissions
+		}
+		f, err := createTemp(filepath.Dir(path), keep)
 		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
 			// Name the file asked for, not the temporary one.
 			return nil, &fs.PathError{Op: "create", Path: path, Err: pe.Err}
@@ -57,7 +82,7 @@ func createOutput(path string, stdout io.Writer) (*output, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &output{Writer: bufio.NewWriterSize(f, bufSize), f: f, tmp: f.Name(), path: path}, nil
+		return &output{Writer: bufio.NewWriterSize(f, bufSize), f: f, tmp: f.Name(), keep: keep, kept: kept, path: path}, nil
 	case err != nil:
 		return nil, err
 	}
@@ -81,9 +106,8 @@ func (o *output) Commit() error {
 	if o.f == nil {
 		return pipeErr(err)
 	}
-	if err == nil && o.tmp != "" {
-		// CreateTemp makes the file private (0600); the output is an ordinary file.
-		err = o.f.Chmod(0o644)
+	if err == nil && o.kept {
+		err = o.f.Chmod(o.keep) // the umask does not take from a replaced file's permissions
 	}
 	if cerr := o.f.Close(); err == nil {
 		err = cerr
