@@ -139,3 +139,24 @@ func TestOutputPermissions(t *testing.T) {
 	}
 	o.f.Close()
 }
+
+// TestCleanWording (issue 27 audit): zarrcat clean counts in words ("1
+// temporary file", not "1 temporary files") and a missing or non-directory
+// DIR is said as typed, without the store's "fs: root: stat ...".
+func TestCleanWording(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{".gozarr-tmp-a", "keep.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, want := runOK(t, "clean", "--older-than", "0", dir), "removed 1 temporary file older than 0s from "+dir+"\n"; out != want {
+		t.Errorf("clean: %q, want %q", out, want)
+	}
+	missing, file := filepath.Join(dir, "nosuch"), filepath.Join(dir, "keep.txt")
+	for p, want := range map[string]string{missing: "clean " + missing + ": no such file or directory", file: "clean " + file + ": not a directory"} {
+		if msg := runErr(t, "clean", p); msg != want {
+			t.Errorf("clean %s: %q, want %q", p, msg, want)
+		}
+	}
+}

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
+	"os"
 	"time"
 
 	"github.com/gozarr/gozarr/store/fs"
@@ -39,14 +42,22 @@ func cmdClean(ctx context.Context, args []string, stdout io.Writer) error {
 	if loc.Scheme != "file" {
 		return fmt.Errorf("clean %s: only local directories have temporary files", pos[0])
 	}
+	if info, err := os.Stat(loc.Path); err != nil {
+		if pe := (*iofs.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err // the path is said once, as typed
+		}
+		return fmt.Errorf("clean %s: %w", pos[0], err)
+	} else if !info.IsDir() {
+		return fmt.Errorf("clean %s: not a directory", pos[0])
+	}
 	st, err := fs.New(loc.Path)
 	if err != nil {
 		return fmt.Errorf("clean %s: %w", pos[0], err)
 	}
 	n, err := st.CleanTemp(ctx, age)
 	if err != nil {
-		return fmt.Errorf("clean %s: removed %d temporary files, then: %w", pos[0], n, err)
+		return fmt.Errorf("clean %s: removed %s, then: %w", pos[0], plural(n, "temporary file"), err)
 	}
-	fmt.Fprintf(stdout, "removed %d temporary files older than %v from %s\n", n, age, pos[0])
+	fmt.Fprintf(stdout, "removed %s older than %v from %s\n", plural(n, "temporary file"), age, pos[0])
 	return nil
 }

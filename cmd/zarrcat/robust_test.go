@@ -90,7 +90,7 @@ func TestClean(t *testing.T) {
 		t.Errorf("zarrcat clean: %v, %q; want 2 removed", err, out.String())
 	}
 	out.Reset()
-	if err := run(ctx, []string{"clean", "--older-than", "0", "file://" + dir}, &out, &out); err != nil || !strings.HasPrefix(out.String(), "removed 1 temporary files") {
+	if err := run(ctx, []string{"clean", "--older-than", "0", "file://" + dir}, &out, &out); err != nil || !strings.HasPrefix(out.String(), "removed 1 temporary file older") {
 		t.Errorf("zarrcat clean --older-than 0: %v, %q; want 1 removed", err, out.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "c", "0", "0")); err != nil {
