@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gozarr/gozarr/zarr"
 )
 
 // TestTextViewWholeStreamed (issue 27 audit): a text view shown whole
@@ -157,6 +160,33 @@ func TestCleanWording(t *testing.T) {
 	for p, want := range map[string]string{missing: "clean " + missing + ": no such file or directory", file: "clean " + file + ": not a directory"} {
 		if msg := runErr(t, "clean", p); msg != want {
 			t.Errorf("clean %s: %q, want %q", p, msg, want)
+		}
+	}
+}
+
+// TestCpOntoOtherNodeType (issue 27 audit): cp of an array onto a group,
+// or of a group onto an array, says what is there and what to give (it
+// said `open "": wrong zarr node type: found a group, not an array`, and
+// for a group onto an array "exists: give --resume", which then failed).
+func TestCpOntoOtherNodeType(t *testing.T) {
+	dir := t.TempDir()
+	arr, grp := filepath.Join(dir, "a.zarr"), filepath.Join(dir, "g.zarr")
+	runOK(t, "cp", filepath.Join(refDir, "v3_dtype_int16.zarr"), arr)
+	runOK(t, "cp", filepath.Join(refDir, "v3_group.zarr"), grp)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cp", filepath.Join(refDir, "v3_dtype_int16.zarr"), grp}, "destination array " + grp + ": a group is there, not an array: give --overwrite"},
+		{[]string{"cp", filepath.Join(refDir, "v3_group.zarr"), arr}, "destination group " + arr + ": an array is there, not a group: give --overwrite"},
+		{[]string{"cp", "--resume", filepath.Join(refDir, "v3_group.zarr"), arr}, "an array is there, not a group"},
+	} {
+		err := runFail(t, c.args...)
+		if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), `""`) {
+			t.Errorf("%v: %v", c.args, err)
+		}
+		if !errors.Is(err, zarr.ErrNodeType) && !errors.Is(err, zarr.ErrNodeExists) {
+			t.Errorf("%v: %v wraps neither ErrNodeType nor ErrNodeExists", c.args, err)
 		}
 	}
 }

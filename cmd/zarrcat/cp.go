@@ -502,6 +502,9 @@ func createGroup(ctx context.Context, dst store.Store, full string, attrs map[st
 	}
 	_, err := zarr.CreateGroup(ctx, dst, full, attrs, opts...)
 	if errors.Is(err, zarr.ErrNodeExists) {
+		if t, terr := zarr.NodeTypeAt(ctx, dst, full); terr == nil && t == zarr.NodeArray {
+			return &targetError{msg: "an array is there, not a group: give --overwrite to replace it", err: err}
+		}
 		return fmt.Errorf("exists: give --resume to complete an interrupted copy, --overwrite to replace it, or remove it")
 	}
 	return err
@@ -703,6 +706,9 @@ func openOrCreate(ctx context.Context, dst store.Store, path string, meta *zarr.
 		return zarr.CreateArray(ctx, dst, path, meta, opts...)
 	case p.overwrite:
 		return zarr.CreateArray(ctx, dst, path, meta, append(opts, zarr.Overwrite())...)
+	case errors.Is(err, zarr.ErrNodeType):
+		// Not `open "": wrong zarr node type`: what is there, and what to do.
+		return nil, &targetError{msg: "a group is there, not an array: give --overwrite to replace it (all of it), or a new name inside it (GROUP/NAME) to copy into it", err: err}
 	case err != nil:
 		return nil, err
 	case !p.resume:
