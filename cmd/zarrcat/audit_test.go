@@ -190,3 +190,25 @@ func TestCpOntoOtherNodeType(t *testing.T) {
 		}
 	}
 }
+
+// TestConsolidatedNamedAsTyped (issue 27 audit): cp into a consolidated
+// group names the group it consolidated again by its path ('of group "/"'
+// read as the filesystem root), and consolidate --check names a stale
+// group as typed (it said 'group ""').
+func TestConsolidatedNamedAsTyped(t *testing.T) {
+	g := filepath.Join(t.TempDir(), "g.zarr")
+	runOK(t, "cp", filepath.Join(refDir, "v3_group.zarr"), g)
+	runOK(t, "consolidate", g)
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"cp", filepath.Join(refDir, "v3_dtype_int16.zarr"), g + "/measurements/new"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if want := "zarrcat: updated the consolidated metadata of " + g + "\n"; errb.String() != want {
+		t.Errorf("cp into a consolidated group: stderr %q, want %q", errb.String(), want)
+	}
+	stale := filepath.Join("..", "..", "testdata", "consolidated", "v3_stale.zarr")
+	err := runFail(t, "consolidate", "--check", stale)
+	if !strings.HasPrefix(err.Error(), stale+": consolidated metadata is stale: ") || !errors.Is(err, zarr.ErrStaleConsolidated) {
+		t.Errorf("consolidate --check: %v", err)
+	}
+}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/gozarr/gozarr/zarr"
 )
@@ -43,6 +45,10 @@ func cmdConsolidate(ctx context.Context, args []string, stdout io.Writer) error 
 			return fmt.Errorf("group %s has no consolidated metadata", pos[0])
 		}
 		if err := g.VerifyConsolidated(ctx); err != nil {
+			var se *zarr.StaleError
+			if errors.As(err, &se) { // named as typed, not as group ""
+				return &targetError{msg: pos[0] + ": " + strings.TrimPrefix(err.Error(), fmt.Sprintf("group %q: ", se.Group)), err: err}
+			}
 			return err
 		}
 		_, err = fmt.Fprintf(stdout, "consolidated metadata up to date: %d nodes\n", n)

@@ -175,7 +175,7 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("removing the temporary files the killed copy left: %w", err)
 		}
 	}
-	if err := updateConsolidated(ctx, dst, p.dst.node, stderr); err != nil {
+	if err := updateConsolidated(ctx, dst, p.dst, stderr); err != nil {
 		return err
 	}
 	if p.validate {
@@ -765,7 +765,8 @@ func plural(n int, noun string) string {
 // above (and at) the copy's node that have it, so a new node does not
 // stay hidden from readers that trust it (the outermost such group is
 // consolidated again, which covers the ones inside it).
-func updateConsolidated(ctx context.Context, dst store.Store, node string, stderr io.Writer) error {
+func updateConsolidated(ctx context.Context, dst store.Store, d *destination, stderr io.Writer) error {
+	node := d.node
 	parts := []string{""}
 	if node != "" {
 		for i, seg := range strings.Split(node, "/") {
@@ -781,9 +782,9 @@ func updateConsolidated(ctx context.Context, dst store.Store, node string, stder
 			continue
 		}
 		if _, err := zarr.Consolidate(ctx, dst, g); err != nil {
-			return fmt.Errorf("updating the consolidated metadata of %q: %w", "/"+g, err)
+			return fmt.Errorf("updating the consolidated metadata of %s: %w", d.groupShown(g), err)
 		}
-		fmt.Fprintf(stderr, "zarrcat: updated the consolidated metadata of group %q\n", "/"+g)
+		fmt.Fprintf(stderr, "zarrcat: updated the consolidated metadata of %s\n", d.groupShown(g))
 		return nil
 	}
 	return nil

@@ -162,3 +162,21 @@ func (d *destination) cleanup(ctx context.Context, st store.Store) error {
 	}
 	return zarr.DeleteNode(ctx, st, d.node)
 }
+
+// groupShown names the group at node path g of the destination's store
+// as a location the user would type (the destination's own path less the
+// node path in between), not as a node path ("/" read as the filesystem
+// root).
+func (d *destination) groupShown(g string) string {
+	root, ok := d.shown, d.node == ""
+	if !ok {
+		root, ok = strings.CutSuffix(d.shown, "/"+d.node)
+	}
+	if !ok {
+		root = d.store
+	}
+	if g == "" {
+		return root
+	}
+	return strings.TrimSuffix(root, "/") + "/" + g
+}
