@@ -14,10 +14,11 @@ import (
 )
 
 // runEnv is the environment README commands run in: the test's, without
-// what would send them elsewhere (GOZARR_S3_*, AWS_*), with TMPDIR and
-// GOPATH in the test's temporary directory (so mktemp, /tmp paths and
-// `go env GOPATH`/bin stay there), the module cache kept, and GOPATH/bin
-// first on PATH.
+// what would send them elsewhere (GOZARR_S3_*, AWS_*) or run this test
+// again inside them (GOZARR_README_*), with TMPDIR, GOPATH and the test
+// servers' state directories in the test's temporary directory (so mktemp,
+// /tmp paths and `go env GOPATH`/bin stay there), the module cache kept,
+// and GOPATH/bin first on PATH.
 func runEnv(t *testing.T, tmp, gopath string) []string {
 	t.Helper()
 	modcache, err := exec.Command("go", "env", "GOMODCACHE").Output()
@@ -28,13 +29,16 @@ func runEnv(t *testing.T, tmp, gopath string) []string {
 	for _, e := range os.Environ() {
 		k, _, _ := strings.Cut(e, "=")
 		switch {
-		case strings.HasPrefix(k, "GOZARR_S3_"), strings.HasPrefix(k, "AWS_"),
+		case strings.HasPrefix(k, "GOZARR_S3_"), strings.HasPrefix(k, "AWS_"), strings.HasPrefix(k, "GOZARR_README_"),
+			k == "GOZARR_GCS_STATE", k == "GOZARR_AZURE_STATE",
 			k == "TMPDIR", k == "GOPATH", k == "GOMODCACHE", k == "PATH", k == "GOBIN":
 			continue
 		}
 		env = append(env, e)
 	}
-	return append(env, "TMPDIR="+tmp, "GOPATH="+gopath, "GOMODCACHE="+strings.TrimSpace(string(modcache)),
+	return append(env, "TMPDIR="+tmp, "GOPATH="+gopath,
+		"GOZARR_S3_STATE="+filepath.Join(tmp, "gozarr-s3"), "GOZARR_GCS_STATE="+filepath.Join(tmp, "gozarr-gcs"),
+		"GOZARR_AZURE_STATE="+filepath.Join(tmp, "gozarr-azurite"), "GOMODCACHE="+strings.TrimSpace(string(modcache)),
 		"PATH="+filepath.Join(gopath, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
@@ -43,8 +47,17 @@ type runner struct {
 	t     *testing.T
 	clone string // the clone's root
 	tmp   string // TMPDIR of the commands; /tmp/ in a command is mapped here
-	env   []string
-	masks []*regexp.Regexp
+	env   []string // of the commands (the full mode adds servers' exports)
+
+	have    map[string]string // full mode: the needs looked at, and why missing
+	ignored map[string]bool   // ignored files seen in the clone
+	results []result          // what ran, how long, and how it went
+}
+
+// runOpts says how a command's runs are judged.
+type runOpts struct {
+	mask   *regexp.Regexp // what else differs between two good runs
+	stderr bool           // stderr may carry progress (logged, not compared)
 }
 
 var (
@@ -77,34 +90,85 @@ func (r *runner) sh(dir, script string, env []string) (string, string, error) {
 }
 
 // twice runs a command twice in a row from the clone's root: exit 0 and
-// nothing on stderr both times, the same output (masked), and a clean git
-// status after.
-func (r *runner) twice(where, text string, extra *regexp.Regexp) {
-	t := r.t
-	script := strings.ReplaceAll(text, "/tmp/", r.tmp+"/")
-	var outs [2]string
-	for i := range outs {
-		t0 := time.Now()
-		out, errOut, err := r.sh(r.clone, script, r.env)
-		t.Logf("%s: run %d took %.1f s", where, i+1, time.Since(t0).Seconds())
-		if err != nil || errOut != "" {
-			t.Errorf("%s: run %d of\n%s\n%v\nstderr:\n%s\nstdout:\n%s", where, i+1, text, err, errOut, out)
-			return
-		}
-		outs[i] = r.mask(out, extra)
-	}
-	if outs[0] != outs[1] {
-		t.Errorf("%s: the second run printed otherwise:\n%s\n--- first run:\n%s\n--- second run:\n%s", where, text, outs[0], outs[1])
-	}
-	r.clean(where)
+// nothing on stderr (unless o.stderr) both times, the same output
+// (masked), and a clean git status after.
+func (r *runner) twice(where, text string, o runOpts) {
+	r.runs(where, text, o, 2)
 }
 
-// clean fails the test if the clone's git status is not clean.
-func (r *runner) clean(where string) {
+// once runs a command once from the clone's root (a long benchmark as
+// written, in the full mode): exit 0 and a clean git status after.
+func (r *runner) once(where, text string, o runOpts) {
+	r.runs(where, text, o, 1)
+}
+
+func (r *runner) runs(where, text string, o runOpts, n int) {
+	t := r.t
+	script := strings.ReplaceAll(text, "/tmp/", r.tmp+"/")
+	mode := "twice"
+	if n == 1 {
+		mode = "once"
+	}
+	cmd := squeeze(strings.ReplaceAll(text, "\n", "; "))
+	var outs []string
+	var secs []float64
+	fail := func(res string) { r.record(where, cmd, mode, secs, res) }
+	for i := range n {
+		t0 := time.Now()
+		out, errOut, err := r.sh(r.clone, script, r.env)
+		secs = append(secs, time.Since(t0).Seconds())
+		t.Logf("%s: run %d took %.1f s", where, i+1, secs[i])
+		if err != nil || (errOut != "" && !o.stderr) {
+			t.Errorf("%s: run %d of\n%s\n%v\nstderr:\n%s\nstdout:\n%s", where, i+1, text, err, errOut, out)
+			fail(fmt.Sprintf("FAIL: run %d: %v %s", i+1, err, lastLine(errOut)))
+			return
+		}
+		if errOut != "" {
+			t.Logf("%s: run %d, stderr:\n%s", where, i+1, tail(errOut, 20))
+		}
+		outs = append(outs, r.mask(out, o.mask))
+	}
+	if n == 2 && outs[0] != outs[1] {
+		t.Errorf("%s: the second run printed otherwise:\n%s\n--- first run:\n%s\n--- second run:\n%s", where, text, outs[0], outs[1])
+		fail("FAIL: the second run printed otherwise")
+		return
+	}
+	if !r.clean(where) {
+		fail("FAIL: git status not clean")
+		return
+	}
+	fail("ok")
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(l) > n {
+		l = append([]string{"…"}, l[len(l)-n:]...)
+	}
+	return strings.Join(l, "\n")
+}
+
+// clean fails the test if the clone's git status is not clean, and says
+// whether it was. Ignored files it made (a binary the README builds) are
+// logged the first time they are seen.
+func (r *runner) clean(where string) bool {
 	out, err := exec.Command("git", "-C", r.clone, "status", "--porcelain").CombinedOutput()
 	if err != nil || len(out) > 0 {
 		r.t.Errorf("%s: git status after it: %v\n%s", where, err, out)
+		return false
 	}
+	ign, _ := exec.Command("git", "-C", r.clone, "status", "--porcelain", "--ignored").Output()
+	for _, l := range strings.Split(strings.TrimSpace(string(ign)), "\n") {
+		if l != "" && !r.ignored[l] {
+			if r.ignored == nil {
+				r.ignored = map[string]bool{}
+			}
+			r.ignored[l] = true
+			r.t.Logf("%s: left an ignored file: %s", where, l)
+		}
+	}
+	return true
 }
 
 // benchFigures masks the figures of go test -bench result lines (the
@@ -119,12 +183,16 @@ var masks = map[string]*regexp.Regexp{
 
 // TestReadmeRunsTwice runs every README command the checks table marks
 // run (and the quick forms, the quick start's go run and the install
-// block) twice in a row in a fresh clone of the current commit. It takes
-// a minute or two with warm caches, so it runs only when
-// GOZARR_README_RUN is set, as .ci/run sets it in its README step.
+// block) twice in a row in a fresh clone of the current commit, with
+// ../shared beside it when the repository has it. It takes a minute or two
+// with warm caches, so it runs only when GOZARR_README_RUN is set, as
+// .ci/run sets it in its README step. GOZARR_README_RUN=all is the full
+// mode (full_test.go): every command this machine has the prerequisites
+// for, the long benchmarks as written too (hours).
 func TestReadmeRunsTwice(t *testing.T) {
-	if os.Getenv("GOZARR_README_RUN") == "" {
-		t.Skip("set GOZARR_README_RUN=1 to run every README command twice in a fresh clone (.ci/run does)")
+	mode := os.Getenv("GOZARR_README_RUN")
+	if mode == "" {
+		t.Skip("set GOZARR_README_RUN=1 to run every README command CI can run twice in a fresh clone (.ci/run does), or GOZARR_README_RUN=all for every command this machine can run")
 	}
 	for _, tool := range []string{"git", "bash", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -147,6 +215,13 @@ func TestReadmeRunsTwice(t *testing.T) {
 	if out, err := exec.Command("git", "-C", clone, "checkout", "-q", "--detach", string(bytes.TrimSpace(sha))).CombinedOutput(); err != nil {
 		t.Fatalf("git checkout: %v\n%s", err, out)
 	}
+	if sh, err := filepath.EvalSymlinks(filepath.Join(root, "..", "shared")); err == nil {
+		if err := os.Symlink(sh, filepath.Join(td, "shared")); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		t.Logf("no ../shared beside the repository: the commands that use it fail or skip (%v)", err)
+	}
 	tmp, gopath := filepath.Join(td, "tmp"), filepath.Join(td, "gopath")
 	for _, d := range []string{tmp, filepath.Join(gopath, "bin")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -159,16 +234,20 @@ func TestReadmeRunsTwice(t *testing.T) {
 		t.Fatalf("building zarrcat: %v\n%s", err, errOut)
 	}
 	units, _ := allUnits(t, clone)
+	if mode == "all" {
+		r.full(units)
+		return
+	}
 	for _, u := range units {
 		where := fmt.Sprintf("%s:%d", u.file, u.line)
 		switch c := checks[u.key]; c.how {
 		case run:
-			r.twice(where, u.text, masks[u.key])
+			r.twice(where, u.text, runOpts{mask: masks[u.key]})
 		case quick:
-			r.twice(where+" (quick form)", c.alt, benchFigures)
+			r.twice(where+" (quick form)", c.alt, runOpts{mask: benchFigures})
 		case start:
 			lines := strings.SplitN(strings.TrimSpace(u.text), "\n", 2)
-			r.twice(where+" (quick start, first command)", lines[0], nil)
+			r.twice(where+" (quick start, first command)", lines[0], runOpts{})
 		case install:
 			r.install(where, u.text)
 		}
@@ -262,21 +341,28 @@ func (r *runner) install(where, block string) {
 	if out, errOut, err := r.sh(user, "go mod init example.com/readmecheck", env); err != nil {
 		t.Fatalf("go mod init: %v\n%s%s", err, out, errOut)
 	}
+	var secs []float64
+	res := "ok"
+	defer func() { r.record(where, "the install block (a module proxy made from the clone)", "twice", secs, res) }()
 	for i := range 2 {
 		t0 := time.Now()
 		out, errOut, err := r.sh(user, block, env)
-		t.Logf("%s: install block, run %d took %.1f s; stderr:\n%s", where, i+1, time.Since(t0).Seconds(), errOut)
+		secs = append(secs, time.Since(t0).Seconds())
+		t.Logf("%s: install block, run %d took %.1f s; stderr:\n%s", where, i+1, secs[i], errOut)
 		if err != nil || out != "" || strings.Contains(errOut, "rror") {
 			t.Errorf("%s: install block, run %d: %v\nstdout:\n%s\nstderr:\n%s", where, i+1, err, out, errOut)
+			res = fmt.Sprintf("FAIL: run %d: %v", i+1, err)
 			return
 		}
 	}
 	if b, err := os.ReadFile(filepath.Join(user, "go.mod")); err != nil || !strings.Contains(string(b), mod+" "+version) {
 		t.Errorf("%s: go get did not require %s %s:\n%s", where, mod, version, b)
+		res = "FAIL: go get did not require the clone's version"
 	}
 	out, err := exec.Command(filepath.Join(gobin, "zarrcat"), "version").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "s3:// included") {
 		t.Errorf("%s: the installed zarrcat version: %v\n%s", where, err, out)
+		res = "FAIL: the installed zarrcat is not the S3 build"
 	}
 }
 
