@@ -60,8 +60,12 @@ var needs = map[string]func(r *runner) string{
 		}
 		return ""
 	},
-	"s3":  func(r *runner) string { return r.server(".ci/s3server.sh", "versitygw", "github.com/versity/versitygw/cmd/versitygw@v1.8.0") },
-	"gcs": func(r *runner) string { return r.server(".ci/gcsserver.sh", "fake-gcs-server", "github.com/fsouza/fake-gcs-server") },
+	"s3": func(r *runner) string {
+		return r.server(".ci/s3server.sh", "versitygw", "github.com/versity/versitygw/cmd/versitygw@v1.8.0")
+	},
+	"gcs": func(r *runner) string {
+		return r.server(".ci/gcsserver.sh", "fake-gcs-server", "github.com/fsouza/fake-gcs-server")
+	},
 }
 
 // need makes what a command needs available, once per runner, and returns

@@ -45,8 +45,8 @@ func runEnv(t *testing.T, tmp, gopath string) []string {
 // A runner runs README commands in a fresh clone.
 type runner struct {
 	t     *testing.T
-	clone string // the clone's root
-	tmp   string // TMPDIR of the commands; /tmp/ in a command is mapped here
+	clone string   // the clone's root
+	tmp   string   // TMPDIR of the commands; /tmp/ in a command is mapped here
 	env   []string // of the commands (the full mode adds servers' exports)
 
 	have    map[string]string // full mode: the needs looked at, and why missing
