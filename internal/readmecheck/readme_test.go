@@ -51,13 +51,14 @@ const (
 // A README command missing here fails TestReadmeCommandsKnown.
 var checks = map[string]check{
 	// README.md: install, quick start, zarrcat.
-	"go get github.com/gozarr/gozarr@latest":                                       {how: install},
-	"go run ./cmd/zarrcat get testdata/refdata/v3_shard_end_edges.zarr '0:4, 0:6'": {how: start},
-	"go build ./cmd/zarrcat":                                                       {how: run},
-	"go build -tags s3 ./cmd/zarrcat":                                              {how: run},
-	"go install -tags s3 …":                                                        {how: template, why: "the install block's third line, abbreviated"},
-	"go test ./zarr":                                                               {how: static, why: "one package of the test command, which .ci/run runs (twice) under -race"},
-	"go build -o zarrcat ./cmd/zarrcat":                                            {how: run},
+	"go get github.com/gozarr/gozarr@latest":                                             {how: install},
+	"go run ./cmd/zarrcat get testdata/refdata/v3_shard_end_edges.zarr '0:4, 0:6'":       {how: start},
+	"go build ./cmd/zarrcat":                                                             {how: run},
+	"go build -tags s3 ./cmd/zarrcat":                                                    {how: run},
+	"go install -tags s3 …":                                                              {how: template, why: "the install block's third line, abbreviated"},
+	"GOZARR_README_RUN=all go test -run RunsTwice -timeout 6h -v ./internal/readmecheck": {how: static, why: "this check in its full mode (hours)", never: "this check itself: run inside itself it would recurse"},
+	"go test ./zarr":                    {how: static, why: "one package of the test command, which .ci/run runs (twice) under -race"},
+	"go build -o zarrcat ./cmd/zarrcat": {how: run},
 	"GOMODCACHE=$(mktemp -d) GOCACHE=$(mktemp -d) /usr/bin/time go run ./cmd/zarrcat get …": {how: template, why: "how the first build was measured: the quick start's command with empty caches (minutes, and downloads)"},
 
 	// Go API sections.
