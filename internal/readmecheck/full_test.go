@@ -236,6 +236,12 @@ func (r *runner) full(units []unit) {
 		case c.how == install:
 			r.install(where, u.text)
 			continue
+		case c.module != "" && r.pub == nil:
+			r.skip(where, u.key, "a go get in the user's module, which the install block made (not run)")
+			continue
+		case c.module != "":
+			r.goGetSub(where, u.text, c.module)
+			continue
 		case c.how == start:
 			lines := strings.SplitN(strings.TrimSpace(u.text), "\n", 2)
 			r.twice(where+" (quick start, first command)", lines[0], runOpts{})

@@ -49,6 +49,7 @@ type runner struct {
 	tmp   string   // TMPDIR of the commands; /tmp/ in a command is mapped here
 	env   []string // of the commands (the full mode adds servers' exports)
 
+	pub     *published        // the install block's module proxy and module, once made
 	have    map[string]string // full mode: the needs looked at, and why missing
 	ignored map[string]bool   // ignored files seen in the clone
 	results []result          // what ran, how long, and how it went
@@ -293,7 +294,7 @@ func (r *runner) install(where, block string) {
 			t.Fatal(err)
 		}
 	}
-	if err := moduleZip(r.clone, mod+"@"+version, filepath.Join(vdir, version+".zip")); err != nil {
+	if err := moduleZip(r.clone, "", mod+"@"+version, filepath.Join(vdir, version+".zip")); err != nil {
 		t.Fatal(err)
 	}
 	modcache := ""
@@ -341,6 +342,7 @@ func (r *runner) install(where, block string) {
 	if out, errOut, err := r.sh(user, "go mod init example.com/readmecheck", env); err != nil {
 		t.Fatalf("go mod init: %v\n%s%s", err, out, errOut)
 	}
+	r.pub = &published{proxy: proxy, version: version, info: info, gomod: gomod, user: user, env: env, modcache: modcache}
 	var secs []float64
 	res := "ok"
 	defer func() { r.record(where, "the install block (a module proxy made from the clone)", "twice", secs, res) }()
@@ -366,11 +368,11 @@ func (r *runner) install(where, block string) {
 	}
 }
 
-// moduleZip writes the module zip of the clone's tracked files (symbolic
-// links and the directories of other modules left out) with every name
-// under prefix ("module@version/"), as the go command expects from a
-// module proxy.
-func moduleZip(clone, prefix, dst string) error {
+// moduleZip writes the module zip of the clone's tracked files in sub (a
+// module's directory ending in /, or "" for the root; symbolic links and
+// the directories of other modules left out) with every name under prefix
+// ("module@version/"), as the go command expects from a module proxy.
+func moduleZip(clone, sub, prefix, dst string) error {
 	out, err := exec.Command("git", "-C", clone, "ls-files", "-s").Output()
 	if err != nil {
 		return err
@@ -382,10 +384,14 @@ func moduleZip(clone, prefix, dst string) error {
 		if strings.HasPrefix(meta, "120000") {
 			continue
 		}
-		if strings.HasSuffix(name, "/go.mod") {
-			nested = append(nested, strings.TrimSuffix(name, "go.mod"))
+		rel, ok := strings.CutPrefix(name, sub)
+		if !ok {
+			continue
 		}
-		files = append(files, name)
+		if strings.HasSuffix(rel, "/go.mod") {
+			nested = append(nested, strings.TrimSuffix(rel, "go.mod"))
+		}
+		files = append(files, rel)
 	}
 	f, err := os.Create(dst)
 	if err != nil {
@@ -399,7 +405,7 @@ next:
 				continue next
 			}
 		}
-		b, err := os.ReadFile(filepath.Join(clone, name))
+		b, err := os.ReadFile(filepath.Join(clone, sub, name))
 		if err != nil {
 			return err
 		}
@@ -415,4 +421,103 @@ next:
 		return err
 	}
 	return f.Close()
+}
+
+// published is the install check's module proxy (the clone as
+// github.com/gozarr/gozarr at its commit's pseudo-version) and the user's
+// module the install block ran in, with its environment.
+type published struct {
+	proxy, version, info string
+	gomod                []byte // the core module's go.mod
+	user                 string
+	env                  []string
+	modcache             string
+}
+
+// goGetSub runs, in the full mode, a README `go get` of one of the
+// repository's other modules (sub: its directory) twice in the install
+// block's module: the module goes into the proxy at the same
+// pseudo-version, with the core module's v0.0.0 that it requires (a
+// replace directive in the repository, ignored in a dependency) served as
+// a go.mod only; its own dependencies are downloaded into the module
+// cache first, from the clone (go mod download), so the runs fetch nothing.
+func (r *runner) goGetSub(where, text, sub string) {
+	t := r.t
+	p := r.pub
+	mod := "github.com/gozarr/gozarr/" + sub
+	vdir := filepath.Join(p.proxy, mod, "@v")
+	if err := os.MkdirAll(vdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := os.ReadFile(filepath.Join(r.clone, sub, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	core := filepath.Join(p.proxy, "github.com/gozarr/gozarr", "@v")
+	for name, data := range map[string][]byte{
+		filepath.Join(vdir, "list"):            nil,
+		filepath.Join(vdir, p.version+".info"): []byte(p.info),
+		filepath.Join(vdir, p.version+".mod"):  gomod,
+		filepath.Join(p.proxy, mod, "@latest"): []byte(p.info),
+		filepath.Join(core, "v0.0.0.info"):     []byte(`{"Version":"v0.0.0"}`),
+		filepath.Join(core, "v0.0.0.mod"):      p.gomod,
+	} {
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := moduleZip(r.clone, sub+"/", mod+"@"+p.version, filepath.Join(vdir, p.version+".zip")); err != nil {
+		t.Fatal(err)
+	}
+	dl := filepath.Join(p.modcache, "cache", "download", mod)
+	hadDL := exists(dl)
+	t.Cleanup(func() {
+		for _, d := range []string{filepath.Join(p.modcache, mod+"@"+p.version), filepath.Join(p.modcache, "cache", "download", "github.com/gozarr/gozarr", "@v")} {
+			filepath.WalkDir(d, func(q string, e os.DirEntry, err error) error {
+				if err == nil && e.IsDir() {
+					os.Chmod(q, 0o755)
+				}
+				return nil
+			})
+		}
+		os.RemoveAll(filepath.Join(p.modcache, mod+"@"+p.version))
+		m, _ := filepath.Glob(filepath.Join(dl, "@v", p.version+".*"))
+		m2, _ := filepath.Glob(filepath.Join(p.modcache, "cache", "download", "github.com/gozarr/gozarr", "@v", "v0.0.0.*"))
+		for _, f := range append(m, m2...) {
+			os.Remove(f)
+		}
+		if !hadDL {
+			os.RemoveAll(dl)
+		}
+	})
+	if _, errOut, err := r.sh(filepath.Join(r.clone, sub), "go mod download", r.env); err != nil {
+		t.Errorf("%s: go mod download in %s: %v\n%s", where, sub, err, errOut)
+		r.record(where, text, "twice", nil, "FAIL: go mod download of its dependencies")
+		return
+	}
+	var outs []string
+	var secs []float64
+	for i := range 2 {
+		t0 := time.Now()
+		out, errOut, err := r.sh(p.user, text, p.env)
+		secs = append(secs, time.Since(t0).Seconds())
+		t.Logf("%s: run %d took %.1f s; stderr:\n%s", where, i+1, secs[i], tail(errOut, 20))
+		if err != nil || strings.Contains(errOut, "rror") {
+			t.Errorf("%s: run %d of %s: %v\nstdout:\n%s\nstderr:\n%s", where, i+1, text, err, out, errOut)
+			r.record(where, text, "twice (in the install block's module)", secs, fmt.Sprintf("FAIL: run %d: %v %s", i+1, err, lastLine(errOut)))
+			return
+		}
+		outs = append(outs, out)
+	}
+	b, _ := os.ReadFile(filepath.Join(p.user, "go.mod"))
+	switch {
+	case outs[0] != outs[1]:
+		t.Errorf("%s: the second run printed otherwise:\n%s\n---\n%s", where, outs[0], outs[1])
+		r.record(where, text, "twice (in the install block's module)", secs, "FAIL: the second run printed otherwise")
+	case !strings.Contains(string(b), mod+" "+p.version):
+		t.Errorf("%s: go get did not require %s %s:\n%s", where, mod, p.version, b)
+		r.record(where, text, "twice (in the install block's module)", secs, "FAIL: not required")
+	case r.clean(where):
+		r.record(where, text, "twice (in the install block's module)", secs, "ok")
+	}
 }
