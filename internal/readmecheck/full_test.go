@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"time"
 )
@@ -192,6 +193,7 @@ type result struct {
 // record adds a line to the report.
 func (r *runner) record(where, cmd, mode string, secs []float64, res string) {
 	r.results = append(r.results, result{where, cmd, mode, secs, res})
+	r.report()
 }
 
 // skip logs (and reports) a command that is not run, and why.
@@ -211,6 +213,7 @@ func (r *runner) full(units []unit) {
 		where, text string
 		o           runOpts
 		once        bool
+		mins        int
 	}
 	var last []job // after every other command: long ones as written, the test command
 	seen := map[string]string{}
@@ -245,7 +248,7 @@ func (r *runner) full(units []unit) {
 		case c.how == start:
 			lines := strings.SplitN(strings.TrimSpace(u.text), "\n", 2)
 			r.twice(where+" (quick start, first command)", lines[0], runOpts{})
-			last = append(last, job{where: where + " (quick start, test command)", text: lines[1]})
+			last = append(last, job{where: where + " (quick start, test command)", text: lines[1], mins: 1 << 20})
 			continue
 		}
 		if why := r.need(c.needs); why != "" {
@@ -257,12 +260,18 @@ func (r *runner) full(units []unit) {
 			o.mask = figuresRe
 		}
 		if c.long {
-			r.twice(where+" (scaled form)", c.alt, o)
-			last = append(last, job{where: where + " (as written, once)", text: u.text, o: o, once: true})
+			if prev, ok := seen[c.alt]; ok {
+				r.skip(where+" (scaled form)", c.alt, "the same command as "+prev+" (run there)")
+			} else {
+				seen[c.alt] = where + " (scaled form)"
+				r.twice(where+" (scaled form)", c.alt, o)
+			}
+			last = append(last, job{where: where + " (as written, once)", text: u.text, o: o, once: true, mins: c.mins})
 			continue
 		}
 		r.twice(where, u.text, o)
 	}
+	sort.SliceStable(last, func(i, j int) bool { return last[i].mins < last[j].mins })
 	for _, j := range last {
 		if j.once {
 			r.once(j.where, j.text, j.o)
@@ -270,6 +279,13 @@ func (r *runner) full(units []unit) {
 			r.twice(j.where, j.text, j.o)
 		}
 	}
+	t.Logf("the full README run (%s):\n%s", time.Now().UTC().Format(time.RFC3339), r.report())
+}
+
+// report returns the table of what ran, how long, and the result, and
+// writes it to GOZARR_README_REPORT (after every command, so a run stopped
+// early leaves what it did).
+func (r *runner) report() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| where | command | how | run 1 | run 2 | result |\n|---|---|---|---|---|---|\n")
 	for _, x := range r.results {
@@ -279,10 +295,10 @@ func (r *runner) full(units []unit) {
 		}
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s |\n", x.where, strings.ReplaceAll(x.cmd, "|", `\|`), x.mode, s[0], s[1], strings.ReplaceAll(x.res, "|", `\|`))
 	}
-	t.Logf("the full README run (%s):\n%s", time.Now().UTC().Format(time.RFC3339), b.String())
 	if p := os.Getenv("GOZARR_README_REPORT"); p != "" {
 		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-			t.Error(err)
+			r.t.Error(err)
 		}
 	}
+	return b.String()
 }

@@ -29,8 +29,11 @@ type check struct {
 	// the scaled form of a long command (both run twice).
 	alt string
 	// long: as written the command takes more than 2 minutes, so the full
-	// mode runs alt twice and the command itself once.
+	// mode runs alt twice and the command itself once, after every other
+	// command, the shortest first by mins (minutes as written, as the
+	// README or a run says; a quiet machine's).
 	long bool
+	mins int
 	// needs names what the full mode needs to run it (keys of needs); when
 	// one is missing the command is skipped, saying which and why.
 	needs []string
@@ -67,18 +70,18 @@ var checks = map[string]check{
 	"GOMODCACHE=$(mktemp -d) GOCACHE=$(mktemp -d) /usr/bin/time go run ./cmd/zarrcat get …": {how: template, why: "how the first build was measured: the quick start's command with empty caches (minutes, and downloads)"},
 
 	// Go API sections.
-	"go run ./bench/vlenbench": {how: static, why: whyBench, long: true, alt: "go run ./bench/vlenbench -n 1048576 -reps 1"},
+	"go run ./bench/vlenbench": {how: static, why: whyBench, long: true, mins: 3, alt: "go run ./bench/vlenbench -n 1048576 -reps 1"},
 	"go test -run 'Narrow|Object|Ragged|Bitround' ./dtype ./zarr ./cmd/zarrcat": {how: run},
 	"go test ./pipeline -run '^$' -bench GatherHugeGrid -benchmem":              {how: quick, alt: "go test ./pipeline -run '^$' -bench GatherHugeGrid -benchmem -benchtime 1x"},
-	"go run ./bench/gatherbench -reps 3":                                        {how: static, why: whyBench + "; zarr-python's side needs the reference chroot", long: true, alt: "go run ./bench/gatherbench -reps 1 -small", needs: []string{"chroot"}},
+	"go run ./bench/gatherbench -reps 3":                                        {how: static, why: whyBench + "; zarr-python's side needs the reference chroot", long: true, mins: 8, alt: "go run ./bench/gatherbench -reps 1 -small", needs: []string{"chroot"}},
 	"go test ./pipeline -run '^$' -bench SortPoints":                            {how: quick, alt: "go test ./pipeline -run '^$' -bench SortPoints -benchtime 1x"},
 	"go test -fuzz=FuzzXxx ./pkg":                                               {how: template, why: "FuzzXxx and ./pkg stand for any fuzz target and its package"},
-	"go run ./bench":                                                            {how: static, why: whyBench + " (1 GiB, 35 min)", long: true, alt: "go run ./bench -quick -reps 1 -rounds 1"},
+	"go run ./bench":                                                            {how: static, why: whyBench + " (1 GiB, 35 min)", long: true, mins: 35, alt: "go run ./bench -quick -reps 1 -rounds 1"},
 
 	// Stores.
 	"zarrcat log --ref dev testdata/icechunk/spec2":                                                           {how: run},
 	"zarrcat branches testdata/icechunk/spec1":                                                                {how: run},
-	"go run ./bench/icechunkbench -side 16384 -refs 1000 -commit 0":                                           {how: static, why: whyBench, long: true, alt: "go run ./bench/icechunkbench -side 2048 -refs 100 -commit 0 -reps 1"},
+	"go run ./bench/icechunkbench -side 16384 -refs 1000 -commit 0":                                           {how: static, why: whyBench, long: true, mins: 5, alt: "go run ./bench/icechunkbench -side 2048 -refs 100 -commit 0 -reps 1"},
 	"zarrcat tree hdf5/testdata/cf.nc":                                                                        {how: run},
 	"zarrcat get hdf5/testdata/cf.nc/temp \"0, :, 0:4\"":                                                      {how: run},
 	"zarrcat virtualize -o /tmp/cf.json hdf5/testdata/cf.nc":                                                  {how: run},
@@ -87,18 +90,18 @@ var checks = map[string]check{
 	"(cd store/kerchunk/parquet && go build -o \"$(go env GOPATH)/bin/\" ./cmd/refs2parq)":                    {how: run},
 	"zarrcat virtualize -o /tmp/cf.parq hdf5/testdata/cf.nc":                                                  {how: run},
 	"zarrcat --allow hdf5/testdata get /tmp/cf.parq/temp \"0, 0, :\"":                                         {how: run},
-	"../shared/tools/zarr-python bench/kerchunkbench/make_bench.py gen /tmp/kbench1g 1024":                    {how: static, why: whyChroot, long: true, alt: "../shared/tools/zarr-python bench/kerchunkbench/make_bench.py gen /tmp/kbench1g 64", needs: []string{"chroot"}},
-	"go run ./bench/kerchunkbench -dir /tmp/kbench1g -rounds 2":                                               {how: static, why: whyBench + "; its 594 MiB file is made in the reference chroot", long: true, alt: "go run ./bench/kerchunkbench -dir /tmp/kbench1g -rounds 1", needs: []string{"chroot"}},
+	"../shared/tools/zarr-python bench/kerchunkbench/make_bench.py gen /tmp/kbench1g 1024":                    {how: static, why: whyChroot, long: true, mins: 3, alt: "../shared/tools/zarr-python bench/kerchunkbench/make_bench.py gen /tmp/kbench1g 64", needs: []string{"chroot"}},
+	"go run ./bench/kerchunkbench -dir /tmp/kbench1g -rounds 2":                                               {how: static, why: whyBench + "; its 594 MiB file is made in the reference chroot", long: true, mins: 5, alt: "go run ./bench/kerchunkbench -dir /tmp/kbench1g -rounds 1", needs: []string{"chroot"}},
 	"cd hdf5 && go test -run X -bench Virtualize -benchtime 5x":                                               {how: static, why: whyBench},
 	"go get github.com/gozarr/gozarr/store/gcs":                                                               {how: static, why: "a module of its own (store/gcs/go.mod), published with the repository; the install check covers the core module", module: "store/gcs"},
 	"(cd store/gcs && go test ./...)":                                                                         {how: static, why: whyCI + " (the cloud store modules, against fake-gcs-server)", needs: []string{"gcs"}},
 	"go test -run X -bench RectilinearRead/all -benchtime 300x -count 2 ./zarr":                               {how: static, why: whyBench},
-	"taskset -c 0 go run -tags cinflate ./bench/cinflate":                                                     {how: static, why: whyBench + "; needs zlib1g-dev and libdeflate-dev", long: true, alt: "taskset -c 0 go run -tags cinflate ./bench/cinflate -rounds 1 -d 20ms", needs: []string{"cinflate"}},
+	"taskset -c 0 go run -tags cinflate ./bench/cinflate":                                                     {how: static, why: whyBench + "; needs zlib1g-dev and libdeflate-dev", long: true, mins: 3, alt: "taskset -c 0 go run -tags cinflate ./bench/cinflate -rounds 1 -d 20ms", needs: []string{"cinflate"}},
 	"go get github.com/gozarr/gozarr/codecs/zstdc":                                                            {how: static, why: "a module of its own (codecs/zstdc/go.mod, cgo), published with the repository", module: "codecs/zstdc"},
-	"(cd codecs/zstdc && go test -bench . -cpu 1)":                                                            {how: static, why: whyBench + "; its tests run in .ci/run's zstdc step", long: true, alt: "(cd codecs/zstdc && go test -bench . -cpu 1 -benchtime 1x)"},
+	"(cd codecs/zstdc && go test -bench . -cpu 1)":                                                            {how: static, why: whyBench + "; its tests run in .ci/run's zstdc step", long: true, mins: 5, alt: "(cd codecs/zstdc && go test -bench . -cpu 1 -benchtime 1x)"},
 	"(cd codecs/zstdc && go test . -run '^$' -bench 'Decode/.*/(256|1024)KiB|ReadAll' -benchtime 30x -cpu 1)": {how: static, why: whyBench},
 	"go run -tags cblosc ./bench/cblosc -check":                                                               {how: static, why: "needs libblosc-dev (cgo), which CI does not install", needs: []string{"blosc"}},
-	"go build -tags cblosc -o /tmp/cblosc ./bench/cblosc && /tmp/cblosc -bench -rounds 5 -d 200ms":            {how: static, why: whyBench + "; needs libblosc-dev", long: true, alt: "go build -tags cblosc -o /tmp/cblosc ./bench/cblosc && /tmp/cblosc -bench -rounds 1 -d 20ms", needs: []string{"blosc"}},
+	"go build -tags cblosc -o /tmp/cblosc ./bench/cblosc && /tmp/cblosc -bench -rounds 5 -d 200ms":            {how: static, why: whyBench + "; needs libblosc-dev", long: true, mins: 3, alt: "go build -tags cblosc -o /tmp/cblosc ./bench/cblosc && /tmp/cblosc -bench -rounds 1 -d 20ms", needs: []string{"blosc"}},
 	"/tmp/cblosc -place -place-rounds 100":                                                                    {how: static, why: whyBench + "; needs libblosc-dev", needs: []string{"blosc"}},
 	"PCOREF=/tmp/pcoref/target/release/pcoref go test ./codecs/pcodec":                                        {how: static, why: "needs the Rust pco built by codecs/pcodec/testdata/pcoref/build.sh (cargo)", needs: []string{"pcoref"}},
 	"go test -run X -bench DecodeF64 -benchtime 20x -count 3 -cpu 1 ./codecs/pcodec":                          {how: static, why: whyBench},
@@ -109,29 +112,29 @@ var checks = map[string]check{
 	"zarrbeam -src s3://... -dst s3://... -shards 4096,4096 -chunks 1024,1024 --runner=dataflow --project=PROJECT --region=us-central1 --staging_location=gs://BUCKET/staging --max_num_workers=16": {how: template, why: "needs a Dataflow project"},
 	"cd zarrbeam && go run ./cmd/zarrbeam -src s3://bucket/in.zarr -dst /data/out.zarr -chunks 1024,1024 -shards 4096,4096 -max-mem 256MiB [-consolidate]":                                          {how: static, why: "s3://bucket and /data stand for the user's locations (its flags are checked)", never: "s3://bucket and /data stand for the user's locations, and [-consolidate] for an optional flag"},
 	"cd zarrbeam && go test ./...": {how: static, why: whyCI + " (the zarrbeam module, on prism)"},
-	"eval \"$(bash .ci/s3server.sh start)\"; cd zarrbeam && go run ./cmd/zarrbeambench -workers 1,2,4": {how: static, why: whyBench + "; " + whyS3, long: true, alt: "eval \"$(bash .ci/s3server.sh start)\"; cd zarrbeam && go run ./cmd/zarrbeambench -size 2048 -workers 1", needs: []string{"s3"}},
+	"eval \"$(bash .ci/s3server.sh start)\"; cd zarrbeam && go run ./cmd/zarrbeambench -workers 1,2,4": {how: static, why: whyBench + "; " + whyS3, long: true, mins: 10, alt: "eval \"$(bash .ci/s3server.sh start)\"; cd zarrbeam && go run ./cmd/zarrbeambench -size 2048 -workers 1", needs: []string{"s3"}},
 
 	// Caches, loader, performance.
-	"go run ./bench/cachebench":                     {how: static, why: whyBench, long: true, alt: "go run ./bench/cachebench -small -arrays 4"},
-	"go run ./bench/cachebench -mb 100":             {how: static, why: whyBench, long: true, alt: "go run ./bench/cachebench -small -arrays 4"},
-	"go run ./bench/cachebench -small -s3":          {how: static, why: whyBench + "; " + whyS3, long: true, alt: "go run ./bench/cachebench -small -s3 -arrays 4", needs: []string{"s3"}},
+	"go run ./bench/cachebench":                     {how: static, why: whyBench, long: true, mins: 20, alt: "go run ./bench/cachebench -small -arrays 4"},
+	"go run ./bench/cachebench -mb 100":             {how: static, why: whyBench, long: true, mins: 20, alt: "go run ./bench/cachebench -small -arrays 4"},
+	"go run ./bench/cachebench -small -s3":          {how: static, why: whyBench + "; " + whyS3, long: true, mins: 5, alt: "go run ./bench/cachebench -small -s3 -arrays 4", needs: []string{"s3"}},
 	"go test ./cache -run '^$' -bench DiskTierVsS3": {how: static, why: whyBench},
-	"go run ./bench/loaderbench -reads 32":          {how: static, why: whyBench, long: true, alt: "go run ./bench/loaderbench -reads 32 -size 64MiB -reps 1"},
+	"go run ./bench/loaderbench -reads 32":          {how: static, why: whyBench, long: true, mins: 10, alt: "go run ./bench/loaderbench -reads 32 -size 64MiB -reps 1"},
 	"eval \"$(bash .ci/s3server.sh start)\"":        {how: static, why: "starts the S3 server (versitygw) as .ci/run does", needs: []string{"s3"}},
 	"go run ./examples/loader":                      {how: run},
-	"go run ./bench -size 8192 -peers -reps 5":      {how: static, why: whyBench + " (12.5 min)", long: true, alt: "go run ./bench -quick -peers -reps 1 -rounds 1", needs: []string{"npm"}},
-	"go run ./bench -size 8192 -layouts none,none-sharded,zstd-sharded,blosc-sharded -workloads read-all": {how: static, why: whyBench, long: true, alt: "go run ./bench -quick -reps 1 -rounds 1 -layouts none,none-sharded,zstd-sharded,blosc-sharded -workloads read-all"},
-	"go run ./bench -peers": {how: static, why: whyBench + " (35 min)", long: true, alt: "go run ./bench -quick -peers -reps 1 -rounds 1", needs: []string{"npm"}},
+	"go run ./bench -size 8192 -peers -reps 5":      {how: static, why: whyBench + " (12.5 min)", long: true, mins: 13, alt: "go run ./bench -quick -peers -reps 1 -rounds 1", needs: []string{"npm"}},
+	"go run ./bench -size 8192 -layouts none,none-sharded,zstd-sharded,blosc-sharded -workloads read-all": {how: static, why: whyBench, long: true, mins: 6, alt: "go run ./bench -quick -reps 1 -rounds 1 -layouts none,none-sharded,zstd-sharded,blosc-sharded -workloads read-all"},
+	"go run ./bench -peers": {how: static, why: whyBench + " (35 min)", long: true, mins: 35, alt: "go run ./bench -quick -peers -reps 1 -rounds 1", needs: []string{"npm"}},
 	"go test ./pipeline -run '^$' -bench '^BenchmarkSmallRead$/^point' -benchtime 5000x -benchmem":                       {how: static, why: whyBench},
 	"go test ./pipeline -run '^$' -bench '^BenchmarkTileCopy$|^BenchmarkSmallRead$/^tile64' -benchtime 20000x -benchmem": {how: static, why: whyBench},
 	"go test ./pipeline -run '^$' -bench ParallelPointReads -benchtime 5x":                                               {how: static, why: whyBench},
-	"go run ./bench/zarrsbench":                                                    {how: static, why: whyBench + " (writes 2.6 GiB per writer; zarr-python's side needs the reference chroot)", long: true, alt: "go run ./bench/zarrsbench -small -reps 1", needs: []string{"chroot"}},
+	"go run ./bench/zarrsbench":                                                    {how: static, why: whyBench + " (writes 2.6 GiB per writer; zarr-python's side needs the reference chroot)", long: true, mins: 30, alt: "go run ./bench/zarrsbench -small -reps 1", needs: []string{"chroot"}},
 	"go test ./bench/zarrsbench":                                                   {how: run},
-	"go run ./bench/zarrsbench -reps 3 -profile /tmp/zarrsbench/prof":              {how: static, why: whyBench, long: true, alt: "go run ./bench/zarrsbench -small -reps 1 -profile /tmp/zarrsbench/prof", needs: []string{"chroot"}},
+	"go run ./bench/zarrsbench -reps 3 -profile /tmp/zarrsbench/prof":              {how: static, why: whyBench, long: true, mins: 30, alt: "go run ./bench/zarrsbench -small -reps 1 -profile /tmp/zarrsbench/prof", needs: []string{"chroot"}},
 	"go test ./nd -run '^$' -bench CopyShortRuns":                                  {how: static, why: whyBench},
 	"go run ./bench -quick -reps 3 -workloads read-all -layouts zstd-sharded":      {how: static, why: whyBench},
-	"go run ./bench/zarrcatbench -skip-cp -skip-s3 -rounds 7":                      {how: static, why: whyBench + " (a 1 GiB array)", long: true, alt: "go run ./bench/zarrcatbench -skip-cp -skip-s3 -rounds 1 -size 2048 -shard 1024 -inner 256"},
-	"go run ./bench/s3bench":                                                       {how: static, why: whyBench, long: true, alt: "go run ./bench/s3bench -n 1024 -shard 512 -inner 256 -reps 1"},
+	"go run ./bench/zarrcatbench -skip-cp -skip-s3 -rounds 7":                      {how: static, why: whyBench + " (a 1 GiB array)", long: true, mins: 10, alt: "go run ./bench/zarrcatbench -skip-cp -skip-s3 -rounds 1 -size 2048 -shard 1024 -inner 256"},
+	"go run ./bench/s3bench":                                                       {how: static, why: whyBench, long: true, mins: 4, alt: "go run ./bench/s3bench -n 1024 -shard 512 -inner 256 -reps 1"},
 	"go test ./zarr -run Conformance -v":                                           {how: run},
 	"go test ./cmd/zarrcat":                                                        {how: static, why: "one package of the test command, which .ci/run runs (twice) under -race"},
 	"GOZARR_WRITE_DIR=/tmp/gzout go test ./zarr -run TestWriteForPeers":            {how: run},
