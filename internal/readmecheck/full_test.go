@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -170,8 +171,9 @@ func lastLine(s string) string {
 	return s[strings.LastIndex(s, "\n")+1:]
 }
 
-// figures masks every number and squeezes spaces, for the outputs of
-// benchmarks (tables of timings whose columns widen with their figures).
+// figuresRe masks every number (and the runner then squeezes spaces), for
+// the outputs of benchmarks: tables of timings whose columns widen with
+// their figures.
 var (
 	figuresRe = regexp.MustCompile(`[-+]?\d[\d_,]*(\.\d+)?([eE][-+]?\d+)?`)
 	spacesRe  = regexp.MustCompile(`[ \t]+`)
@@ -301,4 +303,24 @@ func (r *runner) report() string {
 		}
 	}
 	return b.String()
+}
+
+// TestMaskFigures: the benchmark mask makes two runs that differ only in
+// their figures (and so in their columns' widths) compare equal, and keeps
+// the rest: a row that differs in words, or a missing row, still differs.
+func TestMaskFigures(t *testing.T) {
+	r := &runner{clone: "/c", tmp: "/t"}
+	a := "BenchmarkVirtualize/fixed-array-2   \t     5\t 1234567 ns/op\t  12.5 MB/s\n  gozarr, local disk    1.25 s wall   0.9 s CPU\n"
+	b := "BenchmarkVirtualize/fixed-array-2   \t     5\t  987654 ns/op\t 103.0 MB/s\n  gozarr, local disk    11.5 s wall   1.75 s CPU\n"
+	if ma, mb := r.mask(a, figuresRe), r.mask(b, figuresRe); ma != mb {
+		t.Errorf("figures differ after the mask:\n%s\n%s", ma, mb)
+	}
+	for _, c := range []string{
+		strings.Replace(b, "local disk", "fake S3", 1),
+		strings.SplitAfter(b, "\n")[0],
+	} {
+		if r.mask(a, figuresRe) == r.mask(c, figuresRe) {
+			t.Errorf("the mask hides a real difference:\n%s\n%s", a, c)
+		}
+	}
 }

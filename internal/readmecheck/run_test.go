@@ -76,7 +76,12 @@ func (r *runner) mask(s string, extra *regexp.Regexp) string {
 	if extra != nil {
 		s = extra.ReplaceAllString(s, "…")
 	}
-	return durationRe.ReplaceAllString(s, "⏱")
+	s = durationRe.ReplaceAllString(s, "⏱")
+	if extra == figuresRe {
+		// Tables of figures: their columns widen with the figures.
+		s = spacesRe.ReplaceAllString(s, " ")
+	}
+	return s
 }
 
 // sh runs script with bash in dir, returning its stdout, stderr and error.
