@@ -261,9 +261,12 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 		return nil, fmt.Errorf("%w: shape mismatch: indexing arrays could not be broadcast together with shapes %s", ErrInvalidSelection, strings.Join(shapes, " "))
 	}
 	// The arrays' bounds, dimension after dimension; negative indices
-	// resolved into a copy (items are immutable).
+	// resolved into a copy (items are immutable). NumPy checks them as it
+	// takes the points: not at all when the broadcast shape is empty
+	// (a[[], [7]] is empty, no IndexError).
+	empty := slices.Contains(bshape, 0)
 	for _, p := range dims {
-		if p.kind == kindIndices && p.axis >= 0 {
+		if p.kind == kindIndices && p.axis >= 0 && !empty {
 			n := shape[p.axis]
 			a := &arrays[p.arr]
 			var res []int
@@ -295,7 +298,10 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 		last = d
 		count++
 	}
-	adjacent := last-first+1 == count
+	// NumPy looks at the items as written: an Ellipsis that stands for
+	// no dimension still separates them (a[:, [0, 1], ..., [0, 1]] of a
+	// 3-D array puts the broadcast dimension first).
+	adjacent := last-first+1 == count && advancedAdjacent(items)
 	if len(arrays) == 1 && len(arrays[0].shape) == 1 && newAxes == 0 {
 		for _, p := range dims {
 			if p.kind == kindIndices {
@@ -348,6 +354,23 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 		}
 	}
 	return &broadcast{dims: dims, arrays: arrays, outShape: outShape, at: at, bRank: len(bshape), pointwise: true}, nil
+}
+
+// advancedAdjacent reports whether the advanced items (index arrays,
+// masks, scalar booleans, integers) stand next to each other.
+func advancedAdjacent(items []Item) bool {
+	first, last, count := -1, -1, 0
+	for i, it := range items {
+		switch it.kind {
+		case kindIndices, kindMask, kindIndex:
+			if first < 0 {
+				first = i
+			}
+			last = i
+			count++
+		}
+	}
+	return last-first+1 == count
 }
 
 // broadcastShapes returns the shape the arrays broadcast to (NumPy's

@@ -538,25 +538,29 @@ func (s Selection) NumElements() int {
 
 // String returns the selection in NumPy syntax, e.g. "[0:10, 3, 9::-2]";
 // ParseSelection and Normalize on the same shape give it back. A
-// selection of integers only is written as a tuple, "(0, 3)" or "()",
-// since "[0, 3]" would read as one index array.
+// selection without slices (integers and index lists only) is written as
+// a tuple, "(0, 3)", "([], 2)", "([4, 1],)" or "()", since "[0, 3]"
+// would read as one index array, as NumPy reads a[[0, 3]].
 func (s Selection) String() string {
-	open, close := byte('('), byte(')')
+	open, close := "(", ")"
 	for _, d := range s {
-		if !d.Drop {
-			open, close = '[', ']'
+		if !d.Drop && d.Index == nil && d.Order == nil {
+			open, close = "[", "]"
 			break
 		}
 	}
+	if open == "(" && len(s) == 1 && !s[0].Drop {
+		close = ",)" // (x) would be x
+	}
 	var b strings.Builder
-	b.WriteByte(open)
+	b.WriteString(open)
 	for i, d := range s {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString(d.String())
 	}
-	b.WriteByte(close)
+	b.WriteString(close)
 	return b.String()
 }
 
@@ -592,334 +596,52 @@ func (d Dim) String() string {
 	return b.String()
 }
 
-// ParseSelection parses a selection in NumPy subscript syntax: items
-// separated by commas, each an integer ("5", "-1"), a slice with optional
-// parts ("0:10", ":", "::-1", " 3 : 7 : 2 ", "None:4"), "...", "None" (or
-// "np.newaxis": NewAxis, a new dimension of length 1), "True" or "False"
-// (NumPy's 0-d boolean index: a new dimension of length 1 or 0, an
-// advanced index), or a
-// bracketed integer index array ("[3, 1, 4]", "[-1]", "[]") or boolean
-// mask ("[True, False, True]"), nested lists for arrays of rank above 1
-// ("[[0], [2]]", "[[True, False], [False, True]]"; the lists must nest
-// evenly, and booleans among integers count as 1 and 0, as NumPy makes
-// arrays of them). Index arrays and masks mean what they mean in NumPy
-// (advanced indexing): they broadcast together and select pointwise,
-// "[0, 2, 4], [1, 1, 3]" three elements, not nine, and
-// "[[0], [2]], [1, 3]" a 2×2 result (see Broadcast; zarr's reads follow
-// it); Orthogonal turns the items into zarr-python's oindex meaning, each
-// 1-D array on its own dimension. Outer
-// brackets or parentheses around the whole
-// selection are optional and a trailing comma is allowed; "" and "()"
-// select everything. A text that is one list literal is one index array
-// or mask, as in NumPy: "[3, 1, 4]" is a[[3, 1, 4]] (three rows),
-// "[[0, 1], [2, 3]]" is a[[[0, 1], [2, 3]]] (one 2-D index array) and
-// "[]" an empty one; brackets wrap the selection only around what is not
-// a list literal ("[-4:, ...]" is -4:, ...). Slice bounds beyond the int range clamp, as they would in
-// Python. Errors wrap ErrInvalidSelection (or ErrOutOfBounds for an
-// integer beyond the int range).
+// ParseSelection parses a selection as NumPy reads the subscript a[text]:
+// items separated by commas, each an integer ("5", "-1"), a slice with
+// optional parts ("0:10", ":", "::-1", " 3 : 7 : 2 ", "None:4"), "..." (or
+// "Ellipsis"), "None" (or "np.newaxis": NewAxis, a new dimension of
+// length 1), "True" or "False" (NumPy's 0-d boolean index: a new
+// dimension of length 1 or 0, an advanced index), or a list or tuple,
+// which NumPy makes an array of: an integer index array ("[3, 1, 4]",
+// "(0, 2)", "[]") or a boolean mask ("[True, False, True]"), nested for
+// arrays of rank above 1 ("[[0], [2]]", "[(0, 1), (2, 3)]"). The lists
+// must nest evenly and hold integers or booleans only (else NumPy's
+// ValueError or IndexError, an error here); booleans among integers
+// count as 1 and 0.
+//
+// Index arrays and masks mean what they mean in NumPy (advanced
+// indexing): they broadcast together and select pointwise, "[0, 2, 4],
+// [1, 1, 3]" three elements, not nine, and "[[0], [2]], [1, 3]" a 2×2
+// result (see Broadcast; zarr's reads follow it); Orthogonal turns the
+// items into zarr-python's oindex meaning, each 1-D array on its own
+// dimension.
+//
+// The text is Python: a text that is one list is one index array or
+// mask, as in NumPy ("[3, 1, 4]" is a[[3, 1, 4]], three rows; "[[0], 1]"
+// nests unevenly, an error as in NumPy), a tuple alone is the items
+// ("(1, 2)" is a[1, 2]), a tuple among items is an index array ("(0, 1),
+// 2" is a[[0, 1], 2]), and a trailing comma is allowed. Beyond NumPy,
+// "" selects everything, and one pair of brackets or parentheses around
+// a text that Python would not read (slices inside: "[-4:, ...]",
+// "(0:2, 1)") wraps the selection. Slice bounds beyond the int range
+// clamp, as they would in Python. Errors wrap ErrInvalidSelection (an
+// integer beyond the int range, which NumPy refuses, also
+// ErrOutOfBounds).
 func ParseSelection(text string) ([]Item, error) {
 	t := strings.TrimSpace(text)
-	if len(t) >= 2 && t[0] == '[' && t[len(t)-1] == ']' && matchingClose(t) == len(t)-1 {
-		// A list literal alone is one index array or mask, as NumPy's
-		// a[[3, 1, 4]]; brackets around anything else (slices, ...,
-		// None, lists that do not nest evenly) wrap the selection.
-		it, err := parseArray(t)
-		if err == nil {
-			return []Item{it}, nil
-		}
-		if errors.Is(err, errRagged) && flatRows(t[1:len(t)-1]) {
-			// NumPy makes one array of a list of flat lists and raises
-			// when their lengths differ ("[[1, 2], [3]]"); not a wrapped
-			// tuple. Other uneven nestings ("[[[0], [2]], [1, 3]]",
-			// "[mask, 4]") still wrap the selection: ours only.
-			return nil, fmt.Errorf("selection %s: %w", Clip(text), err)
-		}
-		t = strings.TrimSpace(t[1 : len(t)-1])
-	} else if len(t) >= 2 && t[0] == '(' && t[len(t)-1] == ')' {
-		t = strings.TrimSpace(t[1 : len(t)-1])
+	items, err := parseSubscript(t)
+	var se *syntaxError
+	if errors.As(err, &se) && enclosed(t) {
+		// Not Python; the optional brackets around the selection.
+		items, err = parseSubscript(t[1 : len(t)-1])
 	}
-	if t == "" {
-		return []Item{}, nil
-	}
-	parts, err := splitTop(t)
 	if err != nil {
 		return nil, fmt.Errorf("selection %s: %w", Clip(text), err)
 	}
-	if strings.TrimSpace(parts[len(parts)-1]) == "" && len(parts) > 1 {
-		parts = parts[:len(parts)-1] // one trailing comma, as in a Python tuple
-	}
-	items := make([]Item, 0, len(parts))
-	for i, p := range parts {
-		it, err := parseItem(strings.TrimSpace(p))
-		if err != nil {
-			return nil, fmt.Errorf("selection %s, item %d: %w", Clip(text), i, err)
-		}
-		items = append(items, it)
+	if items == nil {
+		items = []Item{}
 	}
 	return items, nil
-}
-
-// flatRows reports whether t is two or more items, each a flat list
-// literal (of integers or booleans, none nested).
-func flatRows(t string) bool {
-	parts, err := splitTop(t)
-	if err != nil || len(parts) < 2 {
-		return false
-	}
-	for _, p := range parts {
-		p = strings.TrimSpace(p)
-		if p == "" || p[0] != '[' || strings.Contains(p[1:], "[") {
-			return false
-		}
-		if _, err := parseArray(p); err != nil {
-			return false
-		}
-	}
-	return true
-}
-
-// matchingClose returns the index of the bracket closing t[0] ('['), or -1.
-func matchingClose(t string) int {
-	depth := 0
-	for i := 0; i < len(t); i++ {
-		switch t[i] {
-		case '[':
-			depth++
-		case ']':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// splitTop splits t at the commas outside brackets.
-func splitTop(t string) ([]string, error) {
-	var parts []string
-	depth, from := 0, 0
-	for i := 0; i < len(t); i++ {
-		switch t[i] {
-		case '[':
-			depth++
-		case ']':
-			depth--
-			if depth < 0 {
-				return nil, fmt.Errorf("%w: unbalanced ']'", ErrInvalidSelection)
-			}
-		case ',':
-			if depth == 0 {
-				parts = append(parts, t[from:i])
-				from = i + 1
-			}
-		}
-	}
-	if depth != 0 {
-		return nil, fmt.Errorf("%w: unbalanced '['", ErrInvalidSelection)
-	}
-	return append(parts, t[from:]), nil
-}
-
-// errRagged marks a list literal whose lists nest unevenly: NumPy's
-// ValueError "setting an array element with a sequence".
-var errRagged = errors.New("setting an array element with a sequence")
-
-// maxArrayRank is the most dimensions an index array or mask may have:
-// NumPy's limit.
-const maxArrayRank = 64
-
-// parseArray parses a bracketed item, nested lists of integers (an index
-// array) or of True/False (a mask) as NumPy turns them into an array: the
-// lists must nest evenly (else NumPy's ValueError, "inhomogeneous
-// shape"), booleans mixed with integers count as 1 and 0, and empty lists
-// make an empty index array.
-func parseArray(p string) (Item, error) {
-	ap := arrayParser{s: p}
-	shape, isList, err := ap.value(0)
-	if err == nil && !isList {
-		err = fmt.Errorf("%w: %s is no list", ErrInvalidSelection, Clip(p))
-	}
-	if err == nil && ap.skipSpace() < len(p) {
-		err = fmt.Errorf("%w: %s after the list's closing bracket", ErrInvalidSelection, Clip(p[ap.pos:]))
-	}
-	if err != nil {
-		return Item{}, err
-	}
-	if len(shape) == 1 {
-		shape = nil
-	}
-	if ap.nBools > 0 && ap.nInts == 0 {
-		mask := make([]bool, len(ap.vals))
-		for i, v := range ap.vals {
-			mask[i] = v != 0
-		}
-		return Item{kind: kindMask, mask: mask, shape: shape, numpy: true}, nil
-	}
-	if ap.vals == nil {
-		ap.vals = []int{}
-	}
-	return Item{kind: kindIndices, list: ap.vals, shape: shape, numpy: true}, nil
-}
-
-// arrayParser reads nested lists of scalars, in C order.
-type arrayParser struct {
-	s             string
-	pos           int
-	vals          []int
-	nInts, nBools int
-}
-
-// skipSpace moves past blanks and returns the position.
-func (ap *arrayParser) skipSpace() int {
-	for ap.pos < len(ap.s) && (ap.s[ap.pos] == ' ' || ap.s[ap.pos] == '\t' || ap.s[ap.pos] == '\n' || ap.s[ap.pos] == '\r') {
-		ap.pos++
-	}
-	return ap.pos
-}
-
-// value reads a list (its shape) or a scalar (appended to vals) at pos.
-func (ap *arrayParser) value(depth int) (shape []int, isList bool, err error) {
-	if ap.skipSpace() >= len(ap.s) {
-		return nil, false, fmt.Errorf("%w: %s lacks its closing bracket", ErrInvalidSelection, Clip(ap.s))
-	}
-	if ap.s[ap.pos] != '[' {
-		return nil, false, ap.scalar()
-	}
-	if depth >= maxArrayRank {
-		return nil, false, fmt.Errorf("%w: an index array of more than %d dimensions", ErrInvalidSelection, maxArrayRank)
-	}
-	open := ap.pos
-	ap.pos++
-	var elem []int
-	elemList, n := false, 0
-	for {
-		if ap.skipSpace() < len(ap.s) && ap.s[ap.pos] == ']' {
-			ap.pos++
-			return append([]int{n}, elem...), true, nil
-		}
-		es, el, err := ap.value(depth + 1)
-		if err != nil {
-			return nil, false, err
-		}
-		if n > 0 && (el != elemList || !slices.Equal(es, elem)) {
-			return nil, false, fmt.Errorf("%w: %w: %s nests unevenly: the requested array has an inhomogeneous shape after %d dimensions (NumPy's ValueError)", ErrInvalidSelection, errRagged, Clip(ap.s[open:]), depth+1)
-		}
-		elem, elemList = es, el
-		n++
-		switch ap.skipSpace(); {
-		case ap.pos >= len(ap.s):
-			return nil, false, fmt.Errorf("%w: %s lacks its closing bracket", ErrInvalidSelection, Clip(ap.s))
-		case ap.s[ap.pos] == ',':
-			ap.pos++
-		case ap.s[ap.pos] != ']':
-			return nil, false, fmt.Errorf("%w: %s: a comma or ']' expected at %s", ErrInvalidSelection, Clip(ap.s), Clip(ap.s[ap.pos:]))
-		}
-	}
-}
-
-// scalar reads an integer or boolean at pos, up to the next ',' or ']'.
-func (ap *arrayParser) scalar() error {
-	from := ap.pos
-	for ap.pos < len(ap.s) && ap.s[ap.pos] != ',' && ap.s[ap.pos] != ']' && ap.s[ap.pos] != '[' {
-		ap.pos++
-	}
-	f := strings.TrimSpace(ap.s[from:ap.pos])
-	switch f {
-	case "True", "true":
-		ap.vals = append(ap.vals, 1)
-		ap.nBools++
-		return nil
-	case "False", "false":
-		ap.vals = append(ap.vals, 0)
-		ap.nBools++
-		return nil
-	case "":
-		return fmt.Errorf("%w: an empty element in %s", ErrInvalidSelection, Clip(ap.s))
-	}
-	v, err := parseInt(f)
-	if errors.Is(err, strconv.ErrRange) {
-		return fmt.Errorf("%w: index %s", ErrOutOfBounds, f)
-	}
-	if err != nil {
-		return fmt.Errorf("%w: %s in %s is not an integer or boolean (index arrays hold integers, masks booleans)", ErrInvalidSelection, Clip(f), Clip(ap.s))
-	}
-	ap.vals = append(ap.vals, v)
-	ap.nInts++
-	return nil
-}
-
-// parseItem parses one trimmed item.
-func parseItem(p string) (Item, error) {
-	if p == "" {
-		return Item{}, fmt.Errorf("%w: empty item", ErrInvalidSelection)
-	}
-	if p == "..." || p == "Ellipsis" {
-		return Ellipsis, nil
-	}
-	if p == "None" || p == "np.newaxis" || p == "numpy.newaxis" {
-		return NewAxis, nil
-	}
-	if p == "True" || p == "False" {
-		// NumPy's 0-d boolean index: a new axis of length 1 or 0.
-		return Item{kind: kindMask, mask: []bool{p == "True"}, shape: []int{}, numpy: true}, nil
-	}
-	if p[0] == '[' {
-		if p[len(p)-1] != ']' {
-			return Item{}, fmt.Errorf("%w: %q lacks its closing bracket", ErrInvalidSelection, p)
-		}
-		return parseArray(p)
-	}
-	if !strings.Contains(p, ":") {
-		v, err := parseInt(p)
-		if errors.Is(err, strconv.ErrRange) {
-			return Item{}, fmt.Errorf("%w: index %s", ErrOutOfBounds, p)
-		}
-		if err != nil {
-			if strings.ContainsAny(p, " \t") {
-				return Item{}, fmt.Errorf("%w: %s is not an integer, slice or ... (a comma missing between items?)", ErrInvalidSelection, Clip(p))
-			}
-			return Item{}, fmt.Errorf("%w: %s is not an integer, slice or ...", ErrInvalidSelection, Clip(p))
-		}
-		return Index(v), nil
-	}
-	fields := strings.Split(p, ":")
-	if len(fields) > 3 {
-		return Item{}, fmt.Errorf("%w: %s has more than two colons", ErrInvalidSelection, Clip(p))
-	}
-	var it Item
-	for k, f := range fields {
-		f = strings.TrimSpace(f)
-		if f == "" || f == "None" {
-			continue
-		}
-		v, err := parseInt(f)
-		if errors.Is(err, strconv.ErrRange) {
-			// Python ints are unbounded; clamping keeps the slice's meaning.
-			if strings.HasPrefix(f, "-") {
-				v = math.MinInt
-			} else {
-				v = math.MaxInt
-			}
-		} else if err != nil {
-			if strings.ContainsAny(f, " \t") {
-				return Item{}, fmt.Errorf("%w: slice bound %s is not an integer (a comma missing between items?)", ErrInvalidSelection, Clip(f))
-			}
-			return Item{}, fmt.Errorf("%w: slice bound %s is not an integer", ErrInvalidSelection, Clip(f))
-		}
-		switch k {
-		case 0:
-			it.hasStart, it.start = true, v
-		case 1:
-			it.hasStop, it.stop = true, v
-		case 2:
-			if v == 0 {
-				return Item{}, fmt.Errorf("%w: slice step cannot be zero", ErrInvalidSelection)
-			}
-			it.hasStep, it.step = true, v
-		}
-	}
-	return it, nil
 }
 
 // parseInt parses a decimal integer with an optional sign, allowing spaces

@@ -208,12 +208,45 @@ func TestParseSelection(t *testing.T) {
 		{"[3, 1, 4]", "[3, 1, 4]", nil},
 		{"[-4:, ...]", "-4:;...", nil},
 		{"[[3, 1, 4], :, 5]", "[3, 1, 4];:;5", nil},
-		{"[[True, False], ...]", "[True, False];...", nil},
-		{"[[], 1]", "[];1", nil},
+		{"[[True, False], ...]", "", ErrInvalidSelection}, // NumPy: ValueError, inhomogeneous (a list, not a tuple)
+		{"[True, False], ...", "[True, False];...", nil},
+		{"[[], 1]", "", ErrInvalidSelection},  // NumPy: ValueError, inhomogeneous
+		{"[[], 1:]", "[];1:", nil},            // no Python list (a slice inside): brackets around the selection
+		{"[[0], 1]", "", ErrInvalidSelection}, // NumPy: ValueError, inhomogeneous
+		{"[0], 1", "[0];1", nil},
 		{"[[1, True]]", "[[1, 1]]", nil}, // NumPy: booleans among integers are 1 and 0
 		{"[[1, [2]]]", "", ErrInvalidSelection},
-		{"[[[0], [2]], [1, 3]]", "[[0], [2]];[1, 3]", nil},
-		{"[[[True, False]], [0, 1,]]", "[[True, False]];[0, 1]", nil},
+		{"[[[0], [2]], [1, 3]]", "", ErrInvalidSelection}, // NumPy: ValueError, inhomogeneous after 2 dimensions
+		{"[[0], [2]], [1, 3]", "[[0], [2]];[1, 3]", nil},
+		{"([[0], [2]], [1, 3])", "[[0], [2]];[1, 3]", nil}, // a tuple alone is the items
+		{"[[[True, False]], [0, 1,]]", "", ErrInvalidSelection},
+		{"[[True, False]], [0, 1,]", "[[True, False]];[0, 1]", nil},
+		// Tuples are sequences, as NumPy reads them; a tuple alone is the subscript.
+		{"(0, 1), 2", "[0, 1];2", nil},
+		{"[(0, 1), 2]", "", ErrInvalidSelection}, // NumPy: ValueError, inhomogeneous
+		{"[(0, 1), (2, 3)]", "[[0, 1], [2, 3]]", nil},
+		{"[[0, 1], (2, 3)]", "[[0, 1], [2, 3]]", nil},
+		{"[[0], (1,)]", "[[0], [1]]", nil},
+		{"((0, 1),)", "[0, 1]", nil},
+		{"((0, 1))", "0;1", nil},
+		{"(0, (1, 2))", "0;[1, 2]", nil},
+		{"(), 0", "[];0", nil},
+		{"(),", "[]", nil},
+		{"[()]", "[[]]", nil}, // shape (1, 0)
+		{"(5)", "5", nil},
+		{"[(5)]", "[5]", nil},
+		{"((0:2, 1))", "", ErrInvalidSelection}, // one pair of brackets only
+		{"(0:2, 1)", "0:2;1", nil},
+		// What NumPy makes an object array of: IndexError.
+		{"[..., 1]", "", ErrInvalidSelection},
+		{"[None, 1]", "", ErrInvalidSelection},
+		{"[...]", "", ErrInvalidSelection},
+		{"[[0], None]", "", ErrInvalidSelection},
+		{"[1, 2.0]", "", ErrInvalidSelection},
+		{"[0]:2", "", ErrInvalidSelection}, // NumPy: TypeError, slice indices must be integers
+		{"1.5:", "", ErrInvalidSelection},
+		{"True:", "1:", nil},
+		{"::True", "::1", nil},
 		{"[[[[0, 1], [2, 3]], [[4, 5], [6, 7]]]]", "[[[[0, 1], [2, 3]], [[4, 5], [6, 7]]]]", nil},
 		{"[[[], []]]", "[[[], []]]", nil},
 		{"[[[]]]", "[[[]]]", nil},
@@ -226,11 +259,13 @@ func TestParseSelection(t *testing.T) {
 		{"[[,]]", "", ErrInvalidSelection},
 		{"[[0,,1]]", "", ErrInvalidSelection},
 		{"[[[1.5]]]", "", ErrInvalidSelection},
-		{"[" + strings.Repeat("[", 65) + "0" + strings.Repeat("]", 65) + "]", "", ErrInvalidSelection},
-		{"[" + strings.Repeat("[", 64) + "0" + strings.Repeat("]", 64) + "]", strings.Repeat("[", 64) + "0" + strings.Repeat("]", 64), nil},
+		{strings.Repeat("[", 65) + "0" + strings.Repeat("]", 65), "", ErrInvalidSelection}, // NumPy: at most 64 dimensions
+		{strings.Repeat("[", 64) + "0" + strings.Repeat("]", 64), strings.Repeat("[", 64) + "0" + strings.Repeat("]", 64), nil},
+		{strings.Repeat("(", 300) + "0" + strings.Repeat(")", 300), "", ErrInvalidSelection}, // Python: too many nested parentheses
 		{"[[1, 2]", "", ErrInvalidSelection},
 		{"[1]]", "", ErrInvalidSelection},
 		{"[[99999999999999999999]]", "", ErrOutOfBounds},
+		{"[[99999999999999999999]]", "", ErrInvalidSelection}, // NumPy's IndexError: only integers ...
 	}
 	for _, c := range cases {
 		items, err := ParseSelection(c.text)

@@ -97,7 +97,7 @@ func FuzzPoints(f *testing.F) {
 // element-by-element reference built from the normalised selection.
 func FuzzOrthogonal(f *testing.F) {
 	arrays := fuzzSelArrays(f)
-	for _, s := range []string{"[[3, 1, 3, -1], ::-2]", "[[True, False, True, False, True, False, True, False, True], [10, 0]]", "[[], 5]", "[2, [1, 1, 1]]", "[[8, 0, 4], 1:9:3]"} {
+	for _, s := range []string{"[[3, 1, 3, -1], ::-2]", "[True, False, True, False, True, False, True, False, True], 1:", "[], 5", "2, [1, 1, 1]", "[[8, 0, 4], 1:9:3]", "(0, 2), :"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

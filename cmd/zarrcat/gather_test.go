@@ -57,7 +57,7 @@ func TestGetGathers(t *testing.T) {
 		elems [][2]int
 	}{
 		{[]string{target, "[[3, -1, 3], ::9]"}, []int{3, 3}, [][2]int{{3, 0}, {3, 9}, {3, 18}, {30, 0}, {30, 9}, {30, 18}, {3, 0}, {3, 9}, {3, 18}}},
-		{[]string{target, "[[True" + strings.Repeat(", False", 29) + ", True], 4]"}, []int{2}, [][2]int{{0, 4}, {30, 4}}},
+		{[]string{target, "[True" + strings.Repeat(", False", 29) + ", True], 4"}, []int{2}, [][2]int{{0, 4}, {30, 4}}},
 		{[]string{"--points", points, target}, []int{5}, [][2]int{{0, 0}, {30, 18}, {30, 0}, {5, 7}, {5, 7}}},
 		{[]string{"--budget", "4", "--points", points, target}, []int{5}, [][2]int{{0, 0}, {30, 18}, {30, 0}, {5, 7}, {5, 7}}},
 		{[]string{"--points", pointsNpy, target}, []int{3}, [][2]int{{30, 18}, {0, 0}, {7, 7}}},
@@ -98,6 +98,9 @@ func TestGetGathers(t *testing.T) {
 		{[]string{"--points", far, target}, nd.ErrOutOfBounds},
 		{[]string{"--mask", mask, filepath.Join(refDir, "v3_dtype_int32.zarr")}, nd.ErrInvalidSelection},
 		{[]string{"--blocks", target, "[[0, 1]]"}, nd.ErrInvalidSelection},
+		// One Python list, which NumPy makes one array of: it nests
+		// unevenly (NumPy's ValueError), no selection of two items.
+		{[]string{target, "[[True" + strings.Repeat(", False", 29) + ", True], 4]"}, nd.ErrInvalidSelection},
 	}
 	for _, tc := range errs {
 		var out bytes.Buffer

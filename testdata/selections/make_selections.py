@@ -14,6 +14,10 @@ It writes OUTDIR/cases.json (one case per line) and the expected values as
 .npy files in OUTDIR/expected/ (little-endian, C order). Everything is
 deterministic: random selections come from a generator seeded per array.
 
+It also writes OUTDIR/numpy_spellings.json: NumPy's own results for selection
+texts as a user types them (ranks 1-4, from a seeded generator; see
+spelling_cases below); with --spellings, only that file.
+
 Every read is also computed with NumPy on the array's full contents and must
 agree with zarr-python wherever zarr-python answers. Where zarr-python 3.4
 raises but NumPy's meaning is defined (negative slice steps: NegativeStepError;
@@ -29,6 +33,7 @@ See README.md beside this script for the format of cases.json.
 
 import json
 import os
+import random
 import shutil
 import sys
 import tempfile
@@ -710,12 +715,434 @@ def write_cases(out, name, c):
                           "unchanged": True})
 
 
+# ---------------------------------------------------------------- NumPy spellings
+#
+# NumPy's own results for selection texts spelled as a user types them
+# (what stands between a[ and ]), enumerated per rank 1-4 from a seeded
+# generator: integers (negative, out of bounds), slices (steps, negative
+# steps, clamped bounds), Ellipsis, None, scalar booleans, index arrays of
+# any rank that broadcast (or do not), lists spelled as tuples, boolean
+# masks (1-D and N-D), empty and repeated indices, arrays next to or
+# separated by slices (NumPy then puts the broadcast dimensions first),
+# too many indices, and whole texts that are one list (a[[...]]: NumPy
+# makes one array of it, and raises when it nests unevenly). Each case has
+# NumPy's result (shape, values of np.arange(n).reshape(shape)) or its
+# exception; and, where every array is 1-D, the orthogonal meaning
+# (zarr-python's oindex: np.ix_ with slices as ranges, integers dropping
+# their dimension), checked against zarr-python's oindex where it answers.
+# Written to OUTDIR/numpy_spellings.json, read by
+# zarr/numpy_spellings_test.go.
+
+
+SPELLING_SHAPES = [(7,), (0,), (5, 6), (4, 1), (3, 4, 5), (2, 0, 3), (2, 3, 4, 5), (3, 1, 2, 4)]  # SPELLING_FOUND's too
+SPELLING_KINDS = ["basic", "negative", "slices", "pointwise", "broadcast", "orthogonal", "mixed",
+                  "separated", "mask", "empty", "repeated", "bounds", "newaxis", "whole", "tuple", "ragged",
+                  "random", "ellipsis"]
+SPELLINGS_PER = {"random": 40}  # cases per shape and kind (else 4), before duplicates are dropped
+
+
+def sp_list(v, tuples=False):
+    """Nested Python sequences written as text: lists, or tuples."""
+    if isinstance(v, (list, tuple)):
+        if tuples:
+            if len(v) == 1:
+                return "(" + sp_list(v[0], tuples) + ",)"
+            return "(" + ", ".join(sp_list(x, tuples) for x in v) + ")"
+        return "[" + ", ".join(sp_list(x, tuples) for x in v) + "]"
+    if isinstance(v, (bool, np.bool_)):
+        return "True" if v else "False"
+    return str(int(v))
+
+
+class Spell:
+    """Random selection items as text, for one array shape."""
+
+    def __init__(self, rng, shape):
+        self.rng, self.shape = rng, shape
+
+    def idx(self, n, neg=True, oob=False):
+        r = self.rng
+        if oob:
+            return r.choice([n, n + 1, -n - 1, -n - 3])
+        if n == 0:
+            return 0  # out of bounds whatever it is
+        return r.randrange(-n if neg else 0, n)
+
+    def int_item(self, n, **kw):
+        return str(self.idx(n, **kw))
+
+    def slice_item(self, n, neg_step=None):
+        r = self.rng
+        bound = lambda: r.choice([None, None, r.randrange(-n - 2, n + 3)])
+        start, stop = bound(), bound()
+        step = r.choice([None, 1, 2, 3, -1, -2, -3])
+        if neg_step:
+            step = r.choice([-1, -2, -3])
+        parts = ["" if start is None else str(start), "" if stop is None else str(stop)]
+        s = ":".join(parts)
+        if step is not None:
+            s += ":" + str(step)
+        return s
+
+    def array(self, n, shape, neg=True, oob=False, repeat=False):
+        """An index array of the given shape for a dimension of length n."""
+        r = self.rng
+        size = int(np.prod(shape)) if shape else 1
+        vals = [self.idx(n, neg=neg) for _ in range(size)]
+        if repeat and size > 1:
+            vals[r.randrange(size)] = vals[0]
+        if oob and size:
+            vals[r.randrange(size)] = self.idx(n, oob=True)
+        return np.array(vals, dtype=np.int64).reshape(shape).tolist()
+
+    def mask(self, shape, wrong=False):
+        r = self.rng
+        shape = list(shape)
+        if wrong and shape:
+            k = r.randrange(len(shape))
+            shape[k] = shape[k] + r.choice([-1, 1]) if shape[k] > 0 else 1
+        vals = [r.random() < 0.5 for _ in range(int(np.prod(shape)))]
+        return np.array(vals, dtype=bool).reshape(shape).tolist()
+
+    def bshapes(self, k, ok=True):
+        """k array shapes that broadcast together (or, not ok, do not)."""
+        r = self.rng
+        rank = r.choice([1, 1, 2, 2, 3])
+        base = [r.choice([1, 2, 3]) for _ in range(rank)]
+        out = []
+        for _ in range(k):
+            s = [d if r.random() < 0.7 else 1 for d in base]
+            s = s[r.randrange(len(s)):] if r.random() < 0.3 else s
+            out.append(tuple(s) or (1,))
+        if not ok:
+            s = list(out[-1])
+            s[-1] = max(base[-1], 1) + r.choice([1, 2])
+            if base[-1] == 1 and len(out) > 1 and out[0][-1] == 1:
+                out[0] = out[0][:-1] + (2,)
+            out[-1] = tuple(s)
+        return out
+
+    def text(self, kind):
+        """A selection text of the kind, and whether to spell arrays as tuples."""
+        r, shape = self.rng, self.shape
+        nd_ = len(shape)
+        dims = list(range(nd_))
+        lit = lambda v: sp_list(v, tuples=(kind == "tuple" or r.random() < 0.1))
+        items = []
+        if kind == "basic":
+            for d in dims[: r.randint(0, nd_)]:
+                items.append(r.choice([self.int_item(shape[d], neg=False) if shape[d] else ":", self.slice_item(shape[d]), ":"]))
+            if r.random() < 0.4:
+                items.insert(r.randint(0, len(items)), "...")
+        elif kind == "negative":
+            for d in dims[: r.randint(1, nd_)]:
+                n = shape[d]
+                items.append(r.choice([str(-r.randint(1, n)) if n else "::-1", self.slice_item(n, neg_step=True),
+                                       lit(self.array(n, (r.randint(1, 3),))) if n else "[]"]))
+        elif kind == "slices":
+            items = [self.slice_item(shape[d]) for d in dims]
+            if r.random() < 0.2:
+                items[r.randrange(nd_)] = r.choice(["::0", "1:2:0"])  # ValueError
+        elif kind in ("pointwise", "broadcast", "repeated"):
+            k = r.randint(1, nd_)
+            ok = kind != "broadcast" or r.random() < 0.6
+            shapes = [(r.randint(1, 4),)] * k if kind != "broadcast" else self.bshapes(k, ok)
+            for d in dims[:k]:
+                items.append(lit(self.array(shape[d], shapes[dims.index(d)], repeat=kind == "repeated")) if shape[d] else "[]")
+            if k < nd_ and r.random() < 0.5:
+                items.append(r.choice([":", "...", self.slice_item(shape[k])]))
+        elif kind == "orthogonal":
+            k = r.randrange(nd_)
+            for d in dims:
+                if d == k:
+                    items.append(lit(self.array(shape[d], (r.randint(0, 4),))) if shape[d] else "[]")
+                else:
+                    items.append(r.choice([":", self.slice_item(shape[d])]))
+        elif kind in ("mixed", "separated"):
+            if nd_ < 2:
+                items = [lit(self.array(shape[0], (2,))) if shape[0] else "[]", r.choice(["...", ":"])]
+            else:
+                arr_dims = sorted(r.sample(dims, min(nd_, r.randint(2, 3))))
+                if kind == "separated" and arr_dims[-1] - arr_dims[0] == len(arr_dims) - 1 and nd_ >= 3:
+                    arr_dims = [0, nd_ - 1]
+                shapes = self.bshapes(len(arr_dims))
+                for d in dims:
+                    n = shape[d]
+                    if d in arr_dims:
+                        s = shapes[arr_dims.index(d)]
+                        items.append(lit(self.array(n, s)) if n else "[]")
+                    elif kind == "separated" or r.random() < 0.5:
+                        items.append(r.choice([":", self.slice_item(n), self.int_item(n) if n else ":"]))
+                    else:
+                        items.append(self.int_item(n) if n else ":")
+        elif kind == "mask":
+            d0 = r.randrange(nd_)
+            span = r.randint(1, nd_ - d0)
+            wrong = r.random() < 0.2
+            items = [":"] * d0 + [lit(self.mask(shape[d0:d0 + span], wrong))]
+            if r.random() < 0.5 and d0 + span < nd_:
+                items.append(r.choice([":", lit(self.array(shape[d0 + span], (r.randint(1, 2),))) if shape[d0 + span] else "[]",
+                                       self.int_item(shape[d0 + span]) if shape[d0 + span] else ":"]))
+            if r.random() < 0.3:
+                items.insert(0, "...") if d0 == 0 and span == nd_ else items.append("...")
+        elif kind == "empty":
+            d0 = r.randrange(nd_)
+            items = [":"] * d0 + [r.choice(["[]", "()", "[[]]", "[[], []]", "1:1", "::-1" if shape[d0] == 0 else "-1:0"])]
+            if r.random() < 0.5 and d0 + 1 < nd_:
+                items.append(r.choice([lit(self.array(shape[d0 + 1], (1,))) if shape[d0 + 1] else "[]", ":", "[]"]))
+        elif kind == "bounds":
+            d0 = r.randrange(nd_)
+            items = [":"] * d0 + [r.choice([self.int_item(shape[d0], oob=True),
+                                            lit(self.array(shape[d0], (r.randint(1, 3),), oob=True))])]
+            if r.random() < 0.3:
+                items = [self.int_item(max(1, shape[0]), neg=False)] * (nd_ + 1)  # too many indices
+        elif kind == "newaxis":
+            items = [r.choice([":", self.int_item(shape[d]) if shape[d] else ":",
+                               lit(self.array(shape[d], (2,))) if shape[d] else "[]"]) for d in dims[: r.randint(0, nd_)]]
+            for _ in range(r.randint(1, 2)):
+                items.insert(r.randint(0, len(items)), r.choice(["None", "None", "np.newaxis", "True", "False"]))
+            if r.random() < 0.3:
+                items.insert(r.randint(0, len(items)), "...")
+        elif kind == "whole":
+            # One list alone: NumPy's a[[...]], one array.
+            n = shape[0]
+            v = r.choice([self.array(n, (r.randint(0, 4),)) if n else [], self.array(n, (2, 2)) if n else [[]],
+                          self.mask(shape[: r.randint(1, nd_)]), [self.array(n, (1,)) if n else [], 1 % max(n, 1)]])
+            return sp_list(v, tuples=False) + r.choice(["", "", ","])
+        elif kind == "tuple":
+            k = r.randint(1, nd_)
+            items = [lit(self.array(shape[d], (r.randint(1, 3),))) if shape[d] else "()" for d in dims[:k]]
+            if r.random() < 0.4:
+                return "(" + ", ".join(items) + ")"  # a tuple alone is the subscript
+        elif kind == "ragged":
+            n = max(shape[0], 1)
+            return r.choice(["[[0], 1]", "[(0, 1), 2]", "[[0], [1, %d]]" % (n - 1), "[[[0], [0]], [0, 0]]",
+                             "[[0, 1], [0]], :", "[..., 0]", "[None, 0]", "[0, None]", "[[0], None]",
+                             "[0, 1.5]", "1.5", "0, 1.5:", "[0]:1", "[[0, 0], (0,)]", "[(0, 0), (0, 0)]"])
+        elif kind == "random":
+            # Anything anywhere: arrays of shapes that broadcast (or do
+            # not) among integers, slices, masks, None, booleans, Ellipsis.
+            k = r.randint(1, nd_ + 1)
+            shapes = self.bshapes(k, ok=r.random() < 0.85)
+            ellipsis = False
+            for j in range(k):
+                d = min(j, nd_ - 1)
+                n = shape[d]
+                choice = r.choice(["int", "int", "slice", "slice", "array", "array", "array", "mask",
+                                   "none", "bool", "ellipsis"])
+                if choice == "ellipsis" and not ellipsis:
+                    ellipsis = True
+                    items.append("...")
+                elif choice == "int" and n:
+                    items.append(self.int_item(n))
+                elif choice == "array":
+                    items.append(lit(self.array(n, shapes[j])) if n else "[]")
+                elif choice == "mask":
+                    items.append(lit(self.mask((n,))))
+                elif choice == "none":
+                    items.append("None")
+                elif choice == "bool":
+                    items.append(r.choice(["True", "False"]))
+                else:
+                    items.append(self.slice_item(n))
+        elif kind == "ellipsis":
+            # Advanced items around an Ellipsis that may stand for no
+            # dimension: NumPy reads the items as written, so it still
+            # separates them.
+            items = [r.choice([self.int_item(shape[d]) if shape[d] else ":", lit(self.array(shape[d], (2,))) if shape[d] else "[]",
+                               ":", self.slice_item(shape[d])]) for d in dims]
+            if r.random() < 0.5:
+                del items[r.randrange(nd_)]
+            items.insert(r.randint(0, len(items)), "...")
+        text = ", ".join(items)
+        if kind not in ("ragged",) and r.random() < 0.15:
+            text += ","
+        return text
+
+
+# Cases that once disagreed with NumPy (kept whatever the generator makes).
+SPELLING_FOUND = [
+    ((2, 3, 4, 5), "None, None, :, :, (-3, 1), ..., [-2, 2]"),  # an Ellipsis of no dimension separates
+    ((3, 4, 5), ":, [0, 1], ..., [0, 1]"),
+    ((3, 4, 5), ":, 1, ..., [0, 1]"),
+    ((3, 4, 5), "[0, 1], ..., [0, 1], :"),
+    # Lists NumPy makes one array of (and raises on when they nest
+    # unevenly), tuples as sequences.
+    ((5, 6), "[[0], 1]"),
+    ((5, 6), "[[[0], [2]], [1, 3]]"),
+    ((5, 6), "[[0], [2]], [1, 3]"),
+    ((5, 6), "[(0, 1), 2]"),
+    ((5, 6), "(0, 1), 2"),
+    ((5, 6), "[(0, 1), (2, 3)]"),
+    ((5, 6), "((0, 1), (2, 3))"),
+    ((5, 6), "[[True, False, True, False, True], ...]"),
+    ((5, 6), "[[], 1]"),
+    ((5, 6), "(), 0"),
+    ((5, 6), "[()]"),
+    # An empty broadcast takes no point: its arrays' bounds go unchecked
+    # (its integers' do not).
+    ((2, 0, 3), "False, ::-2, [[-2]], (False, False, True)"),
+    ((2, 0, 3), ":, [[-2]], [2]"),
+    ((2, 0, 3), ":, [-2], []"),
+    ((5, 6), "[], [7]"),
+    ((5, 6), "[[]], [[7], [8]]"),
+    ((5, 6), "False, [7]"),
+    ((5, 6), "[7], False"),
+    ((5, 6), "False, 9"),
+    ((5, 6), "[9], 9, False"),
+    ((5, 6), "[False, False, False, False, False], [7]"),
+    ((5, 6), "[True, False, False, False, False], [7]"),
+    ((5, 6), ":, [7], False"),
+    ((5, 6), "[], 9"),
+    ((7,), "[...]"),
+    ((7,), "((0, 1))"),
+    ((7,), "((0, 1),)"),
+]
+
+
+def np_ix_oindex(a, items):
+    """a.oindex[items] by NumPy: np.ix_ of every dimension's indices."""
+    if not isinstance(items, tuple):
+        items = (items,)
+    if sum(it is Ellipsis for it in items) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if any(isinstance(it, (bool, np.bool_)) or it is None for it in items):
+        # zarr-python's oindex takes no new axis, whatever else is wrong.
+        raise IndexError("a new axis in an orthogonal selection")
+    if any(it is Ellipsis for it in items):
+        k = next(i for i, it in enumerate(items) if it is Ellipsis)
+        items = items[:k] + (slice(None),) * (a.ndim - len(items) + 1) + items[k + 1:]
+    if len(items) > a.ndim:
+        raise IndexError("too many indices for array")
+    items = items + (slice(None),) * (a.ndim - len(items))
+    lists, drop = [], []
+    for d, it in enumerate(items):
+        n = a.shape[d]
+        if isinstance(it, slice):
+            lists.append(np.arange(n)[it])
+        elif isinstance(it, (bool, np.bool_)) or it is None:
+            raise IndexError("a new axis in an orthogonal selection")
+        elif isinstance(it, int):
+            if not -n <= it < n:
+                raise IndexError(f"index {it} is out of bounds for axis {d} with size {n}")
+            lists.append(np.array([it % n]))
+            drop.append(d)
+        else:
+            v = np.asarray(it)
+            if v.ndim != 1:
+                raise IndexError("arrays in an orthogonal selection must be 1-dimensional only")
+            if v.size == 0:
+                v = v.astype(np.int64)
+            if v.dtype.kind not in "biu":
+                raise IndexError("only integer or boolean arrays")
+            if v.dtype == bool:
+                if v.shape != (n,):
+                    raise IndexError(f"boolean index did not match axis {d}")
+                v = np.nonzero(v)[0]
+            else:
+                if v.size and (v.min() < -n or v.max() >= n):
+                    raise IndexError(f"index out of bounds for axis {d} with size {n}")
+                v = v % n if n else v
+            lists.append(v)
+    r = a[np.ix_(*lists)]
+    return r.reshape([s for d, s in enumerate(r.shape) if d not in drop])
+
+
+def zarr_oindex(z, items):
+    """zarr-python's z.oindex[items], sequences as NumPy arrays."""
+    if not isinstance(items, tuple):
+        items = (items,)
+    conv = tuple(np.asarray(it) if isinstance(it, (list, tuple)) else it for it in items)
+    return np.asarray(z.oindex[conv])
+
+
+def error_of(e):
+    msg = str(e)
+    return {"error": type(e).__name__, "message": msg.split("\n")[0][:300],
+            "sentinel": "ErrOutOfBounds" if "out of bounds" in msg else "ErrInvalidSelection"}
+
+
+def spelling_case(a, z, kind, text):
+    """NumPy's result of a[text] (or its exception), and the orthogonal
+    meaning where text has an index array or mask; the second value says
+    whether zarr-python's z.oindex agrees with it (None: no such meaning)."""
+    c = {"shape": list(a.shape), "kind": kind, "text": text}
+    env = {"a": a, "np": np}
+    try:
+        r = np.asarray(eval(f"a[{text}]", env))
+        c["result_shape"] = list(r.shape)
+        c["values"] = [int(v) for v in r.ravel()]
+    except Exception as e:
+        c.update(error_of(e))
+    try:
+        items = eval(f"np.s_[{text}]", env)
+    except Exception:
+        return c, None
+    flat = items if isinstance(items, tuple) else (items,)
+    if not any(isinstance(it, (list, tuple)) for it in flat) or c.get("error") == "ValueError":
+        return c, None
+    try:
+        o = np_ix_oindex(a, items)
+        c["oindex_shape"] = list(o.shape)
+        c["oindex_values"] = [int(v) for v in o.ravel()]
+    except Exception as e:
+        c["oindex_error"] = type(e).__name__
+        c["oindex_sentinel"] = error_of(e)["sentinel"]
+    try:
+        zo = zarr_oindex(z, items)
+    except Exception:
+        agree = "oindex_error" in c
+    else:
+        agree = "oindex_shape" in c and (list(zo.shape), [int(v) for v in zo.ravel()]) == (c["oindex_shape"], c["oindex_values"])
+    c["zarr_python_oindex_agrees"] = agree
+    return c, agree
+
+
+def spelling_cases(outdir):
+    rng = random.Random(27)
+    cases, seen = [], set()
+    disagree = 0
+    for shape in SPELLING_SHAPES:
+        a = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+        z = zarr.create_array(store=zarr.storage.MemoryStore(), shape=shape, dtype="int64",
+                              chunks=tuple(max(1, n // 2) for n in shape))
+        z[...] = a
+        sp = Spell(rng, shape)
+        todo = [("found", t) for s, t in SPELLING_FOUND if s == shape]
+        for kind in SPELLING_KINDS:
+            todo += [(kind, None)] * SPELLINGS_PER.get(kind, 4)
+        for kind, text in todo:
+            if text is None:
+                text = sp.text(kind)
+            if text.strip() == "" or (shape, text) in seen:
+                continue  # "" is gozarr's (Python reads no a[])
+            seen.add((shape, text))
+            c, agree = spelling_case(a, z, kind, text)
+            disagree += agree is False
+            cases.append(c)
+    doc = {"generator": "testdata/selections/make_selections.py (spelling_cases)",
+           "numpy": np.__version__, "zarr-python": zarr.__version__, "seed": 27,
+           "counts": {k: sum(c["kind"] == k for c in cases) for k in ["found"] + SPELLING_KINDS},
+           "errors": sum("error" in c for c in cases)}
+    head = json.dumps(doc, indent=1)[:-2]
+    lines = ",\n".join(json.dumps(c, separators=(",", ":")) for c in cases)
+    with open(os.path.join(outdir, "numpy_spellings.json"), "w") as f:
+        f.write(head + ',\n "cases": [\n' + lines + "\n ]\n}\n")
+    print(f"numpy_spellings.json: {len(cases)} cases, {doc['errors']} errors, "
+          f"{sum('oindex_shape' in c or 'oindex_error' in c for c in cases)} with an oindex meaning "
+          f"({disagree} where zarr-python's oindex differs)", file=sys.stderr)
+
+
 # ---------------------------------------------------------------- main
 
 
 def main():
-    refdir = sys.argv[1] if len(sys.argv) > 1 else "testdata/refdata"
-    outdir = sys.argv[2] if len(sys.argv) > 2 else "testdata/selections"
+    args = [a for a in sys.argv[1:] if a != "--spellings"]
+    refdir = args[0] if len(args) > 0 else "testdata/refdata"
+    outdir = args[1] if len(args) > 1 else "testdata/selections"
+    spelling_cases(outdir)
+    if "--spellings" in sys.argv[1:]:
+        return  # numpy_spellings.json only
     manifest = json.load(open(os.path.join(refdir, "manifest.json")))
     by_name = {c["name"]: c for c in manifest["cases"]}
     out = Out(outdir)

@@ -1,0 +1,496 @@
+package nd
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A selection text is read as Python reads what stands between a[ and ]
+// (a subscript: slices at the top, values below) and NumPy then reads the
+// values: integers, True/False, None, Ellipsis, and lists or tuples of
+// them, which NumPy turns into arrays (np.asarray) and refuses when they
+// nest unevenly (ValueError) or hold what is neither integer nor boolean
+// (IndexError). Python's syntax is checked first, over the whole text,
+// as Python does; what NumPy raises is reported after it.
+
+// pyKind is the kind of a parsed Python value.
+type pyKind uint8
+
+const (
+	pyInt      pyKind = iota
+	pyBig             // an integer beyond the int range
+	pyFloat           // a float literal: no index
+	pyBool            // True or False
+	pyNone            // None, np.newaxis
+	pyEllipsis        // ... or Ellipsis
+	pyList
+	pyTuple
+)
+
+// pyVal is a parsed value. A list or tuple keeps its elements only as an
+// array would (seqAcc): its shape, and where it came from.
+type pyVal struct {
+	kind     pyKind
+	n        int   // pyInt, pyBool (0 or 1); pyBig: its sign
+	shape    []int // pyList, pyTuple: the array's shape (meaningless when acc.ragged)
+	from, to int   // the value's text, s[from:to]
+}
+
+// seqAcc gathers the scalars of a list or tuple in C order, as np.asarray
+// would, and what NumPy would make of them.
+type seqAcc struct {
+	vals              []int
+	nInts, nBools     int
+	nFloats, nObjects int // floats; None, Ellipsis and lists' other elements
+	nBig              int // integers beyond the int range
+	ragged            bool
+	raggedDims        int // the dimensions NumPy found before the unevenness
+	tooDeep           bool
+}
+
+// maxNesting is how deeply brackets and parentheses may nest: Python's
+// parser refuses more than 200 ("too many nested parentheses").
+const maxNesting = 200
+
+// subParser reads a subscript text.
+type subParser struct {
+	s   string
+	pos int
+	// depth counts the open brackets and parentheses.
+	depth int
+}
+
+// syntaxError is a text Python would not parse as a subscript; ParseSelection
+// then tries the text inside one pair of brackets or parentheses around
+// the whole (the optional outer brackets of "[-4:, ...]").
+type syntaxError struct{ msg string }
+
+func (e *syntaxError) Error() string { return e.msg }
+func (e *syntaxError) Unwrap() error { return ErrInvalidSelection }
+
+func (p *subParser) errorf(format string, args ...any) error {
+	return &syntaxError{msg: ErrInvalidSelection.Error() + ": " + fmt.Sprintf(format, args...)}
+}
+
+func (p *subParser) skip() {
+	for p.pos < len(p.s) {
+		switch p.s[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *subParser) eof() bool { p.skip(); return p.pos >= len(p.s) }
+
+// peek returns the next byte after blanks, 0 at the end.
+func (p *subParser) peek() byte {
+	if p.eof() {
+		return 0
+	}
+	return p.s[p.pos]
+}
+
+// rest quotes what is left of the text, for messages.
+func (p *subParser) rest() string { return Clip(p.s[p.pos:]) }
+
+// value reads one value at pos. Scalars inside a list or tuple (depth of
+// nesting dim > 0) go to acc; the value's array shape is returned for
+// lists and tuples.
+func (p *subParser) value(acc *seqAcc, dim int) (pyVal, error) {
+	c := p.peek()
+	from := p.pos
+	switch {
+	case c == 0:
+		return pyVal{}, p.errorf("%s ends where a value is expected", Clip(p.s))
+	case c == '[' || c == '(':
+		closer := byte(']')
+		if c == '(' {
+			closer = ')'
+		}
+		if p.depth >= maxNesting {
+			return pyVal{}, p.errorf("brackets nest more than %d deep", maxNesting)
+		}
+		p.depth++
+		defer func() { p.depth-- }()
+		p.pos++
+		var elem []int
+		elemSeq, n, comma := false, 0, false
+		var first pyVal
+		for {
+			if p.peek() == closer {
+				p.pos++
+				break
+			}
+			if n > 0 && !comma {
+				return pyVal{}, p.errorf("a comma or %q expected at %s (a comma missing?)", closer, p.rest())
+			}
+			e, err := p.value(acc, dim+1)
+			if err != nil {
+				return pyVal{}, err
+			}
+			if n == 0 {
+				first = e
+			}
+			seq := e.kind == pyList || e.kind == pyTuple
+			if !seq {
+				acc.scalar(e)
+			}
+			if n > 0 && !acc.ragged && (seq != elemSeq || !slices.Equal(e.shape, elem)) {
+				acc.ragged, acc.raggedDims = true, dim+1
+			}
+			elem, elemSeq = e.shape, seq
+			n++
+			comma = false
+			switch p.peek() {
+			case ',':
+				p.pos++
+				comma = true
+			case closer:
+			case 0:
+				return pyVal{}, p.errorf("%s lacks its closing %q", Clip(p.s[from:]), closer)
+			default:
+				if p.s[p.pos] == ':' {
+					return pyVal{}, p.errorf("a slice inside a list or tuple at %s (slices go at the top of a selection)", p.rest())
+				}
+				return pyVal{}, p.errorf("a comma or %q expected at %s (a comma missing?)", closer, p.rest())
+			}
+		}
+		if c == '(' && n == 1 && !comma {
+			// (x) is x, no tuple: its scalar is not the tuple's element.
+			if first.kind != pyList && first.kind != pyTuple {
+				acc.unscalar(first)
+			}
+			return first, nil
+		}
+		kind := pyList
+		if c == '(' {
+			kind = pyTuple
+		}
+		shape := append([]int{n}, elem...)
+		if len(shape) > maxArrayRank {
+			acc.tooDeep = true
+		}
+		return pyVal{kind: kind, shape: shape, from: from, to: p.pos}, nil
+	case c == ']' || c == ')':
+		return pyVal{}, p.errorf("unbalanced %q at %s", c, p.rest())
+	}
+	// A scalar token: up to the next delimiter.
+	end := p.pos
+	for end < len(p.s) && !strings.ContainsRune(",:[]() \t\n\r", rune(p.s[end])) {
+		end++
+	}
+	tok := p.s[p.pos:end]
+	if tok == "-" || tok == "+" {
+		// A sign may stand apart from its digits, as Python allows ("- 1").
+		q := subParser{s: p.s, pos: end}
+		q.skip()
+		e := q.pos
+		for e < len(p.s) && !strings.ContainsRune(",:[]() \t\n\r", rune(p.s[e])) {
+			e++
+		}
+		if q.pos < e && p.s[q.pos] != '-' && p.s[q.pos] != '+' {
+			tok, end = tok+p.s[q.pos:e], e
+		}
+	}
+	p.pos = end
+	v := pyVal{from: from, to: end}
+	switch tok {
+	case "True", "False":
+		v.kind = pyBool
+		if tok == "True" {
+			v.n = 1
+		}
+		return v, nil
+	case "None", "np.newaxis", "numpy.newaxis":
+		v.kind = pyNone
+		return v, nil
+	case "...", "Ellipsis":
+		v.kind = pyEllipsis
+		return v, nil
+	case "":
+		return pyVal{}, p.errorf("an empty item in %s", Clip(p.s))
+	}
+	n, err := parseInt(tok)
+	switch {
+	case err == nil:
+		v.kind, v.n = pyInt, n
+	case errors.Is(err, strconv.ErrRange):
+		v.kind, v.n = pyBig, 1
+		if tok[0] == '-' {
+			v.n = -1
+		}
+	case isFloat(tok):
+		v.kind = pyFloat
+	default:
+		return pyVal{}, p.errorf("%s is not an integer, slice, ..., None, True, False or list", Clip(tok))
+	}
+	return v, nil
+}
+
+// isFloat reports whether tok is a float literal ("1.5", "-2e3", ".5").
+func isFloat(tok string) bool {
+	t := tok
+	if t != "" && (t[0] == '-' || t[0] == '+') {
+		t = t[1:]
+	}
+	if t == "" || !(t[0] >= '0' && t[0] <= '9' || t[0] == '.') || !strings.ContainsAny(t, ".eE") || strings.ContainsAny(t, "_xXpP") {
+		return false
+	}
+	_, err := strconv.ParseFloat(t, 64)
+	return err == nil || errors.Is(err, strconv.ErrRange)
+}
+
+// scalar adds an element of a list or tuple.
+func (acc *seqAcc) scalar(e pyVal) {
+	switch e.kind {
+	case pyInt:
+		acc.vals = append(acc.vals, e.n)
+		acc.nInts++
+	case pyBool:
+		acc.vals = append(acc.vals, e.n)
+		acc.nBools++
+	case pyBig:
+		acc.vals = append(acc.vals, 0)
+		acc.nBig++
+	case pyFloat:
+		acc.vals = append(acc.vals, 0)
+		acc.nFloats++
+	default:
+		acc.vals = append(acc.vals, 0)
+		acc.nObjects++
+	}
+}
+
+// unscalar takes back the last scalar added, e.
+func (acc *seqAcc) unscalar(e pyVal) {
+	acc.vals = acc.vals[:len(acc.vals)-1]
+	switch e.kind {
+	case pyInt:
+		acc.nInts--
+	case pyBool:
+		acc.nBools--
+	case pyBig:
+		acc.nBig--
+	case pyFloat:
+		acc.nFloats--
+	default:
+		acc.nObjects--
+	}
+}
+
+// topItem is one item of a subscript as parsed: a slice or a value.
+type topItem struct {
+	slice            bool
+	start, stop, stp *pyVal // slice bounds; nil when left out
+	val              pyVal
+	acc              *seqAcc
+}
+
+// subscript parses the whole text as Python's subscript: items separated
+// by commas, slices among them. single reports one item with no comma.
+func (p *subParser) subscript() (items []topItem, single bool, err error) {
+	if p.eof() {
+		return nil, false, nil
+	}
+	for {
+		it, err := p.item()
+		if err != nil {
+			if se, ok := err.(*syntaxError); ok {
+				se.msg = fmt.Sprintf("item %d: %s", len(items), se.msg)
+			}
+			return nil, false, err
+		}
+		items = append(items, it)
+		if p.eof() {
+			return items, len(items) == 1, nil
+		}
+		if p.s[p.pos] != ',' {
+			if p.s[p.pos] == ':' {
+				return nil, false, p.errorf("a slice has at most two colons (at %s)", p.rest())
+			}
+			return nil, false, p.errorf("a comma expected at %s (a comma missing between items?)", p.rest())
+		}
+		p.pos++
+		if p.eof() {
+			return items, false, nil // one trailing comma, as in a Python tuple
+		}
+	}
+}
+
+// item reads a slice or a value.
+func (p *subParser) item() (topItem, error) {
+	it := topItem{acc: &seqAcc{}}
+	bound := func() (*pyVal, error) {
+		switch p.peek() {
+		case ':', ',', 0:
+			return nil, nil
+		}
+		v, err := p.value(it.acc, 0)
+		return &v, err
+	}
+	if p.peek() != ':' {
+		if p.peek() == ',' {
+			return it, p.errorf("an empty item at %s", p.rest())
+		}
+		v, err := p.value(it.acc, 0)
+		if err != nil {
+			return it, err
+		}
+		if p.peek() != ':' {
+			it.val = v
+			return it, nil
+		}
+		it.start = &v
+	}
+	it.slice = true
+	p.pos++ // the first colon
+	var err error
+	if it.stop, err = bound(); err != nil {
+		return it, err
+	}
+	if p.peek() == ':' {
+		p.pos++
+		if it.stp, err = bound(); err != nil {
+			return it, err
+		}
+	}
+	return it, nil
+}
+
+// toItem turns a parsed item into an Item as NumPy reads it.
+func (p *subParser) toItem(t topItem) (Item, error) {
+	if t.slice {
+		var it Item
+		for k, b := range []*pyVal{t.start, t.stop, t.stp} {
+			if b == nil || b.kind == pyNone {
+				continue
+			}
+			var v int
+			switch b.kind {
+			case pyInt, pyBool:
+				v = b.n
+			case pyBig:
+				// Python ints are unbounded; clamping keeps the slice's meaning.
+				v = math.MaxInt
+				if b.n < 0 {
+					v = math.MinInt
+				}
+			default:
+				return Item{}, fmt.Errorf("%w: slice bound %s is not an integer (NumPy's TypeError: slice indices must be integers or None or have an __index__ method)", ErrInvalidSelection, Clip(p.s[b.from:b.to]))
+			}
+			switch k {
+			case 0:
+				it.hasStart, it.start = true, v
+			case 1:
+				it.hasStop, it.stop = true, v
+			case 2:
+				if v == 0 {
+					return Item{}, fmt.Errorf("%w: slice step cannot be zero", ErrInvalidSelection)
+				}
+				it.hasStep, it.step = true, v
+			}
+		}
+		return it, nil
+	}
+	v := t.val
+	text := Clip(p.s[v.from:v.to])
+	const onlyValid = "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays are valid indices"
+	switch v.kind {
+	case pyInt:
+		return Index(v.n), nil
+	case pyBig:
+		return Item{}, fmt.Errorf("%w: %w: index %s does not fit an int (NumPy's IndexError: %s)", ErrInvalidSelection, ErrOutOfBounds, text, onlyValid)
+	case pyFloat:
+		return Item{}, fmt.Errorf("%w: %s is not an integer (NumPy's IndexError: %s)", ErrInvalidSelection, text, onlyValid)
+	case pyBool:
+		// NumPy's 0-d boolean index: a new axis of length 1 or 0.
+		return Item{kind: kindMask, mask: []bool{v.n == 1}, shape: []int{}, numpy: true}, nil
+	case pyNone:
+		return NewAxis, nil
+	case pyEllipsis:
+		return Ellipsis, nil
+	}
+	acc := t.acc
+	switch {
+	case acc.ragged:
+		return Item{}, fmt.Errorf("%w: %s nests unevenly (NumPy's ValueError: setting an array element with a sequence. The requested array has an inhomogeneous shape after %d dimensions)", ErrInvalidSelection, text, acc.raggedDims)
+	case acc.tooDeep:
+		return Item{}, fmt.Errorf("%w: %s: an index array of more than %d dimensions", ErrInvalidSelection, text, maxArrayRank)
+	case acc.nObjects > 0 || acc.nFloats > 0:
+		return Item{}, fmt.Errorf("%w: %s holds what is neither an integer nor a boolean (NumPy's IndexError: %s)", ErrInvalidSelection, text, onlyValid)
+	case acc.nBig > 0:
+		return Item{}, fmt.Errorf("%w: %w: %s holds an index that does not fit an int (NumPy's IndexError: %s)", ErrInvalidSelection, ErrOutOfBounds, text, onlyValid)
+	}
+	shape := v.shape
+	if len(shape) == 1 {
+		shape = nil
+	}
+	if acc.nBools > 0 && acc.nInts == 0 {
+		mask := make([]bool, len(acc.vals))
+		for i, x := range acc.vals {
+			mask[i] = x != 0
+		}
+		return Item{kind: kindMask, mask: mask, shape: shape, numpy: true}, nil
+	}
+	vals := acc.vals
+	if vals == nil {
+		vals = []int{}
+	}
+	return Item{kind: kindIndices, list: vals, shape: shape, numpy: true}, nil
+}
+
+// maxArrayRank is the most dimensions an index array or mask may have:
+// NumPy's limit.
+const maxArrayRank = 64
+
+// parseSubscript parses text as Python and NumPy read a[text]. A
+// *syntaxError reports text Python would not parse.
+func parseSubscript(text string) ([]Item, error) {
+	p := &subParser{s: text}
+	parsed, single, err := p.subscript()
+	if err != nil {
+		return nil, err
+	}
+	if single && !parsed[0].slice && parsed[0].val.kind == pyTuple {
+		// a[(0, 1)] is a[0, 1]: a tuple alone is the subscript itself.
+		v := parsed[0].val
+		return parseSubscript(text[v.from+1 : v.to-1])
+	}
+	items := make([]Item, 0, len(parsed))
+	for i, t := range parsed {
+		it, err := p.toItem(t)
+		if err != nil {
+			return nil, fmt.Errorf("item %d: %w", i, err)
+		}
+		items = append(items, it)
+	}
+	return items, nil
+}
+
+// enclosed reports whether t is one pair of brackets or parentheses, the
+// first closing at the end.
+func enclosed(t string) bool {
+	if len(t) < 2 || !(t[0] == '[' && t[len(t)-1] == ']' || t[0] == '(' && t[len(t)-1] == ')') {
+		return false
+	}
+	depth := 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			depth--
+			if depth == 0 {
+				return i == len(t)-1
+			}
+		}
+	}
+	return false
+}
