@@ -128,3 +128,59 @@ func TestNumpySpellings(t *testing.T) {
 		t.Errorf("only %d cases (%d errors, %d with an oindex meaning, %d kinds)", len(f.Cases), errs, oindex, len(kinds))
 	}
 }
+
+// TestWriteNumpySpellings writes through every selection text of the
+// generated NumPy reference set, as NumPy's a[text] = v: the values -1,
+// -2, ... in the result's shape land where NumPy's result says (its
+// values are positions, the array being np.arange), the last write
+// winning where a position repeats, the rest untouched; where NumPy
+// raises, the write fails with the kind of error NumPy raises and the
+// array is unchanged.
+func TestWriteNumpySpellings(t *testing.T) {
+	b, err := os.ReadFile("../testdata/selections/numpy_spellings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct{ Cases []spellingCase }
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st := mem.New()
+	written := 0
+	for i, c := range f.Cases {
+		name := fmt.Sprintf("%v a[%s] = ... (%s)", c.Shape, c.Text, c.Kind)
+		items, err := nd.ParseSelection(c.Text)
+		if err != nil {
+			continue // refused as parsed: TestNumpySpellings
+		}
+		a, want := arangeArray(t, st, fmt.Sprintf("w%d", i), c.Shape)
+		data := make([]int64, len(c.Values))
+		for k, pos := range c.Values {
+			data[k] = -int64(k + 1)
+			want[pos] = data[k]
+		}
+		err = zarr.Write(ctx, a, data, items...)
+		if c.Error != "" {
+			if e := errorKind(err, c.Sentinel); e != nil {
+				t.Errorf("%s: %v; NumPy: %s: %s", name, e, c.Error, c.Message)
+			}
+			want = want[:0]
+			for k := range nd.NumElements(c.Shape) {
+				want = append(want, int64(k))
+			}
+		} else if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		} else {
+			written++
+		}
+		got, _, err := zarr.Read[int64](ctx, a)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: array %v, want %v (%v)", name, got, want, err)
+		}
+	}
+	if written < 400 {
+		t.Errorf("only %d writes checked", written)
+	}
+}
