@@ -422,7 +422,7 @@ func (it Item) normalize(n int) (Dim, error) {
 		if it.kind == kindMask {
 			what = "Boolean"
 		}
-		return Dim{}, fmt.Errorf("%w: %s arrays in an orthogonal selection must be 1-dimensional only (this one has shape %s)", ErrInvalidSelection, what, tupleString(it.shape))
+		return Dim{}, fmt.Errorf("%w: %s arrays in an orthogonal selection must be 1-dimensional only (this one has shape %s; one array a dimension is \"[0, 2], [1, 3]\": \"[[0, 2], [1, 3]]\" is one 2-D array, as in NumPy)", ErrInvalidSelection, what, tupleString(it.shape))
 	}
 	switch it.kind {
 	case kindIndices:

@@ -83,14 +83,16 @@ read while one is written.
              the range and statistics in the PNG's Description
 SELECTION uses NumPy syntax: "0:10, :, 5", "[..., ::2]", "-1"; index
 arrays and boolean masks in brackets mean what they mean in NumPy:
-"[[3, 1, 4], :, 5]" (any order, repeats, negatives), "[[True, False,
-True], ...]"; several broadcast and select pointwise, "[0, 2, 4], [1, 1, 3]"
+"[3, 1, 4], :, 5" (any order, repeats, negatives; tuples are lists, as
+in Python), "[True, False, True], ..."; several broadcast and select
+pointwise, "[0, 2, 4], [1, 1, 3]"
 three values; nested lists are arrays of rank above 1, "[[0], [2]], [1, 3]"
 a 2x2 result (NumPy's broadcast shape), a 2-D mask "[[True, False], [False,
 True]], ..." its true elements; None (np.newaxis) adds a dimension of
 length 1. A lone list is one index array, as in NumPy: "[3, 1, 4]" is
-rows 3, 1 and 4 (a[[3, 1, 4]]); brackets around anything else, as in
-"[..., ::2]", only wrap the selection. A tile of output decodes each
+rows 3, 1 and 4 (a[[3, 1, 4]]), and refused where NumPy refuses it:
+"[[0], 1]" nests unevenly; brackets around a text that is no Python list
+(slices inside, as in "[..., ::2]") only wrap the selection. A tile of output decodes each
 chunk it touches once.
 Examples:
   zarrcat get testdata/refdata/v3_dtype_int16.zarr "0:2, 0:3"
