@@ -171,9 +171,8 @@ func lastLine(s string) string {
 	return s[strings.LastIndex(s, "\n")+1:]
 }
 
-// figuresRe masks every number (and the runner then squeezes spaces), for
-// the outputs of benchmarks: tables of timings whose columns widen with
-// their figures.
+// figuresRe matches every number and spacesRe runs of spaces, masked and
+// squeezed in the outputs of benchmarks (runner.maskFigures).
 var (
 	figuresRe = regexp.MustCompile(`[-+]?\d[\d_,]*(\.\d+)?([eE][-+]?\d+)?`)
 	spacesRe  = regexp.MustCompile(`[ \t]+`)
@@ -259,7 +258,7 @@ func (r *runner) full(units []unit) {
 		}
 		o := runOpts{mask: masks[u.key], stderr: c.how != run}
 		if isBench(c) {
-			o.mask = figuresRe
+			o.figures = true
 		}
 		if c.long {
 			if prev, ok := seen[c.alt]; ok {
@@ -312,14 +311,18 @@ func TestMaskFigures(t *testing.T) {
 	r := &runner{clone: "/c", tmp: "/t"}
 	a := "BenchmarkVirtualize/fixed-array-2   \t     5\t 1234567 ns/op\t  12.5 MB/s\n  gozarr, local disk    1.25 s wall   0.9 s CPU\n"
 	b := "BenchmarkVirtualize/fixed-array-2   \t     5\t  987654 ns/op\t 103.0 MB/s\n  gozarr, local disk    11.5 s wall   1.75 s CPU\n"
-	if ma, mb := r.mask(a, figuresRe), r.mask(b, figuresRe); ma != mb {
+	if ma, mb := r.maskFigures(a, nil), r.maskFigures(b, nil); ma != mb {
 		t.Errorf("figures differ after the mask:\n%s\n%s", ma, mb)
+	}
+	ya, yb := "| read-all none ≥ 0.9 × memcpy | 0.93 × | 0.95 × | yes |\n", "| read-all none ≥ 0.9 × memcpy | 0.71 × | 0.8 × | no |\n"
+	if ma, mb := r.maskFigures(ya, masks["go run ./bench"]), r.maskFigures(yb, masks["go run ./bench"]); ma != mb {
+		t.Errorf("the bench suite's targets met differ after the mask:\n%s\n%s", ma, mb)
 	}
 	for _, c := range []string{
 		strings.Replace(b, "local disk", "fake S3", 1),
 		strings.SplitAfter(b, "\n")[0],
 	} {
-		if r.mask(a, figuresRe) == r.mask(c, figuresRe) {
+		if r.maskFigures(a, nil) == r.maskFigures(c, nil) {
 			t.Errorf("the mask hides a real difference:\n%s\n%s", a, c)
 		}
 	}
