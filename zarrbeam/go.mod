@@ -2,7 +2,7 @@ module github.com/gozarr/gozarr/zarrbeam
 
 go 1.26.0
 
-require github.com/gozarr/gozarr v0.0.0
+require github.com/gozarr/gozarr v0.0.0-00010101000000-000000000000
 
 require (
 	cel.dev/expr v0.25.3 // indirect
@@ -89,7 +89,7 @@ require (
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/golang-cz/devslog v0.0.17 // indirect
 	github.com/google/uuid v1.6.0 // indirect
-	github.com/gozarr/gozarr/store/gcs v0.0.0
+	github.com/gozarr/gozarr/store/gcs v0.0.0-00010101000000-000000000000
 	github.com/klauspost/compress v1.20.4 // indirect
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	github.com/ulikunitz/xz v0.5.15 // indirect

@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/DataDog/zstd v1.5.7
-	github.com/gozarr/gozarr v0.0.0
+	github.com/gozarr/gozarr v0.0.0-00010101000000-000000000000
 	github.com/klauspost/compress v1.20.4
 )
 

@@ -6,7 +6,7 @@ require (
 	github.com/Azure/azure-sdk-for-go/sdk/azcore v1.24.0
 	github.com/Azure/azure-sdk-for-go/sdk/azidentity v1.15.0
 	github.com/Azure/azure-sdk-for-go/sdk/storage/azblob v1.8.3
-	github.com/gozarr/gozarr v0.0.0
+	github.com/gozarr/gozarr v0.0.0-00010101000000-000000000000
 )
 
 require (

@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	cloud.google.com/go/storage v1.70.0
 	github.com/googleapis/gax-go/v2 v2.27.0
-	github.com/gozarr/gozarr v0.0.0
+	github.com/gozarr/gozarr v0.0.0-00010101000000-000000000000
 	golang.org/x/oauth2 v0.38.0
 	google.golang.org/api v0.315.0
 )

@@ -3,7 +3,7 @@ module github.com/gozarr/gozarr/store/kerchunk/parquet
 go 1.26.0
 
 require (
-	github.com/gozarr/gozarr v0.0.0
+	github.com/gozarr/gozarr v0.0.0-00010101000000-000000000000
 	github.com/parquet-go/parquet-go v0.32.0
 )
 
