@@ -223,7 +223,7 @@ func (r *runner) full(units []unit) {
 		c := checks[u.key]
 		key := squeeze(strings.ReplaceAll(u.text, "\n", " "))
 		if prev, ok := seen[key]; ok {
-			r.skip(where, u.key, "the same command as "+prev+" (run there)")
+			r.skip(where, u.key, "the same command as "+prev)
 			continue
 		}
 		seen[key] = where
@@ -262,7 +262,7 @@ func (r *runner) full(units []unit) {
 		}
 		if c.long {
 			if prev, ok := seen[c.alt]; ok {
-				r.skip(where+" (scaled form)", c.alt, "the same command as "+prev+" (run there)")
+				r.skip(where+" (scaled form)", c.alt, "the same command as "+prev)
 			} else {
 				seen[c.alt] = where + " (scaled form)"
 				r.twice(where+" (scaled form)", c.alt, o)
