@@ -2,8 +2,10 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -269,6 +271,84 @@ func TestExecuteRead(t *testing.T) {
 					t.Errorf("%s: the read after the plan's walk read index %s again", name, q)
 				}
 			}
+		}
+	}
+}
+
+// TestBatchedShard: the inner chunks of a shard read whole go to the
+// decode workers in batches (256 inner chunks of 1 KiB: 64 a batch); a
+// read of all of it and a gather of points through it give the array's
+// values, and a damaged inner chunk in the middle of a batch (the 101st)
+// fails the read with its name while every byte held goes back to the
+// budget, whatever the decode concurrency.
+func TestBatchedShard(t *testing.T) {
+	ctx := context.Background()
+	shape := []int{256, 256}
+	st, vals := makeArray(t, shape, shape, shardSpecs(t, []int{16, 16}))
+	for _, workers := range []int{1, 2, 4} {
+		a, err := zarr.OpenArray(ctx, st, "a", zarr.WithConcurrency(4, workers))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := a.ReadBytes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vals {
+			if g := math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:])); g != v {
+				t.Fatalf("workers %d: element %d = %v, want %v", workers, i, g, v)
+			}
+		}
+		coords := [][]int{make([]int, 3000), make([]int, 3000)}
+		for k := range coords[0] {
+			coords[0][k], coords[1][k] = (k*7919)%256, (k*104729+k/256)%256
+		}
+		pts, err := zarr.ReadPoints[float32](ctx, a, coords)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, g := range pts {
+			if want := vals[coords[0][k]*256+coords[1][k]]; g != want {
+				t.Fatalf("workers %d: point %d = %v, want %v", workers, k, g, want)
+			}
+		}
+	}
+	b, err := st.Get(ctx, "a/c/0/0", store.Full())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.OpenArray(ctx, st, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := a.Sharding().IndexOf(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, _, ok := ix.Entry(100) // inner chunk (6, 4)
+	if !ok {
+		t.Fatal("inner chunk 100 is not stored")
+	}
+	for i := range 8 {
+		b[off+int64(i)] ^= 0xff // its zstd frame header
+	}
+	if err := st.Set(ctx, "a/c/0/0", b); err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2, 4} {
+		budget := pipeline.NewBudget(64 << 20)
+		a, err := zarr.OpenArray(ctx, st, "a", zarr.WithConcurrency(4, workers), zarr.WithBudget(budget))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			_, _, err := a.ReadBytes(ctx)
+			if !errors.Is(err, codecs.ErrCorrupt) || !strings.Contains(err.Error(), "inner chunk [6 4]") {
+				t.Fatalf("workers %d: read: %v, want ErrCorrupt naming inner chunk [6 4]", workers, err)
+			}
+		}
+		if n := budget.InUse(); n != 0 {
+			t.Errorf("workers %d: %d bytes held against the budget after the failed reads", workers, n)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/codecs"
@@ -24,6 +25,7 @@ const (
 	unitCopy                // data is the decoded chunk (a cache hit): copy the part out
 	unitInto                // read the identity-encoded chunk key straight into its place (local stores)
 	unitVec                 // read an uncompressed inner chunk at off of key straight into its place
+	unitBatch               // the units of batch, placed one after the other (units of one in-memory shard)
 )
 
 // unit is one read unit on its way from a fetcher to a decode worker: a
@@ -56,6 +58,8 @@ type unit struct {
 	buf  *[]byte // a pooled buffer data lives in, this unit's own
 	cost int64   // bytes this unit alone reserved against the cap
 	hold *hold   // what it shares with the other units of its shard
+
+	batch *[]unit // unitBatch: its units, from batchPool
 }
 
 // decoded is a unitKeep's result.
@@ -71,6 +75,24 @@ type worker struct {
 	scratch *[]byte
 	runs    *[][]byte // the output runs of one unit read into place, reused
 	one     [1]byte   // the byte past an uncompressed chunk (vectored reads)
+	// The C-order strides of the last chunk shape viewed (chunkView),
+	// kept: a view per unit allocates nothing.
+	vshape, vstrides []int
+	vitem            int
+}
+
+// chunkView returns data as a contiguous view of shape (a chunk's decoded
+// shape) with items of item bytes: nd.Contiguous without its two
+// allocations, the view's shape and strides being the worker's own (valid
+// until the next call).
+func (w *worker) chunkView(data []byte, shape []int, item int) nd.View {
+	if item != w.vitem || !slices.Equal(shape, w.vshape) {
+		w.vshape, w.vstrides, w.vitem = append(w.vshape[:0], shape...), nd.CStrides(shape, item), item
+	}
+	if n := item * nd.NumElements(shape); len(data) < n && n > 0 {
+		panic(fmt.Sprintf("pipeline: %d bytes for a chunk of shape %v of %d-byte items", len(data), shape, item))
+	}
+	return nd.View{Data: data, Shape: w.vshape, Strides: w.vstrides, ItemSize: item}
 }
 
 func (w *worker) close() {
@@ -109,6 +131,9 @@ func (w *worker) scratchFor(n int) []byte {
 // decoded, filled, copied from the chunk cache or read straight into
 // place. Errors name the unit's key once, and its inner chunk.
 func (w *worker) place(ctx context.Context, u *unit) error {
+	if u.kind == unitBatch {
+		return w.placeBatch(ctx, u)
+	}
 	if w.e != nil && w.e.placed != nil {
 		w.e.placed(*u)
 	}
@@ -128,7 +153,7 @@ func (w *worker) place(ctx context.Context, u *unit) error {
 		nd.Fill(u.dst, u.data)
 		return nil
 	case unitCopy:
-		u.part.CopyOut(u.dst, nd.Contiguous(u.data, u.shape, u.dst.ItemSize))
+		u.part.CopyOut(u.dst, w.chunkView(u.data, u.shape, u.dst.ItemSize))
 		return nil
 	case unitInto:
 		err = w.placeInto(ctx, u)
@@ -172,14 +197,32 @@ func (w *worker) decodeInto(chain *codecs.Chain, shape []int, enc []byte, p nd.C
 	}
 	n := chain.Repr().NumBytes()
 	if chain.Identity() && len(enc) == n {
-		p.CopyOut(dst, nd.Contiguous(enc, shape, item))
+		p.CopyOut(dst, w.chunkView(enc, shape, item))
 		return nil
 	}
 	scratch := w.scratchFor(n)
 	if err := chain.Decode(scratch, enc); err != nil {
 		return err
 	}
-	p.CopyOut(dst, nd.Contiguous(scratch, shape, item))
+	p.CopyOut(dst, w.chunkView(scratch, shape, item))
+	return nil
+}
+
+// placeBatch places the units of the batch u in order, each given back
+// once placed; the first error ends it (the units left are given back
+// with the batch, by engine.done).
+func (w *worker) placeBatch(ctx context.Context, u *unit) error {
+	b := *u.batch
+	for i := range b {
+		err := w.place(ctx, &b[i])
+		w.e.done(&b[i])
+		if err != nil {
+			return err
+		}
+		if i+1 < len(b) && ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
 	return nil
 }
 

@@ -216,9 +216,15 @@ func (w *walked) unit(chunk []int) ReadUnit {
 	return u
 }
 
-// dst returns w's place in out, the read's output.
+// dst returns w's place in out, the read's output: part.DstView(out)
+// moved by dst0, without its copies of the shape and strides (the view
+// shares the part's Count and out's strides, which nothing changes), as
+// it is made for every read unit.
 func (w *walked) dst(out nd.View) nd.View {
-	v := w.part.DstView(out)
+	v := nd.View{Data: out.Data, Offset: out.Offset, Shape: w.part.Count, Strides: out.Strides, ItemSize: out.ItemSize}
+	for d, s := range w.part.DstStart {
+		v.Offset += s * out.Strides[d]
+	}
 	for d, s := range w.dst0 {
 		v.Offset += s * out.Strides[d]
 	}

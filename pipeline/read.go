@@ -305,8 +305,19 @@ func (e *engine) send(ctx context.Context, u unit) error {
 	}
 }
 
-// done releases what u held once it is placed (or dropped).
+// done releases what u held once it is placed (or dropped): for a
+// batch, what each of its units held.
 func (e *engine) done(u *unit) {
+	if u.batch != nil {
+		b := *u.batch
+		for i := range b {
+			e.done(&b[i])
+		}
+		clear(b)
+		*u.batch = b[:0]
+		batchPool.Put(u.batch)
+		u.batch = nil
+	}
 	if u.buf != nil {
 		bufpool.Put(u.buf)
 		u.buf = nil
@@ -318,6 +329,67 @@ func (e *engine) done(u *unit) {
 	if u.hold != nil {
 		e.unref(u.hold)
 		u.hold = nil
+	}
+}
+
+// Batches: the units of one shard whose bytes are in memory go to the
+// decode workers batchUnits at a time, batchMaxBytes of decoded chunks at
+// most, so that a shard of many small inner chunks costs a few hand-offs,
+// not one channel send (and wake-up) per inner chunk; a shard's units are
+// split into at least batchSplit × DecodeConcurrency batches, so that
+// every worker gets some of them. Chunks of batchMaxBytes or more go one by
+// one, as before.
+const (
+	batchUnits    = 64
+	batchMaxBytes = 512 << 10
+	batchSplit    = 2
+)
+
+var batchPool = sync.Pool{New: func() any { b := make([]unit, 0, batchUnits); return &b }}
+
+// batchSize returns how many units of n, each decoding to unitBytes, one
+// batch of a shard read takes (1: no batching).
+func (e *engine) batchSize(n, unitBytes int) int {
+	if e.inline {
+		return 1
+	}
+	return max(1, min(batchUnits, batchMaxBytes/max(unitBytes, 1), n/(batchSplit*e.opt.DecodeConcurrency)))
+}
+
+// queue hands u to the decode workers in the fetcher's current batch
+// (of f.batchMax units), which it sends once full.
+func (f *fetcher) queue(ctx context.Context, u unit) error {
+	if f.batchMax <= 1 {
+		return f.e.send(ctx, u)
+	}
+	if u.hold != nil {
+		u.hold.refs.Add(1)
+	}
+	if f.batch == nil {
+		f.batch = batchPool.Get().(*[]unit)
+	}
+	*f.batch = append(*f.batch, u)
+	if len(*f.batch) >= f.batchMax {
+		return f.flush(ctx)
+	}
+	return nil
+}
+
+// flush sends the fetcher's current batch, if any.
+func (f *fetcher) flush(ctx context.Context) error {
+	if f.batch == nil {
+		return nil
+	}
+	b := f.batch
+	f.batch = nil
+	return f.e.send(ctx, unit{kind: unitBatch, batch: b})
+}
+
+// drop gives back the units of the fetcher's current batch, unsent.
+func (f *fetcher) drop() {
+	if f.batch != nil {
+		f.e.done(&unit{batch: f.batch})
+		f.batch = nil
 	}
 }
 
@@ -356,10 +428,14 @@ func (e *engine) unref(h *hold) {
 
 // fetcher is one I/O goroutine's private state.
 type fetcher struct {
-	e    *engine
-	runs *[][]byte // the output runs of one chunk, reused
-	sink []byte    // the byte past an uncompressed chunk (vectored reads)
-	one  [1]byte   // sink's byte
+	e *engine
+	// The units of an in-memory shard not sent yet (queue), and how many
+	// one batch takes.
+	batch    *[]unit
+	batchMax int
+	runs     *[][]byte // the output runs of one chunk, reused
+	sink     []byte    // the byte past an uncompressed chunk (vectored reads)
+	one      [1]byte   // sink's byte
 }
 
 func newFetcher(e *engine) *fetcher {

@@ -333,6 +333,19 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 		return nil, false, nil
 	}
 	var err error
+	// The units of a shard in memory (with no inner shards) go to the
+	// decode workers as they are walked, in batches.
+	batched := mem != nil && ref.l.Nested() == nil
+	if batched {
+		f.batchMax = e.batchSize(sel.NumParts(ref.l.ChunkShape()), ref.l.InnerBytes())
+		defer func() {
+			if err == nil {
+				err = f.flush(ctx)
+			}
+			f.drop() // after an error
+			f.batchMax = 0
+		}()
+	}
 	walkShard(ref, ix, mem, sel, dst0, nested, func(w walked) bool {
 		if w.err != nil {
 			err = w.err
@@ -340,6 +353,14 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 		}
 		if hits != nil && hits[w.lin] {
 			return true // sent from the chunk cache (hits: a shard of plain inner chunks)
+		}
+		if batched {
+			if !w.stored {
+				err = f.queue(ctx, unit{kind: unitFill, key: ref.key, inner: w.part.Coords, dst: w.dst(e.out), data: w.ref.l.Fill()})
+			} else {
+				err = f.queue(ctx, f.decodeUnit(h, ref, &w, w.enc))
+			}
+			return err == nil
 		}
 		j := job{walked: w, kind: jobFetch, s0: len(spans)}
 		l := w.ref.l
@@ -424,27 +445,34 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 				return fmt.Errorf("%sinner shard %v: %w", pathPrefix(j.ref.path), part.Coords, err)
 			}
 			err = f.readInner(ctx, h, sub, nix, b, part, j.subDst0(), nil)
-		default:
-			u := unit{kind: unitDecode, key: ref.key, inner: part.Coords, path: j.ref.path, chain: l.Inner(), shape: l.ChunkShape(), part: part, dst: out, hold: h}
-			switch j.kind {
-			case jobMem:
-				u.data = j.enc
-			case jobRuns:
-				u.kind = unitRuns
-				u.pieces, u.spans, u.off, u.lo = data[j.s0:j.s1], spans[j.s0:j.s1], j.off-ref.base, j.lo
-			default:
-				u.data = data[j.s0]
-			}
-			if u.kind == unitDecode && f.cachesInner(j.ref) {
-				u.cacheKey, u.kept = cache.Key(e.g.StoreID, ref.key, 0, j.lin), e.g.Cache
-			}
+		case jobRuns:
+			u := unit{kind: unitRuns, key: ref.key, inner: part.Coords, path: j.ref.path, shape: l.ChunkShape(), part: part, dst: out, hold: h}
+			u.pieces, u.spans, u.off, u.lo = data[j.s0:j.s1], spans[j.s0:j.s1], j.off-ref.base, j.lo
 			err = e.send(ctx, u)
+		case jobMem:
+			err = e.send(ctx, f.decodeUnit(h, ref, &j.walked, j.enc))
+		default:
+			err = e.send(ctx, f.decodeUnit(h, ref, &j.walked, data[j.s0]))
 		}
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// decodeUnit returns the unit that decodes the walked read unit w of the
+// shard ref (held by h) from its encoded bytes enc, kept in the chunk
+// cache when the shard's inner chunks are cached.
+func (f *fetcher) decodeUnit(h *hold, ref shardRef, w *walked, enc []byte) unit {
+	e := f.e
+	l := w.ref.l
+	u := unit{kind: unitDecode, key: ref.key, inner: w.part.Coords, path: w.ref.path, chain: l.Inner(), shape: l.ChunkShape(),
+		part: w.part, dst: w.dst(e.out), data: enc, hold: h}
+	if f.cachesInner(w.ref) {
+		u.cacheKey, u.kept = cache.Key(e.g.StoreID, ref.key, 0, w.lin), e.g.Cache
+	}
+	return u
 }
 
 // fetchSpans returns the bytes of spans (offsets relative to the shard
