@@ -44,15 +44,26 @@ func readReordered(ctx context.Context, r store.Reader, g *Grid, sel nd.Selectio
 // goroutine.
 const gatherMinBytes = 4 << 20
 
+// gatherPointsMinBytes is gatherMinBytes for the values of points put
+// back in the order asked: each is a load at random, not a run, so two
+// goroutines pay for themselves from 16k float32 points on.
+const gatherPointsMinBytes = 64 << 10
+
 // gatherParallel is nd.Gather(dst, src, index) on up to workers
 // goroutines, each gathering a slab of dst's first dimension.
 func gatherParallel(dst, src nd.View, index [][]int, workers int) {
+	gatherParallelMin(dst, src, index, workers, gatherMinBytes)
+}
+
+// gatherParallelMin is gatherParallel with one goroutine per minBytes of
+// output at most.
+func gatherParallelMin(dst, src nd.View, index [][]int, workers, minBytes int) {
 	n := 0
 	if len(dst.Shape) > 0 {
 		n = dst.Shape[0]
 	}
 	bytes := nd.NumElements(dst.Shape) * dst.ItemSize
-	workers = min(workers, n, bytes/gatherMinBytes)
+	workers = min(workers, n, bytes/minBytes)
 	if workers <= 1 {
 		nd.Gather(dst, src, index)
 		return
@@ -119,7 +130,8 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 			return nil
 		}
 	}
-	gr, err := groupPoints(g, pts)
+	workers := opt.WithDefaults().DecodeConcurrency
+	gr, err := groupPoints(g, pts, workers)
 	if err != nil {
 		return err
 	}
@@ -145,7 +157,7 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 		return err
 	}
 	if order != nil {
-		gatherParallel(nd.Contiguous(out, []int{pts.Len()}, item), nd.Contiguous(dst, []int{sorted.Len()}, item), [][]int{order}, opt.WithDefaults().DecodeConcurrency)
+		gatherParallelMin(nd.Contiguous(out, []int{pts.Len()}, item), nd.Contiguous(dst, []int{sorted.Len()}, item), [][]int{order}, workers, gatherPointsMinBytes)
 	}
 	return nil
 }
@@ -228,7 +240,7 @@ type grouping struct {
 
 // gatherScratch is the reused memory of one grouping.
 type gatherScratch struct {
-	count         []int
+	count         []int    // the counting sort's counts, per worker (units+1 each)
 	tab           []uint64 // hierKeyer.fillUnits' tables
 	order, coords []int
 	xs, tmp       []uint64
@@ -324,9 +336,12 @@ func (re *runEnds) add(u uint64, end int) {
 // finding it again. Each point costs a bounds check and its unit's index
 // once (multiplications, no division) and two linear passes: a counting
 // sort when the units of the grid are few for the points, else a radix
-// sort of the units' indices. The memory is pooled: release the grouping
-// when done.
-func groupPoints(g *Grid, pts nd.Points) (grouping, error) {
+// sort of the units' indices. From groupParallelMin points on, the first
+// pass and the counting sort run on up to workers goroutines, each on a
+// slice of the points (counts per worker, offset so that each places its
+// points after those of the workers before it: the result is the one
+// goroutine's). The memory is pooled: release the grouping when done.
+func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 	kr, ok := newHierKeyer(g)
 	if !ok {
 		if err := checkPoints(g, pts); err != nil {
@@ -352,7 +367,10 @@ func groupPoints(g *Grid, pts nd.Points) (grouping, error) {
 	// Pass 1: every point's read unit, checked against the shape.
 	xs := sized(s.xs, n)
 	s.xs = xs
-	if k := kr.fillUnits(xs, coords, g.Shape, s); k >= 0 {
+	if n < groupParallelMin {
+		workers = 1
+	}
+	if k := kr.fillUnitsOn(xs, coords, g.Shape, s, workers); k >= 0 {
 		return grouping{}, bad(k)
 	}
 	grouped := true
@@ -377,46 +395,43 @@ func groupPoints(g *Grid, pts nd.Points) (grouping, error) {
 	gr.order = order
 	gr.pts = nd.Points{Rank: rank, Coords: s.coords}
 	if kr.units <= uint64(2*n+4096) && kr.units < 1<<32 {
-		// A counting sort: the units are few for the points.
-		count := sized(s.count, int(kr.units)+1)
+		// A counting sort: the units are few for the points. In
+		// parallel only where the counts per worker cost little beside
+		// the points.
+		units := int(kr.units)
+		if units*workers > n {
+			workers = 1
+		}
+		count := sized(s.count, workers*(units+1))
 		s.count = count
 		clear(count)
-		for _, u := range xs {
-			count[u+1]++
-		}
-		for i := 1; i < len(count); i++ {
-			count[i] += count[i-1]
+		countsOf := func(w int) []int { return count[w*(units+1) : (w+1)*(units+1)] }
+		inParallel(workers, n, func(w, lo, hi int) {
+			c := countsOf(w)
+			for _, u := range xs[lo:hi] {
+				c[u+1]++
+			}
+		})
+		// Worker w's points of unit u go after those of unit u's workers
+		// before it: counts become starts.
+		at := 0
+		for u := range units {
+			for w := range workers {
+				c := countsOf(w)
+				m := c[u+1]
+				c[u] = at
+				at += m
+			}
 		}
 		// Pass 2: each point's place, its coordinates scattered there
 		// (the points asked are read in order; writes at random cost less
 		// than reads at random).
-		src, dst := coords, s.coords
-		switch rank {
-		case 2:
-			for k, u := range xs {
-				i := count[u]
-				count[u] = i + 1
-				order[k] = i
-				dst[2*i], dst[2*i+1] = src[2*k], src[2*k+1]
-			}
-		case 3:
-			for k, u := range xs {
-				i := count[u]
-				count[u] = i + 1
-				order[k] = i
-				dst[3*i], dst[3*i+1], dst[3*i+2] = src[3*k], src[3*k+1], src[3*k+2]
-			}
-		default:
-			for k, u := range xs {
-				i := count[u]
-				count[u] = i + 1
-				order[k] = i
-				copy(dst[i*rank:(i+1)*rank], src[k*rank:(k+1)*rank])
-			}
-		}
-		// count[u] is now the end of unit u's run.
+		inParallel(workers, n, func(w, lo, hi int) {
+			placePoints(countsOf(w), xs, order, coords, s.coords, rank, lo, hi)
+		})
+		// The last worker's count of unit u is now the end of its run.
 		prev := 0
-		for u, end := range count[:kr.units] {
+		for u, end := range countsOf(workers - 1)[:units] {
 			if end > prev {
 				re.add(uint64(u), end)
 				prev = end
@@ -461,6 +476,58 @@ func groupPoints(g *Grid, pts nd.Points) (grouping, error) {
 		}
 	}
 	return gr, nil
+}
+
+// groupParallelMin is the number of points from which groupPoints runs
+// on more than one goroutine.
+const groupParallelMin = 1 << 14
+
+// inParallel runs f(w, lo, hi) for the workers slices [lo, hi) of [0, n),
+// the first on the calling goroutine, and returns when all have.
+func inParallel(workers, n int, f func(w, lo, hi int)) {
+	if workers <= 1 {
+		f(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Go(func() { f(w, n*w/workers, n*(w+1)/workers) })
+	}
+	f(0, 0, n/workers)
+	wg.Wait()
+}
+
+// placePoints is the counting sort's second pass over points [lo, hi):
+// point k of unit xs[k] takes the next place of its unit (count[u]),
+// recorded in order[k], and its coordinates (rank each, from src) go
+// there in dst.
+func placePoints(count []int, xs []uint64, order, src, dst []int, rank, lo, hi int) {
+	switch rank {
+	case 2:
+		for k := lo; k < hi; k++ {
+			u := xs[k]
+			i := count[u]
+			count[u] = i + 1
+			order[k] = i
+			dst[2*i], dst[2*i+1] = src[2*k], src[2*k+1]
+		}
+	case 3:
+		for k := lo; k < hi; k++ {
+			u := xs[k]
+			i := count[u]
+			count[u] = i + 1
+			order[k] = i
+			dst[3*i], dst[3*i+1], dst[3*i+2] = src[3*k], src[3*k+1], src[3*k+2]
+		}
+	default:
+		for k := lo; k < hi; k++ {
+			u := xs[k]
+			i := count[u]
+			count[u] = i + 1
+			order[k] = i
+			copy(dst[i*rank:(i+1)*rank], src[k*rank:(k+1)*rank])
+		}
+	}
 }
 
 // sortPoints returns the distinct points of pts sorted by the chunk
@@ -712,23 +779,43 @@ func (kr *hierKeyer) checkedUnit(p, shape []int, rem []uint64) (uint64, bool) {
 // the terms come from a table per dimension, made once (in s.tab): a
 // point then costs rank loads and a bounds check on the tables' lengths.
 func (kr *hierKeyer) fillUnits(us []uint64, coords, shape []int, s *gatherScratch) int {
+	return kr.fillUnitsOn(us, coords, shape, s, 1)
+}
+
+// fillUnitsOn is fillUnits on up to workers goroutines, each on a slice
+// of the points.
+func (kr *hierKeyer) fillUnitsOn(us []uint64, coords, shape []int, s *gatherScratch, workers int) int {
 	rank, n := kr.rank, len(us)
 	shape = shape[:rank]
 	total := 0
 	for _, l := range shape {
 		total += l
 	}
-	if total > n || rank > 8 {
-		var buf [8]uint64
-		rem := kr.scratch(buf[:])
-		for k := range us {
-			u, ok := kr.checkedUnit(coords[k*rank:(k+1)*rank], shape, rem)
-			if !ok {
-				return k
+	var firstBad [64]int // per worker, -1 for none
+	workers = min(workers, len(firstBad))
+	first := func() int {
+		for _, k := range firstBad[:workers] {
+			if k >= 0 {
+				return k // the workers' slices are in order
 			}
-			us[k] = u
 		}
 		return -1
+	}
+	if total > n || rank > 8 {
+		inParallel(workers, n, func(w, lo, hi int) {
+			firstBad[w] = -1
+			var buf [8]uint64
+			rem := kr.scratch(buf[:])
+			for k := lo; k < hi; k++ {
+				u, ok := kr.checkedUnit(coords[k*rank:(k+1)*rank], shape, rem)
+				if !ok {
+					firstBad[w] = k
+					return
+				}
+				us[k] = u
+			}
+		})
+		return first()
 	}
 	tab := sized(s.tab, total)
 	s.tab = tab
@@ -744,10 +831,18 @@ func (kr *hierKeyer) fillUnits(us []uint64, coords, shape []int, s *gatherScratc
 		}
 		tabs[d] = t
 	}
-	switch rank {
+	inParallel(workers, n, func(w, lo, hi int) { firstBad[w] = fillFromTables(us, coords, tabs[:rank], lo, hi) })
+	return first()
+}
+
+// fillFromTables sets us[k] for the points k in [lo, hi) of coords from
+// the unit tables, one per dimension, and returns -1, or the first point
+// outside them.
+func fillFromTables(us []uint64, coords []int, tabs [][]uint64, lo, hi int) int {
+	switch len(tabs) {
 	case 2:
 		t0, t1 := tabs[0], tabs[1]
-		for k := range us {
+		for k := lo; k < hi; k++ {
 			c0, c1 := uint(coords[2*k]), uint(coords[2*k+1])
 			if c0 >= uint(len(t0)) || c1 >= uint(len(t1)) {
 				return k
@@ -756,7 +851,7 @@ func (kr *hierKeyer) fillUnits(us []uint64, coords, shape []int, s *gatherScratc
 		}
 	case 3:
 		t0, t1, t2 := tabs[0], tabs[1], tabs[2]
-		for k := range us {
+		for k := lo; k < hi; k++ {
 			c0, c1, c2 := uint(coords[3*k]), uint(coords[3*k+1]), uint(coords[3*k+2])
 			if c0 >= uint(len(t0)) || c1 >= uint(len(t1)) || c2 >= uint(len(t2)) {
 				return k
@@ -764,7 +859,8 @@ func (kr *hierKeyer) fillUnits(us []uint64, coords, shape []int, s *gatherScratc
 			us[k] = t0[c0] + t1[c1] + t2[c2]
 		}
 	default:
-		for k := range us {
+		rank := len(tabs)
+		for k := lo; k < hi; k++ {
 			var u uint64
 			for d, c := range coords[k*rank : (k+1)*rank] {
 				if uint(c) >= uint(len(tabs[d])) {

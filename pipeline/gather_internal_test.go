@@ -5,10 +5,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gozarr/gozarr/codecs"
@@ -205,19 +208,27 @@ func BenchmarkSortPoints(b *testing.B) {
 	b.ReportAllocs()
 	// CPU time of the process beside wall time: on a shared machine the
 	// wall time is mostly waiting for a core.
-	b.Run("read", func(b *testing.B) {
-		b.ReportAllocs()
-		c0 := cputime.Process()
-		for b.Loop() {
-			gr, err := groupPoints(g, pts)
-			if err != nil {
-				b.Fatal(err)
-			}
-			gr.release()
+	// read: on one goroutine; read-parallel: on GOMAXPROCS, as ReadPoints
+	// groups them.
+	for _, name := range []string{"read", "read-parallel"} {
+		workers := 1
+		if name == "read-parallel" {
+			workers = runtime.GOMAXPROCS(0)
 		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/point")
-		b.ReportMetric(float64((cputime.Process()-c0).Nanoseconds())/float64(b.N)/n, "cpu-ns/point")
-	})
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			c0 := cputime.Process()
+			for b.Loop() {
+				gr, err := groupPoints(g, pts, workers)
+				if err != nil {
+					b.Fatal(err)
+				}
+				gr.release()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/point")
+			b.ReportMetric(float64((cputime.Process()-c0).Nanoseconds())/float64(b.N)/n, "cpu-ns/point")
+		})
+	}
 	b.ReportAllocs()
 	c0 := cputime.Process()
 	for b.Loop() {
@@ -253,6 +264,9 @@ func TestGroupPoints(t *testing.T) {
 		{sharded, []int{3000, 4000}, []int{9, 10}, 700, false}, // radix, sharded
 		{sharded, []int{40, 50}, []int{9, 10}, 700, false},     // counting, sharded
 		{plain, []int{37, 50}, []int{5, 7}, 1, false},
+		{sharded, []int{40, 50}, []int{9, 10}, 40000, false}, // counting, in parallel
+		{nestedSpecs, []int{37, 50}, []int{8, 12}, 20000, false},
+		{plain, []int{300, 400}, []int{1, 1}, 30000, false}, // 120k units: radix, its first pass in parallel
 	} {
 		g := specGrid(t, c.specs, c.shape, c.chunk, dtype.TypeUint8)
 		lv := g.levels()
@@ -271,18 +285,28 @@ func TestGroupPoints(t *testing.T) {
 			pts.Coords = append(pts.Coords, r.IntN(c.shape[0]), r.IntN(c.shape[1]))
 		}
 		if c.sorted {
-			gr, err := groupPoints(g, pts)
+			gr, err := groupPoints(g, pts, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
 			pts = nd.Points{Rank: 2, Coords: slices.Clone(gr.pts.Coords)}
 			gr.release()
 		}
-		gr, err := groupPoints(g, pts)
+		gr, err := groupPoints(g, pts, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		grouped, order := gr.pts, gr.order
+		// On 3 goroutines (from groupParallelMin points on), the grouping
+		// is the one goroutine's.
+		gr3, err := groupPoints(g, pts, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(gr3.pts.Coords, grouped.Coords) || !slices.Equal(gr3.order, order) || !slices.Equal(gr3.chunks, gr.chunks) ||
+			!slices.Equal(gr3.inner, gr.inner) || gr3.units != gr.units {
+			t.Fatalf("%v: %d points grouped on 3 goroutines differ from those grouped on one", c.chunk, c.n)
+		}
 		if c.n > 1 && !c.sorted && order == nil || c.sorted && order != nil {
 			t.Fatalf("%v: random points came back as grouped, or grouped ones as not", c.chunk)
 		}
@@ -324,10 +348,18 @@ func TestGroupPoints(t *testing.T) {
 			t.Fatalf("%v: inner runs %v of an unsharded grid", c.chunk, gr.inner)
 		}
 		gr.release()
+		gr3.release()
 		bad := nd.Points{Rank: 2, Coords: slices.Clone(pts.Coords)}
 		bad.Coords[2*(c.n/2)+1] = c.shape[1]
-		if _, err := groupPoints(g, bad); !errors.Is(err, nd.ErrOutOfBounds) {
-			t.Fatalf("%v: point out of bounds: %v", c.chunk, err)
+		bad.Coords[2*(c.n-1)] = -1 // a later one, in the last worker's slice
+		for _, workers := range []int{1, 3} {
+			want := fmt.Sprintf("point %d has coordinate %d in dimension 1", c.n/2, c.shape[1])
+			if c.n == 1 {
+				want = "point 0 has coordinate -1 in dimension 0"
+			}
+			if _, err := groupPoints(g, bad, workers); !errors.Is(err, nd.ErrOutOfBounds) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("%v: points out of bounds on %d goroutines: %v, want %q", c.chunk, workers, err, want)
+			}
 		}
 	}
 }
