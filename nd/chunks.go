@@ -39,6 +39,13 @@ type ChunkPart struct {
 	// modified.
 	Points      []int
 	PointOrigin []int
+	// Places, when not nil (points), sends point j to DstStart + (0, ...,
+	// 0, Places[j] - PlaceBase) instead: points grouped by chunk go
+	// straight to their places in the order they were asked in. The parts
+	// of such a part share the list, each with its own PlaceBase (the
+	// position of its first point in the list it was cut from).
+	Places    []int
+	PlaceBase int
 	// runs, when not nil, are the ends of the runs of the part's points
 	// in one chunk of runShape each (positions in the points runs were
 	// made for, counted from runBase): Parts(runShape) and

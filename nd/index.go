@@ -322,6 +322,10 @@ func (p ChunkPart) movePoints(out, chunk View, toChunk bool) {
 	n := p.Count[rank-1]
 	pts := p.Points[:n*rank]
 	oo := out.Offset
+	if p.Places != nil {
+		p.movePlaced(out, chunk, base, toChunk)
+		return
+	}
 	switch {
 	case rank == 3 && item == 4 && !toChunk:
 		s0, s1, s2 := chunk.Strides[0], chunk.Strides[1], chunk.Strides[2]
@@ -350,6 +354,55 @@ func (p ChunkPart) movePoints(out, chunk View, toChunk bool) {
 			}
 			oo += os
 		}
+	}
+}
+
+// movePlaced is movePoints for a part whose points have Places; base is
+// the offset in chunk of the points' frame origin.
+func (p ChunkPart) movePlaced(out, chunk View, base int, toChunk bool) {
+	rank := len(p.Count)
+	item := out.ItemSize
+	os := out.Strides[rank-1]
+	n := p.Count[rank-1]
+	pts, places := p.Points[:n*rank], p.Places[:n]
+	oo := out.Offset - p.PlaceBase*os
+	if rank == 3 && item == 4 && !toChunk {
+		s0, s1, s2 := chunk.Strides[0], chunk.Strides[1], chunk.Strides[2]
+		for j, at := range places {
+			co := base + pts[3*j]*s0 + pts[3*j+1]*s1 + pts[3*j+2]*s2
+			o := oo + at*os
+			copy(out.Data[o:o+4], chunk.Data[co:co+4])
+		}
+		return
+	}
+	for j, at := range places {
+		co := base
+		for d, c := range pts[j*rank : (j+1)*rank] {
+			co += c * chunk.Strides[d]
+		}
+		o := oo + at*os
+		if toChunk {
+			moveItem(chunk.Data, out.Data, co, o, item)
+		} else {
+			moveItem(out.Data, chunk.Data, o, co, item)
+		}
+	}
+}
+
+// FillPlaces sets every element of the part's place in dst (its place,
+// p.DstView(out)) to value, one item: Fill(dst, value), or for points
+// with Places the element at each of their places.
+func (p ChunkPart) FillPlaces(dst View, value []byte) {
+	rank := len(p.Count)
+	if p.Places == nil || rank == 0 {
+		Fill(dst, value)
+		return
+	}
+	os := dst.Strides[rank-1]
+	oo := dst.Offset - p.PlaceBase*os
+	for _, at := range p.Places[:p.Count[rank-1]] {
+		o := oo + at*os
+		copy(dst.Data[o:o+dst.ItemSize], value)
 	}
 }
 
@@ -498,6 +551,9 @@ func (p ChunkPart) pointPart(k, m int, chunkShape []int, buf []int) ChunkPart {
 		DstStart:    buf[4*rank : 5*rank : 5*rank],
 		PointOrigin: buf[5*rank : 6*rank : 6*rank],
 		Points:      p.Points[k*rank : (k+m)*rank : (k+m)*rank],
+	}
+	if p.Places != nil {
+		q.Places, q.PlaceBase = p.Places[k:k+m:k+m], p.PlaceBase+k
 	}
 	for d, c := range chunkShape {
 		o := 0

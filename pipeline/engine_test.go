@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,10 +17,12 @@ import (
 
 	"github.com/gozarr/gozarr/cache"
 	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/nd"
 	"github.com/gozarr/gozarr/pipeline"
 	"github.com/gozarr/gozarr/sharding"
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -349,6 +352,84 @@ func TestBatchedShard(t *testing.T) {
 		}
 		if n := budget.InUse(); n != 0 {
 			t.Errorf("workers %d: %d bytes held against the budget after the failed reads", workers, n)
+		}
+	}
+}
+
+// TestPointsGoToTheirPlaces: random points, asked out of order and with
+// repeats, go straight to their places from their grouped order
+// (nd.ChunkPart.Places) from every source a read has: inner chunks
+// decoded in batches from shards read whole, inner chunks fetched by
+// range (a remote-like store), chunk-cache hits, and the fill value of
+// an inner chunk missing from a stored shard and of a missing shard.
+func TestPointsGoToTheirPlaces(t *testing.T) {
+	ctx := context.Background()
+	shape := []int{64, 64, 32}
+	fill := int32(-7)
+	zstd, err := codecs.NewZstd(1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := zarr.NewArrayMetadata(shape, dtype.TypeInt32, []int{4, 4, 4}, zarr.Shards(32, 32, 32), zarr.FillValue(fill), zarr.Compress(zstd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := mem.New()
+	a, err := zarr.CreateArray(ctx, st, "a", meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]int32, nd.NumElements(shape))
+	for i := range want {
+		want[i] = int32(i)
+	}
+	// Rows [32, 64) of dimension 0 and the first column of inner chunks
+	// of shard (0, 0, 0) stay the fill value: shards (1, *, 0) missing,
+	// and missing inner chunks in a stored shard.
+	for i := range want {
+		if i0, i1 := i/(64*32), (i/32)%64; i0 >= 32 || i0 < 32 && i1 < 32 && i%32 < 4 {
+			want[i] = fill
+		}
+	}
+	if err := zarr.Write(ctx, a, want); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	coords := [][]int{make([]int, 50000), make([]int, 50000), make([]int, 50000)}
+	for k := range coords[0] {
+		for d := range 3 {
+			coords[d][k] = r.IntN(shape[d])
+		}
+		if k%5 == 4 { // a repeat of a point asked before
+			j := r.IntN(k)
+			for d := range 3 {
+				coords[d][k] = coords[d][j]
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		r    store.Reader
+		opts []zarr.Option
+	}{
+		{"local", st, nil},
+		{"remote-like", getOnly{st}, nil},
+		{"cached", st, []zarr.Option{zarr.WithCache(cache.NewLRU(64 << 20))}},
+	} {
+		a, err := zarr.OpenArray(ctx, tc.r, "a", tc.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := range 2 { // the second time, the cache holds every chunk
+			got, err := zarr.ReadPoints[int32](ctx, a, coords)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, g := range got {
+				if w := want[(coords[0][k]*64+coords[1][k])*32+coords[2][k]]; g != w {
+					t.Fatalf("%s, round %d: point %d %v = %d, want %d", tc.name, round, k, []int{coords[0][k], coords[1][k], coords[2][k]}, g, w)
+				}
+			}
 		}
 	}
 }

@@ -137,14 +137,14 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 	}
 	defer gr.release()
 	sorted, order := gr.pts, gr.order
-	dst := out // the grouped points' values: out itself when pts is grouped
+	dst := out // the grouped points' values: out itself unless sorted and merged
 	if order != nil {
 		buf := bufpool.Get(sorted.Len() * item)
 		defer bufpool.Put(buf)
 		dst = (*buf)[:sorted.Len()*item]
 	}
 	view := nd.Contiguous(dst, pointsShape(pts.Rank, sorted.Len()), item)
-	parts, nparts, nunits := gr.parts(g)
+	parts, nparts, nunits := gr.parts(g) // with places: straight to out
 	plan := partsPlan(g, parts, nparts)
 	if sorted.Len() <= inlinePoints && g.runsInline(r, nunits) {
 		e := inlineEngine(r, g, view, opt)
@@ -227,8 +227,14 @@ func (g *Grid) levels() [][]int {
 // grouping is groupPoints' result: the points grouped by read unit and
 // the runs they make at each level of the chunk hierarchy.
 type grouping struct {
-	pts   nd.Points // the points grouped
-	order []int     // the position in pts of each point asked; nil when they were grouped
+	pts nd.Points // the points grouped
+	// places is the position among the points asked of each grouped
+	// point, where the points were regrouped with their repeats (their
+	// values then go straight to their places: nd.ChunkPart.Places);
+	// order, where the points were sorted and their repeats merged
+	// (sortPoints' fallback), is the position in pts of each point asked.
+	// Both are nil when the points asked were grouped.
+	places, order []int
 	// The ends of the runs of pts in one grid chunk, in one chunk of the
 	// first inner level (sharded grids), and the number of runs in one
 	// read unit; chunks is nil when the runs are not known (sortPoints'
@@ -240,11 +246,11 @@ type grouping struct {
 
 // gatherScratch is the reused memory of one grouping.
 type gatherScratch struct {
-	count         []int    // the counting sort's counts, per worker (units+1 each)
-	tab           []uint64 // hierKeyer.fillUnits' tables
-	order, coords []int
-	xs, tmp       []uint64
-	chunks, inner []int
+	count          []int    // the counting sort's counts, per worker (units+1 each)
+	tab            []uint64 // hierKeyer.fillUnits' tables
+	places, coords []int
+	xs, tmp        []uint64
+	chunks, inner  []int
 }
 
 var gatherPool = sync.Pool{New: func() any { return new(gatherScratch) }}
@@ -277,7 +283,23 @@ func (gr *grouping) parts(g *Grid) (iter.Seq[nd.ChunkPart], int, int) {
 	if g.Shard != nil {
 		inner = g.Shard.ChunkShape()
 	}
-	return nd.GroupedPointParts(gr.pts, g.ChunkShape, gr.chunks, inner, gr.inner), len(gr.chunks), gr.units
+	parts := nd.GroupedPointParts(gr.pts, g.ChunkShape, gr.chunks, inner, gr.inner)
+	if places := gr.places; places != nil {
+		grouped := parts
+		parts = func(yield func(nd.ChunkPart) bool) {
+			for p := range grouped {
+				// The part's points are grouped points [k, k+n): their
+				// places are places[k:k+n] (the parts of its shard inherit
+				// them).
+				k, n := p.DstStart[len(p.DstStart)-1], p.Count[len(p.Count)-1]
+				p.Places, p.PlaceBase = places[k:k+n:k+n], k
+				if !yield(p) {
+					return
+				}
+			}
+		}
+	}
+	return parts, len(gr.chunks), gr.units
 }
 
 // runEnds collects the runs of grouped points at each level from the runs
@@ -390,9 +412,9 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 		return gr, nil
 	}
 	s.coords = sized(s.coords, n*rank)
-	order := sized(s.order, n)
-	s.order = order
-	gr.order = order
+	places := sized(s.places, n)
+	s.places = places
+	gr.places = places
 	gr.pts = nd.Points{Rank: rank, Coords: s.coords}
 	if kr.units <= uint64(2*n+4096) && kr.units < 1<<32 {
 		// A counting sort: the units are few for the points. In
@@ -427,7 +449,7 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 		// (the points asked are read in order; writes at random cost less
 		// than reads at random).
 		inParallel(workers, n, func(w, lo, hi int) {
-			placePoints(countsOf(w), xs, order, coords, s.coords, rank, lo, hi)
+			placePoints(countsOf(w), xs, places, coords, s.coords, rank, lo, hi)
 		})
 		// The last worker's count of unit u is now the end of its run.
 		prev := 0
@@ -456,24 +478,13 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 		}
 	}
 	mask := uint64(1)<<posBits - 1
-	for i, x := range xs {
-		order[x&mask] = i
-	}
-	// Scatter, as above.
+	// The coordinates gathered in grouped order (many units: the points
+	// are few beside them).
 	src, dst := coords, s.coords
-	switch rank {
-	case 2:
-		for k, i := range gr.order {
-			dst[2*i], dst[2*i+1] = src[2*k], src[2*k+1]
-		}
-	case 3:
-		for k, i := range gr.order {
-			dst[3*i], dst[3*i+1], dst[3*i+2] = src[3*k], src[3*k+1], src[3*k+2]
-		}
-	default:
-		for k, i := range gr.order {
-			copy(dst[i*rank:(i+1)*rank], src[k*rank:(k+1)*rank])
-		}
+	for i, x := range xs {
+		k := int(x & mask)
+		places[i] = k
+		copy(dst[i*rank:(i+1)*rank], src[k*rank:(k+1)*rank])
 	}
 	return gr, nil
 }
@@ -498,17 +509,17 @@ func inParallel(workers, n int, f func(w, lo, hi int)) {
 }
 
 // placePoints is the counting sort's second pass over points [lo, hi):
-// point k of unit xs[k] takes the next place of its unit (count[u]),
-// recorded in order[k], and its coordinates (rank each, from src) go
-// there in dst.
-func placePoints(count []int, xs []uint64, order, src, dst []int, rank, lo, hi int) {
+// point k of unit xs[k] takes the next place i of its unit (count[u]),
+// places[i] records k, and its coordinates (rank each, from src) go there
+// in dst.
+func placePoints(count []int, xs []uint64, places, src, dst []int, rank, lo, hi int) {
 	switch rank {
 	case 2:
 		for k := lo; k < hi; k++ {
 			u := xs[k]
 			i := count[u]
 			count[u] = i + 1
-			order[k] = i
+			places[i] = k
 			dst[2*i], dst[2*i+1] = src[2*k], src[2*k+1]
 		}
 	case 3:
@@ -516,7 +527,7 @@ func placePoints(count []int, xs []uint64, order, src, dst []int, rank, lo, hi i
 			u := xs[k]
 			i := count[u]
 			count[u] = i + 1
-			order[k] = i
+			places[i] = k
 			dst[3*i], dst[3*i+1], dst[3*i+2] = src[3*k], src[3*k+1], src[3*k+2]
 		}
 	default:
@@ -524,7 +535,7 @@ func placePoints(count []int, xs []uint64, order, src, dst []int, rank, lo, hi i
 			u := xs[k]
 			i := count[u]
 			count[u] = i + 1
-			order[k] = i
+			places[i] = k
 			copy(dst[i*rank:(i+1)*rank], src[k*rank:(k+1)*rank])
 		}
 	}

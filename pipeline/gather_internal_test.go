@@ -296,28 +296,33 @@ func TestGroupPoints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		grouped, order := gr.pts, gr.order
+		grouped, places := gr.pts, gr.places
+		if gr.order != nil {
+			t.Fatalf("%v: points regrouped with an order, not places", c.chunk)
+		}
 		// On 3 goroutines (from groupParallelMin points on), the grouping
 		// is the one goroutine's.
 		gr3, err := groupPoints(g, pts, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(gr3.pts.Coords, grouped.Coords) || !slices.Equal(gr3.order, order) || !slices.Equal(gr3.chunks, gr.chunks) ||
+		if !slices.Equal(gr3.pts.Coords, grouped.Coords) || !slices.Equal(gr3.places, places) || !slices.Equal(gr3.chunks, gr.chunks) ||
 			!slices.Equal(gr3.inner, gr.inner) || gr3.units != gr.units {
 			t.Fatalf("%v: %d points grouped on 3 goroutines differ from those grouped on one", c.chunk, c.n)
 		}
-		if c.n > 1 && !c.sorted && order == nil || c.sorted && order != nil {
+		if c.n > 1 && !c.sorted && places == nil || c.sorted && places != nil {
 			t.Fatalf("%v: random points came back as grouped, or grouped ones as not", c.chunk)
 		}
-		if order != nil {
-			if grouped.Len() != pts.Len() {
-				t.Fatalf("%v: %d grouped points of %d", c.chunk, grouped.Len(), pts.Len())
+		if places != nil {
+			if grouped.Len() != pts.Len() || len(places) != pts.Len() {
+				t.Fatalf("%v: %d grouped points, %d places, of %d", c.chunk, grouped.Len(), len(places), pts.Len())
 			}
-			for k := range pts.Len() {
-				if !slices.Equal(grouped.At(order[k]), pts.At(k)) {
-					t.Fatalf("%v: point %d %v is at %d, which holds %v", c.chunk, k, pts.At(k), order[k], grouped.At(order[k]))
+			seen := make([]bool, pts.Len())
+			for i, k := range places {
+				if seen[k] || !slices.Equal(grouped.At(i), pts.At(k)) {
+					t.Fatalf("%v: grouped point %d %v has place %d (seen before: %v), which holds %v", c.chunk, i, grouped.At(i), k, seen[k], pts.At(k))
 				}
+				seen[k] = true
 			}
 		}
 		for i := 1; i < grouped.Len(); i++ {

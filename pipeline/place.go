@@ -150,7 +150,7 @@ func (w *worker) place(ctx context.Context, u *unit) error {
 		u.reply <- decoded{v, derr}
 		return nil
 	case unitFill:
-		nd.Fill(u.dst, u.data)
+		u.part.FillPlaces(u.dst, u.data)
 		return nil
 	case unitCopy:
 		u.part.CopyOut(u.dst, w.chunkView(u.data, u.shape, u.dst.ItemSize))

@@ -345,7 +345,9 @@ const (
 	batchSplit    = 2
 )
 
-var batchPool = sync.Pool{New: func() any { b := make([]unit, 0, batchUnits); return &b }}
+// batchPool holds batches' unit slices, grown to the largest batch they
+// took (a batch of 2 large chunks keeps no room for 64).
+var batchPool = sync.Pool{New: func() any { return new([]unit) }}
 
 // batchSize returns how many units of n, each decoding to unitBytes, one
 // batch of a shard read takes (1: no batching).
@@ -518,7 +520,7 @@ func (f *fetcher) readChunk(ctx context.Context, w *WriteUnit) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		e.done(&u)
-		return e.sendFill(ctx, key, dst, e.g.fill())
+		return e.sendFill(ctx, key, p, dst, e.g.fill())
 	case err != nil:
 		e.done(&u)
 		return fmt.Errorf("chunk %q: %w", key, err)
@@ -527,10 +529,11 @@ func (f *fetcher) readChunk(ctx context.Context, w *WriteUnit) error {
 	return e.send(ctx, u)
 }
 
-// sendFill hands the decode workers a unit that fills dst with the fill
-// value fill: the chunk (or shard) at key, which is not stored.
-func (e *engine) sendFill(ctx context.Context, key string, dst nd.View, fill []byte) error {
-	return e.send(ctx, unit{kind: unitFill, key: key, dst: dst, data: fill})
+// sendFill hands the decode workers a unit that fills dst, the place of
+// part p, with the fill value fill: the chunk (or shard) at key, which is
+// not stored.
+func (e *engine) sendFill(ctx context.Context, key string, p nd.ChunkPart, dst nd.View, fill []byte) error {
+	return e.send(ctx, unit{kind: unitFill, key: key, part: p, dst: dst, data: fill})
 }
 
 // readCached reads one chunk of an unsharded array through g.Cache: a hit
@@ -572,7 +575,7 @@ func (f *fetcher) readCached(ctx context.Context, key string, p nd.ChunkPart) er
 	})
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return e.sendFill(ctx, key, dst, e.g.fill())
+		return e.sendFill(ctx, key, p, dst, e.g.fill())
 	case err != nil:
 		return fmt.Errorf("chunk %q: %w", key, err)
 	case placed:

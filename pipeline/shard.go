@@ -109,7 +109,7 @@ func (f *fetcher) shard(ctx context.Context, h *hold, ref shardRef, p nd.ChunkPa
 			return err
 		}
 		if ix == nil { // no such shard
-			return e.sendFill(ctx, ref.key, dst, l.Fill())
+			return e.sendFill(ctx, ref.key, p, dst, l.Fill())
 		}
 	}
 	return f.readInner(ctx, h, ref, ix, nil, p, p.DstStart, hits)
@@ -228,7 +228,7 @@ func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, p nd.Chu
 		b, err = e.r.Get(ctx, ref.key, store.Full())
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return e.sendFill(ctx, ref.key, p.DstView(e.out), l.Fill())
+		return e.sendFill(ctx, ref.key, p, p.DstView(e.out), l.Fill())
 	}
 	if err != nil {
 		return err
@@ -356,7 +356,7 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 		}
 		if batched {
 			if !w.stored {
-				err = f.queue(ctx, unit{kind: unitFill, key: ref.key, inner: w.part.Coords, dst: w.dst(e.out), data: w.ref.l.Fill()})
+				err = f.queue(ctx, unit{kind: unitFill, key: ref.key, inner: w.part.Coords, part: w.part, dst: w.dst(e.out), data: w.ref.l.Fill()})
 			} else {
 				err = f.queue(ctx, f.decodeUnit(h, ref, &w, w.enc))
 			}
@@ -428,7 +428,7 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 		out := j.dst(e.out)
 		switch j.kind {
 		case jobFill:
-			err = e.send(ctx, unit{kind: unitFill, key: ref.key, inner: part.Coords, path: j.ref.path, dst: out, data: l.Fill()})
+			err = e.send(ctx, unit{kind: unitFill, key: ref.key, inner: part.Coords, path: j.ref.path, part: part, dst: out, data: l.Fill()})
 		case jobVec:
 			err = e.send(ctx, unit{kind: unitVec, key: ref.key, inner: part.Coords, path: j.ref.path, part: part, dst: out, off: j.off, size: int(j.n)})
 		case jobIndex, jobNested:

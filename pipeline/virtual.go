@@ -128,7 +128,7 @@ func (f *fetcher) readBatch(ctx context.Context, batch []WriteUnit) error {
 		loc, err := e.caps.Locator.Locate(ctx, key)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			if err := e.sendFill(ctx, key, dst, e.g.fill()); err != nil {
+			if err := e.sendFill(ctx, key, p, dst, e.g.fill()); err != nil {
 				return err
 			}
 			continue
