@@ -27,6 +27,7 @@ const (
 	pyBool            // True or False
 	pyNone            // None, np.newaxis
 	pyEllipsis        // ... or Ellipsis
+	pyBad             // what Python refuses to compute (-[1], ~None): TypeError
 	pyList
 	pyTuple
 )
@@ -102,8 +103,51 @@ func (p *subParser) rest() string { return Clip(p.s[p.pos:]) }
 
 // value reads one value at pos. Scalars inside a list or tuple (depth of
 // nesting dim > 0) go to acc; the value's array shape is returned for
-// lists and tuples.
+// lists and tuples. Python's unary -, + and ~ apply to integers and
+// booleans ("-1", "- 1", "~0", "-True"; a float stays a float);
+// anything else they make a TypeError (pyBad).
 func (p *subParser) value(acc *seqAcc, dim int) (pyVal, error) {
+	from := p.pos
+	var ops []byte
+	for c := p.peek(); c == '-' || c == '+' || c == '~'; c = p.peek() {
+		ops = append(ops, c)
+		p.pos++
+	}
+	v, err := p.primary(acc, dim)
+	if err != nil || len(ops) == 0 {
+		return v, err
+	}
+	v.from = from
+	for i := len(ops) - 1; i >= 0; i-- {
+		switch op := ops[i]; {
+		case v.kind == pyBool:
+			v.kind = pyInt
+			fallthrough
+		case v.kind == pyInt:
+			switch {
+			case op == '-' && v.n == math.MinInt:
+				v.kind, v.n = pyBig, 1
+			case op == '-':
+				v.n = -v.n
+			case op == '~':
+				v.n = ^v.n
+			}
+		case v.kind == pyBig:
+			if op != '+' {
+				v.n = -v.n
+			}
+		case v.kind == pyFloat && op != '~':
+		case v.kind == pyList || v.kind == pyTuple:
+			v = pyVal{kind: pyBad, from: from, to: v.to} // its scalars stay in acc, which fails
+		default:
+			v.kind = pyBad
+		}
+	}
+	return v, nil
+}
+
+// primary reads a value without unary operators.
+func (p *subParser) primary(acc *seqAcc, dim int) (pyVal, error) {
 	c := p.peek()
 	from := p.pos
 	switch {
@@ -187,18 +231,6 @@ func (p *subParser) value(acc *seqAcc, dim int) (pyVal, error) {
 		end++
 	}
 	tok := p.s[p.pos:end]
-	if tok == "-" || tok == "+" {
-		// A sign may stand apart from its digits, as Python allows ("- 1").
-		q := subParser{s: p.s, pos: end}
-		q.skip()
-		e := q.pos
-		for e < len(p.s) && !strings.ContainsRune(",:[]() \t\n\r", rune(p.s[e])) {
-			e++
-		}
-		if q.pos < e && p.s[q.pos] != '-' && p.s[q.pos] != '+' {
-			tok, end = tok+p.s[q.pos:e], e
-		}
-	}
 	p.pos = end
 	v := pyVal{from: from, to: end}
 	switch tok {
@@ -217,21 +249,42 @@ func (p *subParser) value(acc *seqAcc, dim int) (pyVal, error) {
 	case "":
 		return pyVal{}, p.errorf("an empty item in %s", Clip(p.s))
 	}
-	n, err := parseInt(tok)
+	n, err := parsePyInt(tok)
 	switch {
 	case err == nil:
 		v.kind, v.n = pyInt, n
 	case errors.Is(err, strconv.ErrRange):
 		v.kind, v.n = pyBig, 1
-		if tok[0] == '-' {
-			v.n = -1
-		}
 	case isFloat(tok):
 		v.kind = pyFloat
 	default:
 		return pyVal{}, p.errorf("%s is not an integer, slice, ..., None, True, False or list", Clip(tok))
 	}
 	return v, nil
+}
+
+// parsePyInt parses a Python integer literal without sign: decimal
+// ("42", "1_000"; no leading zeros but in "0", "00"), hexadecimal
+// ("0x1F"), octal ("0o17") or binary ("0b101"), underscores between
+// digits. Errors are strconv.ErrSyntax or strconv.ErrRange.
+func parsePyInt(tok string) (int, error) {
+	if tok == "" || tok[0] < '0' || tok[0] > '9' {
+		return 0, strconv.ErrSyntax
+	}
+	if len(tok) > 1 && tok[0] == '0' && !strings.ContainsAny(tok[1:2], "xXoObB") && strings.Trim(tok, "0_") != "" {
+		return 0, strconv.ErrSyntax // Python: leading zeros in decimal integer literals are not permitted
+	}
+	// Go's base 0 reads Python's prefixes and underscores the same way
+	// (and "017" as octal, refused above).
+	v, err := strconv.ParseInt(tok, 0, strconv.IntSize)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) {
+			return 0, ne.Err
+		}
+		return 0, err
+	}
+	return int(v), nil
 }
 
 // isFloat reports whether tok is a float literal ("1.5", "-2e3", ".5").
@@ -409,6 +462,8 @@ func (p *subParser) toItem(t topItem) (Item, error) {
 		return Item{}, fmt.Errorf("%w: %w: index %s does not fit an int (NumPy's IndexError: %s)", ErrInvalidSelection, ErrOutOfBounds, text, onlyValid)
 	case pyFloat:
 		return Item{}, fmt.Errorf("%w: %s is not an integer (NumPy's IndexError: %s)", ErrInvalidSelection, text, onlyValid)
+	case pyBad:
+		return Item{}, fmt.Errorf("%w: %s: a unary operator on what is no number (Python's TypeError)", ErrInvalidSelection, text)
 	case pyBool:
 		// NumPy's 0-d boolean index: a new axis of length 1 or 0.
 		return Item{kind: kindMask, mask: []bool{v.n == 1}, shape: []int{}, numpy: true}, nil

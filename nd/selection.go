@@ -616,17 +616,18 @@ func (d Dim) String() string {
 // items into zarr-python's oindex meaning, each 1-D array on its own
 // dimension.
 //
-// The text is Python: a text that is one list is one index array or
-// mask, as in NumPy ("[3, 1, 4]" is a[[3, 1, 4]], three rows; "[[0], 1]"
-// nests unevenly, an error as in NumPy), a tuple alone is the items
-// ("(1, 2)" is a[1, 2]), a tuple among items is an index array ("(0, 1),
-// 2" is a[[0, 1], 2]), and a trailing comma is allowed. Beyond NumPy,
-// "" selects everything, and one pair of brackets or parentheses around
-// a text that Python would not read (slices inside: "[-4:, ...]",
-// "(0:2, 1)") wraps the selection. Slice bounds beyond the int range
-// clamp, as they would in Python. Errors wrap ErrInvalidSelection (an
-// integer beyond the int range, which NumPy refuses, also
-// ErrOutOfBounds).
+// The text is Python: integers are Python's literals ("0x1f", "1_000")
+// with unary operators ("~0" is -1, "--1" 1, "-True" -1); a text that is
+// one list is one index array or mask, as in NumPy ("[3, 1, 4]" is
+// a[[3, 1, 4]], three rows; "[[0], 1]" nests unevenly, an error as in
+// NumPy); a tuple alone is the items ("(1, 2)" is a[1, 2]), a tuple among
+// items an index array ("(0, 1), 2" is a[[0, 1], 2]); a trailing comma
+// is allowed. Beyond NumPy, "" selects everything, and one pair of
+// brackets or parentheses around a text that Python would not read
+// (slices inside: "[-4:, ...]", "(0:2, 1)") wraps the selection. Slice
+// bounds beyond the int range clamp, as they would in Python. Errors wrap
+// ErrInvalidSelection (an integer beyond the int range, which NumPy
+// refuses, also ErrOutOfBounds).
 func ParseSelection(text string) ([]Item, error) {
 	t := strings.TrimSpace(text)
 	items, err := parseSubscript(t)
@@ -642,27 +643,6 @@ func ParseSelection(text string) ([]Item, error) {
 		items = []Item{}
 	}
 	return items, nil
-}
-
-// parseInt parses a decimal integer with an optional sign, allowing spaces
-// between the sign and the digits as Python does ("- 1").
-func parseInt(s string) (int, error) {
-	sign := ""
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		sign, s = s[:1], strings.TrimSpace(s[1:])
-	}
-	if s == "" || s[0] < '0' || s[0] > '9' {
-		return 0, strconv.ErrSyntax
-	}
-	v, err := strconv.ParseInt(sign+s, 10, strconv.IntSize)
-	if err != nil {
-		var ne *strconv.NumError
-		if errors.As(err, &ne) {
-			return 0, ne.Err
-		}
-		return 0, err
-	}
-	return int(v), nil
 }
 
 // clipAt is how many bytes of a selection's text an error quotes.

@@ -737,8 +737,8 @@ def write_cases(out, name, c):
 SPELLING_SHAPES = [(7,), (0,), (5, 6), (4, 1), (3, 4, 5), (2, 0, 3), (2, 3, 4, 5), (3, 1, 2, 4)]  # SPELLING_FOUND's too
 SPELLING_KINDS = ["basic", "negative", "slices", "pointwise", "broadcast", "orthogonal", "mixed",
                   "separated", "mask", "empty", "repeated", "bounds", "newaxis", "whole", "tuple", "ragged",
-                  "random", "ellipsis"]
-SPELLINGS_PER = {"random": 40}  # cases per shape and kind (else 4), before duplicates are dropped
+                  "random", "ellipsis", "literals"]
+SPELLINGS_PER = {"random": 40, "literals": 12}  # cases per shape and kind (else 4), before duplicates are dropped
 
 
 def sp_list(v, tuples=False):
@@ -954,6 +954,30 @@ class Spell:
             if r.random() < 0.5:
                 del items[r.randrange(nd_)]
             items.insert(r.randint(0, len(items)), "...")
+        elif kind == "literals":
+            # Python's spellings of integers: hexadecimal, octal, binary,
+            # underscores, unary -, + and ~, booleans as integers; and
+            # what Python refuses (leading zeros, misplaced underscores).
+            def spell(i):
+                forms = [str(i), hex(i), oct(i), bin(i), "~%d" % ~i, "-(%d)" % -i, "+%d" % i, "- %d" % -i,
+                         "-" * 2 + str(i), str(i).replace("", "_").strip("_").replace("-_", "-") if abs(i) >= 10 else str(i)]
+                if i in (0, 1):
+                    forms += ["+True" if i else "+False", "-True" if i == -1 else "~False" if i == -1 else str(i)]
+                if r.random() < 0.03:
+                    forms = ["0%d" % abs(i) if i else "01", "%d_" % i, "1__0"]
+                return r.choice(forms)
+            for d in dims:
+                n = shape[d]
+                if not n:
+                    items.append(":")
+                    continue
+                choice = r.choice(["int", "int", "array", "slice"])
+                if choice == "int":
+                    items.append(spell(self.idx(n)))
+                elif choice == "array":
+                    items.append("[" + ", ".join(spell(self.idx(n)) for _ in range(r.randint(1, 3))) + "]")
+                else:
+                    items.append(spell(self.idx(n)) + ":" + spell(self.idx(n)) + ":" + spell(r.choice([-2, -1, 1, 2, 3])))
         text = ", ".join(items)
         if kind not in ("ragged",) and r.random() < 0.15:
             text += ","
@@ -994,6 +1018,16 @@ SPELLING_FOUND = [
     ((5, 6), "[True, False, False, False, False], [7]"),
     ((5, 6), ":, [7], False"),
     ((5, 6), "[], 9"),
+    # Python's integer literals and unary operators.
+    ((7,), "~0"),
+    ((7,), "0x5"),
+    ((7,), "1_0"),
+    ((7,), "--1"),
+    ((7,), "-True"),
+    ((7,), "[~0, 0b1, 0o5, -(2)]"),
+    ((7,), "~0:-(7):-2"),
+    ((7,), "007"),
+    ((7,), "-[1]"),
     ((7,), "[...]"),
     ((7,), "((0, 1))"),
     ((7,), "((0, 1),)"),
