@@ -319,11 +319,25 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
 }
 
+// selectionLike reports whether a, which starts with "-", is a selection
+// rather than a flag: no flag name holds blanks, commas, colons, brackets
+// or parentheses, and none is a selection ("--1", "-True": Python's
+// unary minus).
+func selectionLike(a, name string) bool {
+	flag, _, _ := strings.Cut(name, "=")
+	if strings.ContainsAny(flag, " \t,:[]()~") {
+		return true
+	}
+	_, err := nd.ParseSelection(a)
+	return err == nil
+}
+
 // splitArgs separates flags from positional arguments, allowing them in any
 // order. valued names the flags: true for those that take a value ("-o
 // FILE", "--o=FILE"), false for switches ("--json").
-// An argument that looks like a selection ("-1", "-3:", ":-2") is
-// positional, and so is everything after "--".
+// An argument that looks like a selection ("-1", "-3:", ":-2", "--1",
+// "-True", "-(2), 0", "- 4") is positional, and so is everything after
+// "--".
 func splitArgs(args []string, valued map[string]bool) (flags map[string]string, pos []string, err error) {
 	flags = map[string]string{}
 	for i := 0; i < len(args); i++ {
@@ -331,11 +345,11 @@ func splitArgs(args []string, valued map[string]bool) (flags map[string]string, 
 		if a == "--" {
 			return flags, append(pos, args[i+1:]...), nil
 		}
-		if len(a) < 2 || a[0] != '-' || strings.ContainsAny(a[1:2], "0123456789:.") {
+		name := strings.TrimLeft(a, "-")
+		if len(a) < 2 || a[0] != '-' || strings.ContainsAny(a[1:2], "0123456789:.") || selectionLike(a, name) {
 			pos = append(pos, a)
 			continue
 		}
-		name := strings.TrimLeft(a, "-")
 		val, hasVal := "", false
 		if k, v, ok := strings.Cut(name, "="); ok {
 			name, val, hasVal = k, v, true
