@@ -21,8 +21,10 @@ import (
 // skipped with the reason, as are the patterns (template) and the commands
 // that need the user's own locations (check.never). GOZARR_README_ONLY, a
 // regular expression, limits the run to the commands whose key it matches
-// (the others are logged as skipped); GOZARR_README_REPORT names a file the
-// table of what ran, how long, and the result is written to.
+// (the others are logged as skipped); GOZARR_README_LONG=written runs the
+// long commands as written only, not their scaled forms (when those have
+// run already); GOZARR_README_REPORT names a file the table of what ran,
+// how long, and the result is written to.
 //
 // Commands only the full mode runs may print progress on stderr (it is
 // logged, not compared); benchmarks' outputs are compared with every
@@ -261,7 +263,9 @@ func (r *runner) full(units []unit) {
 			o.figures = true
 		}
 		if c.long {
-			if prev, ok := seen[c.alt]; ok {
+			if os.Getenv("GOZARR_README_LONG") == "written" {
+				r.skip(where+" (scaled form)", c.alt, "GOZARR_README_LONG=written: the long commands as written only")
+			} else if prev, ok := seen[c.alt]; ok {
 				r.skip(where+" (scaled form)", c.alt, "the same command as "+prev)
 			} else {
 				seen[c.alt] = where + " (scaled form)"
