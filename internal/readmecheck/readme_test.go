@@ -106,7 +106,7 @@ var checks = map[string]check{
 	"PCOREF=/tmp/pcoref/target/release/pcoref go test ./codecs/pcodec":                                        {how: static, why: "needs the Rust pco built by codecs/pcodec/testdata/pcoref/build.sh (cargo)", needs: []string{"pcoref"}},
 	"go test -run X -bench DecodeF64 -benchtime 20x -count 3 -cpu 1 ./codecs/pcodec":                          {how: static, why: whyBench},
 	"GOZARR_ZFP_CASES=2000 go test -run Differential ./codecs/zfp":                                            {how: static, why: "needs zfpy in the reference chroot", needs: []string{"zfpy"}},
-	"go test -run X -bench VsZfpy -cpu 1 -benchtime 25x ./codecs/zfp":                                         {how: static, why: whyBench + "; needs zfpy in the reference chroot", needs: []string{"zfpy"}},
+	"go test -run X -bench VsZfpy -cpu 1 -benchtime 25x ./codecs/zfp":                                         {how: static, why: whyBench + "; needs zfpy in the reference chroot", long: true, mins: 3, alt: "go test -run X -bench VsZfpy -cpu 1 -benchtime 3x ./codecs/zfp", needs: []string{"zfpy"}},
 
 	// Beam.
 	"zarrbeam -src s3://... -dst s3://... -shards 4096,4096 -chunks 1024,1024 --runner=dataflow --project=PROJECT --region=us-central1 --staging_location=gs://BUCKET/staging --max_num_workers=16": {how: template, why: "needs a Dataflow project"},
