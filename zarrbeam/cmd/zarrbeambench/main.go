@@ -48,7 +48,7 @@ var (
 	workers  = flag.String("workers", "1,2,4", "worker process counts to run")
 	latency  = flag.Duration("latency", 20*time.Millisecond, "delay added to every S3 request of the workers")
 	maxMem   = flag.Int64("max-mem", 16<<20, "zarrbeam.RechunkOptions.MaxMem")
-	prefix   = flag.String("prefix", "zarrbeambench", "key prefix on the S3 server")
+	prefix   = flag.String("prefix", "zarrbeambench", "key prefix on the S3 server (the arrays a run writes there replace an earlier run's)")
 	srvPID   = flag.String("server-pid", "", "file holding the S3 server's process id, for its CPU time (default: $GOZARR_S3_STATE/pid, else /tmp/gozarr-s3/pid; none if absent)")
 	worker   = flag.Bool("as-worker", false, "internal: run as worker -part of the job")
 	part     = flag.String("part", "", "internal: the worker's box (NumPy syntax)")
@@ -127,12 +127,13 @@ func run(ctx context.Context) error {
 	zs3, _ := codecs.NewZstd(3, false)
 	dstMeta, _ := zarr.NewArrayMetadata(shape, dtype.TypeUint8, []int{inner, inner}, zarr.Shards(shard, shard), zarr.Compress(zs3))
 
-	// The source, written once without latency.
+	// The source, written once without latency. It and the outputs replace
+	// what an earlier run left under the prefix, so a second run works.
 	srcSt, err := open("src")
 	if err != nil {
 		return err
 	}
-	a, err := zarr.CreateArray(ctx, srcSt, "", srcMeta)
+	a, err := zarr.CreateArray(ctx, srcSt, "", srcMeta, zarr.Overwrite())
 	if err != nil {
 		return err
 	}
@@ -183,7 +184,7 @@ func run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, err := zarr.CreateArray(ctx, dstSt, "", dstMeta); err != nil {
+		if _, err := zarr.CreateArray(ctx, dstSt, "", dstMeta, zarr.Overwrite()); err != nil {
 			return err
 		}
 		srcURL := fmt.Sprintf("s3://%s/%s/src", srv.Bucket, base)
