@@ -322,6 +322,10 @@ func TestMaskFigures(t *testing.T) {
 	if ma, mb := r.maskFigures(ya, masks["go run ./bench"]), r.maskFigures(yb, masks["go run ./bench"]); ma != mb {
 		t.Errorf("the bench suite's targets met differ after the mask:\n%s\n%s", ma, mb)
 	}
+	ca := "generated /tmp/gozarr-cachebench-data in 2.1 s\ncachebench: 4 arrays of 8 MiB\n"
+	if ma, mb := r.maskFigures(ca, masks["go run ./bench/cachebench"]), r.maskFigures(strings.SplitN(ca, "\n", 2)[1], masks["go run ./bench/cachebench"]); ma != mb {
+		t.Errorf("cachebench's data line is not masked:\n%s\n%s", ma, mb)
+	}
 	for _, c := range []string{
 		strings.Replace(b, "local disk", "fake S3", 1),
 		strings.SplitAfter(b, "\n")[0],

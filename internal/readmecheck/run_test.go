@@ -75,7 +75,13 @@ func (r *runner) mask(s string, extra *regexp.Regexp) string {
 	s = strings.ReplaceAll(s, r.tmp+"/", "/tmp/")
 	s = mktempRe.ReplaceAllString(s, "tmp.XXXXXX")
 	if extra != nil {
-		s = extra.ReplaceAllString(s, "…")
+		// A match is "…", or nothing when it is whole lines.
+		s = extra.ReplaceAllStringFunc(s, func(m string) string {
+			if strings.HasSuffix(m, "\n") {
+				return ""
+			}
+			return "…"
+		})
 	}
 	return durationRe.ReplaceAllString(s, "⏱")
 }
@@ -193,10 +199,19 @@ var benchFigures = regexp.MustCompile(`(?m)^(Benchmark\S*\s+).*$`)
 // table's last column), which depends on the machine's load.
 var benchTargets = regexp.MustCompile(`(?m)\| (yes|no) \|$`)
 
+// benchData masks the line cachebench prints when it makes (or uploads)
+// its data, which later runs reuse.
+var benchData = regexp.MustCompile(`(?m)^(generated|uploaded) .*\n`)
+
 // masks for commands whose output varies from run to run by design.
 var masks = map[string]*regexp.Regexp{
-	"go run ./bench": benchTargets,
-	"go run ./bench -size 8192 -peers -reps 5":                                                            benchTargets,
+	"go run ./bench/cachebench":            benchData,
+	"go run ./bench/cachebench -mb 100":    benchData,
+	"go run ./bench/cachebench -small -s3": benchData,
+	// Whether a target was met this run.
+	"go run ./bench/loaderbench -reads 32":     regexp.MustCompile(`: (MISSES|meets)\)`),
+	"go run ./bench":                           benchTargets,
+	"go run ./bench -size 8192 -peers -reps 5": benchTargets,
 	"go run ./bench -size 8192 -layouts none,none-sharded,zstd-sharded,blosc-sharded -workloads read-all": benchTargets,
 	"go run ./bench -peers": benchTargets,
 	"go run ./bench -quick -reps 3 -workloads read-all -layouts zstd-sharded": benchTargets,
