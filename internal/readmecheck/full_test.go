@@ -21,9 +21,9 @@ import (
 // skipped with the reason, as are the patterns (template) and the commands
 // that need the user's own locations (check.never). GOZARR_README_ONLY, a
 // regular expression, limits the run to the commands whose key it matches
-// (the others are logged as skipped); GOZARR_README_LONG=written runs the
-// long commands as written only, not their scaled forms (when those have
-// run already); GOZARR_README_REPORT names a file the table of what ran,
+// (the others are logged as skipped); GOZARR_README_LONG=written runs only
+// the long commands, as written (after a run that did the rest);
+// GOZARR_README_REPORT names a file the table of what ran,
 // how long, and the result is written to.
 //
 // Commands only the full mode runs may print progress on stderr (it is
@@ -218,6 +218,7 @@ func (r *runner) full(units []unit) {
 		once        bool
 		mins        int
 	}
+	longOnly := os.Getenv("GOZARR_README_LONG") == "written"
 	var last []job // after every other command: long ones as written, the test command
 	seen := map[string]string{}
 	for _, u := range units {
@@ -232,6 +233,9 @@ func (r *runner) full(units []unit) {
 		switch {
 		case only != nil && !only.MatchString(u.key):
 			r.skip(where, u.key, "not selected by GOZARR_README_ONLY")
+			continue
+		case longOnly && !c.long:
+			r.skip(where, u.key, "GOZARR_README_LONG=written: the long commands as written only")
 			continue
 		case c.how == template:
 			r.skip(where, u.key, "a pattern, not a command: "+c.why)
@@ -263,7 +267,7 @@ func (r *runner) full(units []unit) {
 			o.figures = true
 		}
 		if c.long {
-			if os.Getenv("GOZARR_README_LONG") == "written" {
+			if longOnly {
 				r.skip(where+" (scaled form)", c.alt, "GOZARR_README_LONG=written: the long commands as written only")
 			} else if prev, ok := seen[c.alt]; ok {
 				r.skip(where+" (scaled form)", c.alt, "the same command as "+prev)
