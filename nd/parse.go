@@ -63,6 +63,8 @@ type subParser struct {
 	pos int
 	// depth counts the open brackets and parentheses.
 	depth int
+	// acc gathers the scalars of the item being read.
+	acc seqAcc
 }
 
 // syntaxError is a text Python would not parse as a subscript; ParseSelection
@@ -340,59 +342,71 @@ func (acc *seqAcc) unscalar(e pyVal) {
 
 // topItem is one item of a subscript as parsed: a slice or a value.
 type topItem struct {
-	slice            bool
-	start, stop, stp *pyVal // slice bounds; nil when left out
-	val              pyVal
-	acc              *seqAcc
+	slice                      bool
+	hasStart, hasStop, hasStep bool
+	start, stop, step          pyVal // slice bounds
+	val                        pyVal
 }
 
 // subscript parses the whole text as Python's subscript: items separated
-// by commas, slices among them. single reports one item with no comma.
-func (p *subParser) subscript() (items []topItem, single bool, err error) {
+// by commas, slices among them, each turned into an Item as it is read.
+// What NumPy would raise (conv) waits for the syntax of the whole text,
+// as Python checks it first. first is the first item as parsed, single
+// whether it is the only one, with no comma.
+func (p *subParser) subscript() (items []Item, first topItem, single bool, conv, err error) {
 	if p.eof() {
-		return nil, false, nil
+		return nil, first, false, nil, nil
 	}
 	for {
-		it, err := p.item()
+		p.acc = seqAcc{}
+		t, err := p.item()
 		if err != nil {
 			if se, ok := err.(*syntaxError); ok {
 				se.msg = fmt.Sprintf("item %d: %s", len(items), se.msg)
 			}
-			return nil, false, err
+			return nil, first, false, nil, err
+		}
+		if len(items) == 0 {
+			first = t
+		}
+		it, err := p.toItem(t)
+		if err != nil && conv == nil {
+			conv = fmt.Errorf("item %d: %w", len(items), err)
 		}
 		items = append(items, it)
 		if p.eof() {
-			return items, len(items) == 1, nil
+			return items, first, len(items) == 1, conv, nil
 		}
 		if p.s[p.pos] != ',' {
 			if p.s[p.pos] == ':' {
-				return nil, false, p.errorf("a slice has at most two colons (at %s)", p.rest())
+				return nil, first, false, nil, p.errorf("a slice has at most two colons (at %s)", p.rest())
 			}
-			return nil, false, p.errorf("a comma expected at %s (a comma missing between items?)", p.rest())
+			return nil, first, false, nil, p.errorf("a comma expected at %s (a comma missing between items?)", p.rest())
 		}
 		p.pos++
 		if p.eof() {
-			return items, false, nil // one trailing comma, as in a Python tuple
+			return items, first, false, conv, nil // one trailing comma, as in a Python tuple
 		}
 	}
 }
 
 // item reads a slice or a value.
 func (p *subParser) item() (topItem, error) {
-	it := topItem{acc: &seqAcc{}}
-	bound := func() (*pyVal, error) {
+	var it topItem
+	bound := func(v *pyVal) (bool, error) {
 		switch p.peek() {
 		case ':', ',', 0:
-			return nil, nil
+			return false, nil
 		}
-		v, err := p.value(it.acc, 0)
-		return &v, err
+		var err error
+		*v, err = p.value(&p.acc, 0)
+		return true, err
 	}
 	if p.peek() != ':' {
 		if p.peek() == ',' {
 			return it, p.errorf("an empty item at %s", p.rest())
 		}
-		v, err := p.value(it.acc, 0)
+		v, err := p.value(&p.acc, 0)
 		if err != nil {
 			return it, err
 		}
@@ -400,17 +414,17 @@ func (p *subParser) item() (topItem, error) {
 			it.val = v
 			return it, nil
 		}
-		it.start = &v
+		it.hasStart, it.start = true, v
 	}
 	it.slice = true
 	p.pos++ // the first colon
 	var err error
-	if it.stop, err = bound(); err != nil {
+	if it.hasStop, err = bound(&it.stop); err != nil {
 		return it, err
 	}
 	if p.peek() == ':' {
 		p.pos++
-		if it.stp, err = bound(); err != nil {
+		if it.hasStep, err = bound(&it.step); err != nil {
 			return it, err
 		}
 	}
@@ -421,8 +435,8 @@ func (p *subParser) item() (topItem, error) {
 func (p *subParser) toItem(t topItem) (Item, error) {
 	if t.slice {
 		var it Item
-		for k, b := range []*pyVal{t.start, t.stop, t.stp} {
-			if b == nil || b.kind == pyNone {
+		for k, b := range [3]*pyVal{&t.start, &t.stop, &t.step} {
+			if !(t.hasStart && k == 0 || t.hasStop && k == 1 || t.hasStep && k == 2) || b.kind == pyNone {
 				continue
 			}
 			var v int
@@ -453,17 +467,17 @@ func (p *subParser) toItem(t topItem) (Item, error) {
 		return it, nil
 	}
 	v := t.val
-	text := Clip(p.s[v.from:v.to])
+	text := func() string { return Clip(p.s[v.from:v.to]) }
 	const onlyValid = "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer or boolean arrays are valid indices"
 	switch v.kind {
 	case pyInt:
 		return Index(v.n), nil
 	case pyBig:
-		return Item{}, fmt.Errorf("%w: %w: index %s does not fit an int (NumPy's IndexError: %s)", ErrInvalidSelection, ErrOutOfBounds, text, onlyValid)
+		return Item{}, fmt.Errorf("%w: %w: index %s does not fit an int (NumPy's IndexError: %s)", ErrInvalidSelection, ErrOutOfBounds, text(), onlyValid)
 	case pyFloat:
-		return Item{}, fmt.Errorf("%w: %s is not an integer (NumPy's IndexError: %s)", ErrInvalidSelection, text, onlyValid)
+		return Item{}, fmt.Errorf("%w: %s is not an integer (NumPy's IndexError: %s)", ErrInvalidSelection, text(), onlyValid)
 	case pyBad:
-		return Item{}, fmt.Errorf("%w: %s: a unary operator on what is no number (Python's TypeError)", ErrInvalidSelection, text)
+		return Item{}, fmt.Errorf("%w: %s: a unary operator on what is no number (Python's TypeError)", ErrInvalidSelection, text())
 	case pyBool:
 		// NumPy's 0-d boolean index: a new axis of length 1 or 0.
 		return Item{kind: kindMask, mask: []bool{v.n == 1}, shape: []int{}, numpy: true}, nil
@@ -472,16 +486,16 @@ func (p *subParser) toItem(t topItem) (Item, error) {
 	case pyEllipsis:
 		return Ellipsis, nil
 	}
-	acc := t.acc
+	acc := &p.acc
 	switch {
 	case acc.ragged:
-		return Item{}, fmt.Errorf("%w: %s nests unevenly (NumPy's ValueError: setting an array element with a sequence. The requested array has an inhomogeneous shape after %d dimensions)", ErrInvalidSelection, text, acc.raggedDims)
+		return Item{}, fmt.Errorf("%w: %s nests unevenly (NumPy's ValueError: setting an array element with a sequence. The requested array has an inhomogeneous shape after %d dimensions)", ErrInvalidSelection, text(), acc.raggedDims)
 	case acc.tooDeep:
-		return Item{}, fmt.Errorf("%w: %s: an index array of more than %d dimensions", ErrInvalidSelection, text, maxArrayRank)
+		return Item{}, fmt.Errorf("%w: %s: an index array of more than %d dimensions", ErrInvalidSelection, text(), maxArrayRank)
 	case acc.nObjects > 0 || acc.nFloats > 0:
-		return Item{}, fmt.Errorf("%w: %s holds what is neither an integer nor a boolean (NumPy's IndexError: %s)", ErrInvalidSelection, text, onlyValid)
+		return Item{}, fmt.Errorf("%w: %s holds what is neither an integer nor a boolean (NumPy's IndexError: %s)", ErrInvalidSelection, text(), onlyValid)
 	case acc.nBig > 0:
-		return Item{}, fmt.Errorf("%w: %w: %s holds an index that does not fit an int (NumPy's IndexError: %s)", ErrInvalidSelection, ErrOutOfBounds, text, onlyValid)
+		return Item{}, fmt.Errorf("%w: %w: %s holds an index that does not fit an int (NumPy's IndexError: %s)", ErrInvalidSelection, ErrOutOfBounds, text(), onlyValid)
 	}
 	shape := v.shape
 	if len(shape) == 1 {
@@ -509,24 +523,15 @@ const maxArrayRank = 64
 // *syntaxError reports text Python would not parse.
 func parseSubscript(text string) ([]Item, error) {
 	p := &subParser{s: text}
-	parsed, single, err := p.subscript()
+	items, first, single, conv, err := p.subscript()
 	if err != nil {
 		return nil, err
 	}
-	if single && !parsed[0].slice && parsed[0].val.kind == pyTuple {
+	if single && !first.slice && first.val.kind == pyTuple {
 		// a[(0, 1)] is a[0, 1]: a tuple alone is the subscript itself.
-		v := parsed[0].val
-		return parseSubscript(text[v.from+1 : v.to-1])
+		return parseSubscript(text[first.val.from+1 : first.val.to-1])
 	}
-	items := make([]Item, 0, len(parsed))
-	for i, t := range parsed {
-		it, err := p.toItem(t)
-		if err != nil {
-			return nil, fmt.Errorf("item %d: %w", i, err)
-		}
-		items = append(items, it)
-	}
-	return items, nil
+	return items, conv
 }
 
 // enclosed reports whether t is one pair of brackets or parentheses, the
