@@ -18,7 +18,11 @@ func FuzzParseSelection(f *testing.F) {
 		"[[0], [2]], [1, 3]", ":, [[0, 1], [2, 3]], [[4], [0]]", "[[0, 1]], 1:3, 0",
 		"[[True, False, True], [False, True, False]], ...", "[[[]]], :", "[[0, 1], [2]], :",
 		"[True, 1], :", "[[0, 1], [2, 3]], [1, 2, 3]", "[[[0, 1], [2, 0]], [[1, 1], [0, 2]]], [[[3]]]",
-		"None, [[0], [2]], [1, 3]", "[0, 1], None, [1, 2]", "1, None, ::2", "None, ..., None", "True, [0, 1]", "False, :, True"} {
+		"None, [[0], [2]], [1, 3]", "[0, 1], None, [1, 2]", "1, None, ::2", "None, ..., None", "True, [0, 1]", "False, :, True",
+		// Python's reading: one list is one array (uneven: refused),
+		// tuples are sequences, integer literals and unary operators.
+		"[[0], 1]", "[(0, 1), 2]", "(0, 1), 2", "((0, 1),)", "[(0, 1), (2, 3)]", "(), 0", "[..., 1]",
+		"0x1f, ~0", "--1:1_0:-(2)", "-True", "007", "-[1]", "(0:2, 1)", "[-4:, ...]"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
