@@ -152,8 +152,13 @@ func (v *textView) drawStreamed(a *zarr.Array, shape []int, read func(use func([
 	n := dt.Size()
 	width := 0
 	var buf []byte
+	floats := newFloatLayout(dt)
 	err := read(func(b []byte) error {
 		for k := 0; k+n <= len(b); k += n {
+			if floats != nil {
+				floats.add(floatOf(b[k : k+n]))
+				continue
+			}
 			buf = appendValue(buf[:0], dt, b[k:k+n])
 			width = max(width, len(buf))
 		}
@@ -161,6 +166,10 @@ func (v *textView) drawStreamed(a *zarr.Array, shape []int, read func(use func([
 	})
 	if err != nil {
 		return err
+	}
+	if floats != nil {
+		floats.done()
+		width = floats.width()
 	}
 	r := len(shape)
 	cols, plane := shape[r-1], shape[r-1]
@@ -191,7 +200,11 @@ func (v *textView) drawStreamed(a *zarr.Array, shape []int, read func(use func([
 			default:
 				bw.WriteByte(' ')
 			}
-			buf = appendValue(buf[:0], dt, b[k:k+n])
+			if floats != nil {
+				buf = append(buf[:0], floats.format(floatOf(b[k:k+n]))...)
+			} else {
+				buf = appendValue(buf[:0], dt, b[k:k+n])
+			}
 			for range width - len(buf) {
 				bw.WriteByte(' ')
 			}
@@ -267,8 +280,22 @@ func (v *textView) draw(ctx context.Context, a *zarr.Array, shape []int, rank in
 	}
 	texts := make([]string, len(vals))
 	width := 0
+	floats := newFloatLayout(dt)
+	if len(shape) == 0 {
+		floats = nil // a 0-d array prints as its scalar: 10.0, not 10.
+	}
+	if floats != nil {
+		for _, b := range vals {
+			floats.add(floatOf(b))
+		}
+		floats.done()
+	}
 	for i, b := range vals {
-		texts[i] = string(appendValue(nil, dt, b))
+		if floats != nil {
+			texts[i] = floats.format(floatOf(b))
+		} else {
+			texts[i] = string(appendValue(nil, dt, b))
+		}
 		width = max(width, len(texts[i]))
 	}
 	var sb strings.Builder
