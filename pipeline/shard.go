@@ -339,10 +339,7 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 	if batched {
 		f.batchMax = e.batchSize(sel.NumParts(ref.l.ChunkShape()), ref.l.InnerBytes())
 		defer func() {
-			if err == nil {
-				err = f.flush(ctx)
-			}
-			f.drop() // after an error
+			f.drop() // after an error: the units not sent are given back
 			f.batchMax = 0
 		}()
 	}
@@ -409,6 +406,9 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 		jobs = append(jobs, j)
 		return true
 	})
+	if batched && err == nil {
+		err = f.flush(ctx) // the last batch
+	}
 	if err != nil || len(jobs) == 0 {
 		return err
 	}
