@@ -391,6 +391,17 @@ func (a *Array) ReadBytesInto(ctx context.Context, out []byte, items ...nd.Item)
 	if a.readCachedBox(ctx, out, items) { // a tile the chunk cache holds
 		return nil
 	}
+	if _, n, ok, err := a.zeroDimAxes(items); err != nil {
+		return err
+	} else if ok {
+		if len(out) != n*a.meta.DataType.Size() {
+			return fmt.Errorf("%w: %d bytes to read into, the selection of %q needs %d", nd.ErrInvalidSelection, len(out), a.path, n*a.meta.DataType.Size())
+		}
+		if n == 0 {
+			return nil
+		}
+		return a.ReadSelection(ctx, out, nd.Selection{})
+	}
 	if pts, _, ok, err := a.pointwise(items); err != nil {
 		return err
 	} else if ok { // index arrays NumPy broadcasts: pointwise
@@ -448,6 +459,15 @@ func (a *Array) ReadSelection(ctx context.Context, out []byte, sel nd.Selection)
 // than the platform can allocate, is an error wrapping ErrTooLarge, and
 // nothing is allocated.
 func (a *Array) ReadBytes(ctx context.Context, items ...nd.Item) ([]byte, []int, error) {
+	if shape, n, ok, err := a.zeroDimAxes(items); err != nil {
+		return nil, nil, err
+	} else if ok {
+		b, _, err := a.ReadBytes(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		return b[:n*len(b)], shape, nil
+	}
 	if pts, shape, ok, err := a.pointwise(items); err != nil {
 		return nil, nil, err
 	} else if ok { // index arrays NumPy broadcasts: pointwise
@@ -476,6 +496,17 @@ func (a *Array) ReadBytes(ctx context.Context, items ...nd.Item) ([]byte, []int,
 // then has the broadcast result's shape, and where a point repeats its
 // last value wins, as in NumPy. The array's store must be a store.Writer.
 func (a *Array) WriteBytes(ctx context.Context, data []byte, items ...nd.Item) error {
+	if shape, n, ok, err := a.zeroDimAxes(items); err != nil {
+		return err
+	} else if ok {
+		if len(data) != n*a.meta.DataType.Size() {
+			return fmt.Errorf("write %q: %w: %d bytes for the selection of shape %v, which needs %d", a.path, nd.ErrInvalidSelection, len(data), shape, n*a.meta.DataType.Size())
+		}
+		if n == 0 {
+			return nil
+		}
+		return a.WriteSelection(ctx, data, nd.Selection{})
+	}
 	if pts, shape, ok, err := a.pointwise(items); err != nil {
 		return err
 	} else if ok { // index arrays NumPy broadcasts: pointwise, the last write wins

@@ -49,6 +49,23 @@ func (a *Array) ReadMaskBytes(ctx context.Context, mask []bool) ([]byte, []int, 
 	return a.readPoints(ctx, pts)
 }
 
+// zeroDimAxes reports items that give a 0-d array new axes (None, True,
+// False), which NumPy reads pointwise: a[None] is the array's one element
+// in shape (1,), a[False] none in shape (0,). Points of rank 0 cannot
+// count them, so the callers read or write the element as a box: the
+// result's shape, and n, its 0 or 1 elements.
+func (a *Array) zeroDimAxes(items []nd.Item) (shape []int, n int, ok bool, err error) {
+	if len(a.meta.Shape) != 0 {
+		return nil, 0, false, nil
+	}
+	p, ok, err := nd.NewPointwise(items, a.meta.Shape)
+	if err != nil || !ok {
+		return nil, 0, false, err
+	}
+	shape = p.Shape()
+	return shape, nd.NumElements(shape), true, nil
+}
+
 // pointwise reads items as NumPy reads them when they select pointwise
 // (index arrays that broadcast, see nd.Broadcast): the points and the
 // output's shape, ok false when Normalize reads them instead. The points'
@@ -74,8 +91,20 @@ func (a *Array) pointwise(items []nd.Item) (nd.Points, []int, bool, error) {
 }
 
 // ReadPointsSelection reads the elements at the normalised points pts into
-// out, which holds exactly pts.Len() elements.
+// out, which holds exactly pts.Len() elements (for a 0-d array, points of
+// rank 0: as many copies of its element as out holds).
 func (a *Array) ReadPointsSelection(ctx context.Context, out []byte, pts nd.Points) error {
+	if size := a.meta.DataType.Size(); len(a.meta.Shape) == 0 && pts.Rank == 0 && len(out) >= size && len(out)%size == 0 {
+		// Points of a 0-d array (NumPy's a[None]): its one element, in
+		// every place of out (points of rank 0 cannot count themselves).
+		if err := a.ReadSelection(ctx, out[:size], nd.Selection{}); err != nil {
+			return err
+		}
+		for k := size; k < len(out); k += size {
+			copy(out[k:k+size], out[:size])
+		}
+		return nil
+	}
 	if err := pipeline.ReadPoints(ctx, a.st, a.grid, pts, out, a.opts.pipe); err != nil {
 		return fmt.Errorf("read %q: %w", a.path, err)
 	}

@@ -95,6 +95,15 @@ func asBytes[T Element](a *Array, s []T) ([]byte, error) {
 // uint4 arrays as any Go integer type). No items select the whole array.
 // The allocation is bounded as for ReadBytes (ErrTooLarge).
 func Read[T Element](ctx context.Context, a *Array, items ...nd.Item) ([]T, []int, error) {
+	if shape, n, ok, err := a.zeroDimAxes(items); err != nil {
+		return nil, nil, err
+	} else if ok { // a 0-d array's element under new axes
+		vals, _, err := Read[T](ctx, a)
+		if err != nil {
+			return nil, nil, err
+		}
+		return vals[:n], shape, nil
+	}
 	if pts, shape, ok, err := a.pointwise(items); err != nil {
 		return nil, nil, err
 	} else if ok { // index arrays NumPy broadcasts: pointwise

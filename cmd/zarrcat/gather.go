@@ -354,6 +354,14 @@ func streamPoints(ctx context.Context, a *zarr.Array, pts pointSet, blockBytes i
 	item := a.Metadata().DataType.Size()
 	per := max(1, int(blockBytes/int64(item+pointOverhead)))
 	buf := make([]byte, min(per, pts.Len())*item)
+	if len(a.Shape()) == 0 && len(buf) > 0 {
+		// A 0-d array's points (NumPy's a[None]) have no coordinates
+		// to count them by: its element, as many times as there are.
+		if err := a.ReadPointsSelection(ctx, buf, nd.Points{}); err != nil {
+			return err
+		}
+		return use(buf)
+	}
 	return pts.batches(per, func(batch nd.Points) error {
 		out := buf[:batch.Len()*item]
 		if err := a.ReadPointsSelection(ctx, out, batch); err != nil {

@@ -734,7 +734,7 @@ def write_cases(out, name, c):
 # zarr/numpy_spellings_test.go.
 
 
-SPELLING_SHAPES = [(7,), (0,), (5, 6), (4, 1), (3, 4, 5), (2, 0, 3), (2, 3, 4, 5), (3, 1, 2, 4)]  # SPELLING_FOUND's too
+SPELLING_SHAPES = [(7,), (0,), (5, 6), (4, 1), (3, 4, 5), (2, 0, 3), (2, 3, 4, 5), (3, 1, 2, 4), ()]  # SPELLING_FOUND's too
 SPELLING_KINDS = ["basic", "negative", "slices", "pointwise", "broadcast", "orthogonal", "mixed",
                   "separated", "mask", "empty", "repeated", "bounds", "newaxis", "whole", "tuple", "ragged",
                   "random", "ellipsis", "literals"]
@@ -1028,6 +1028,19 @@ SPELLING_FOUND = [
     ((7,), "~0:-(7):-2"),
     ((7,), "007"),
     ((7,), "-[1]"),
+    # A 0-d array: only what takes no dimension.
+    ((), "()"),
+    ((), "..."),
+    ((), "None"),
+    ((), "..., None"),
+    ((), "True"),
+    ((), "False"),
+    ((), "0"),
+    ((), "[0]"),
+    ((), "[]"),
+    ((), ":"),
+    ((), "[True]"),
+    ((), "None, [0]"),
     ((7,), "[...]"),
     ((7,), "((0, 1))"),
     ((7,), "((0, 1),)"),
@@ -1143,7 +1156,7 @@ def spelling_cases(outdir):
         z[...] = a
         sp = Spell(rng, shape)
         todo = [("found", t) for s, t in SPELLING_FOUND if s == shape]
-        for kind in SPELLING_KINDS:
+        for kind in SPELLING_KINDS if shape else []:
             todo += [(kind, None)] * SPELLINGS_PER.get(kind, 4)
         for kind, text in todo:
             if text is None:
