@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -210,5 +211,23 @@ func TestConsolidatedNamedAsTyped(t *testing.T) {
 	err := runFail(t, "consolidate", "--check", stale)
 	if !strings.HasPrefix(err.Error(), stale+": consolidated metadata is stale: ") || !errors.Is(err, zarr.ErrStaleConsolidated) {
 		t.Errorf("consolidate --check: %v", err)
+	}
+}
+
+// TestNodesBelowHint (issue 27 audit): the "not found" hint lists the
+// Zarr nodes below a directory, with "..." only when there are more than
+// the three it names (three were followed by "...").
+func TestNodesBelowHint(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(refDir, "v3_dtype_int16.zarr")
+	for n, want := range map[int]string{2: "/x1", 3: "/x2", 4: "/x2, ..."} {
+		sub := filepath.Join(dir, strconv.Itoa(n))
+		for i := range n {
+			runOK(t, "cp", a, filepath.Join(sub, "x"+strconv.Itoa(i)))
+		}
+		msg := runErr(t, "info", sub)
+		if !strings.HasSuffix(msg, want) || strings.Count(msg, sub+"/x") != min(n, 3) {
+			t.Errorf("%d arrays below: %s", n, msg)
+		}
 	}
 }

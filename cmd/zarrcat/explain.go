@@ -77,9 +77,9 @@ func nodesBelow(ctx context.Context, st store.Reader, target, p string) string {
 	if err != nil {
 		return ""
 	}
-	var found []string
+	var found []string // up to a fourth, which says there are more
 	for i, d := range dirs {
-		if i == maxHintProbes || len(found) == 3 {
+		if i == maxHintProbes || len(found) == 4 {
 			break
 		}
 		if _, err := zarr.NodeTypeAt(ctx, st, dir+strings.TrimSuffix(d, "/")); err == nil {
@@ -91,10 +91,10 @@ func nodesBelow(ctx context.Context, st store.Reader, target, p string) string {
 		return ""
 	case len(dirs) == 1 && isArchive(target):
 		return fmt.Sprintf("; the archive's top-level folder is one: give %s", found[0])
-	case len(found) < 3:
+	case len(found) <= 3:
 		return "; below it: " + strings.Join(found, ", ")
 	}
-	return "; below it: " + strings.Join(found, ", ") + ", ..."
+	return "; below it: " + strings.Join(found[:3], ", ") + ", ..."
 }
 
 // isArchive reports whether target names a .zip or .ozx file.
