@@ -231,3 +231,44 @@ func TestNodesBelowHint(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffLayoutWording (issue 27 audit): diff names a sharded array's
+// outer grid shard_shape, as info does (it said chunk_shape), says "(not
+// sharded)" for the side without inner chunks (it printed "[]" and an
+// empty codec list), and writes the first differing element's coordinates
+// as cp's errors do, [0, 0] (it printed Go's [0 0]).
+func TestDiffLayoutWording(t *testing.T) {
+	dir := t.TempDir()
+	v2 := filepath.Join(refDir, "v2_dtype_int16.zarr")
+	s1, s2 := filepath.Join(dir, "s1.zarr"), filepath.Join(dir, "s2.zarr")
+	runOK(t, "cp", "--chunks", "4,4", "--shards", "8,8", v2, s1)
+	runOK(t, "cp", "--chunks", "4,4", "--shards", "16,16", v2, s2)
+	if out := runOK(t, "diff", s1, s2); !strings.Contains(out, "layout   shard_shape: [8 × 8] vs [16 × 16]\n") {
+		t.Errorf("two sharded arrays:\n%s", out)
+	}
+	out := runOK(t, "diff", v2, s1)
+	for _, want := range []string{"inner_chunk_shape: (not sharded) vs [4 × 4]\n", "inner_codecs: (not sharded) vs bytes"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("unsharded vs sharded: no %q in\n%s", want, out)
+		}
+	}
+	// One value changed: the first difference's coordinates.
+	c := filepath.Join(dir, "c.zarr")
+	runOK(t, "cp", "--chunks", "37,20", "--codec", "none", v2, c)
+	b, err := os.ReadFile(filepath.Join(c, "c", "0", "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[(3*20+5)*2] ^= 1 // element [3, 5] of a raw little-endian int16 chunk
+	if err := os.WriteFile(filepath.Join(c, "c", "0", "0"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := runFail(t, "diff", v2, c); !errors.Is(err, errDiffer) {
+		t.Fatalf("diff after a change: %v", err)
+	}
+	var o bytes.Buffer
+	run(context.Background(), []string{"diff", v2, c}, &o, &o)
+	if !strings.Contains(o.String(), "1 of 740 elements differ; first at [3, 5]: ") {
+		t.Errorf("one element changed:\n%s", o.String())
+	}
+}

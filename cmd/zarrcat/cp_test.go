@@ -200,7 +200,7 @@ func TestDiff(t *testing.T) {
 	}
 	var out bytes.Buffer
 	err = run(ctx, []string{"diff", nan, cp}, &out, &out)
-	if !errors.Is(err, errDiffer) || !strings.Contains(out.String(), "1 of 1248 elements differ; first at [17 3]") || !strings.Contains(out.String(), "vs 1234.5") {
+	if !errors.Is(err, errDiffer) || !strings.Contains(out.String(), "1 of 1248 elements differ; first at [17, 3]") || !strings.Contains(out.String(), "vs 1234.5") {
 		t.Errorf("diff after changing [17, 3]: %v\n%s", err, out.String())
 	}
 	out.Reset()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/gozarr/gozarr/dtype"
@@ -128,19 +129,28 @@ func compareMetadata(a, b *zarr.Array) *diffReport {
 	jb, _ := json.Marshal(b.Attributes())
 	add(&r.Metadata, "attributes", string(ja), string(jb))
 	add(&r.Layout, "zarr_format", a.ZarrFormat(), b.ZarrFormat())
-	add(&r.Layout, "chunk_shape", dims(ma.ChunkShape), dims(mb.ChunkShape))
+	// The outer grid is named as info names it: shard_shape when both
+	// are sharded.
+	grid := "chunk_shape"
+	switch sha, shb := a.Sharding() != nil, b.Sharding() != nil; {
+	case sha && shb:
+		grid = "shard_shape"
+	case sha || shb:
+		grid = "chunk_shape (shard_shape when sharded)"
+	}
+	add(&r.Layout, grid, dims(ma.ChunkShape), dims(mb.ChunkShape))
 	add(&r.Layout, "codecs", specsString(ma.Codecs), specsString(mb.Codecs))
 	// A sharded array's inner chunks and their codecs are layout too.
-	inner := func(x *zarr.Array) (shape []int, codecs string) {
+	inner := func(x *zarr.Array) (shape, codecs string) {
 		if l := x.Sharding(); l != nil {
-			return l.ChunkShape(), specsString(l.Codec().InnerSpecs())
+			return dims(l.ChunkShape()), specsString(l.Codec().InnerSpecs())
 		}
-		return nil, ""
+		return "(not sharded)", "(not sharded)"
 	}
 	sa, ca := inner(a)
 	sb, cb := inner(b)
-	if sa != nil || sb != nil {
-		add(&r.Layout, "inner_chunk_shape", dims(sa), dims(sb))
+	if a.Sharding() != nil || b.Sharding() != nil {
+		add(&r.Layout, "inner_chunk_shape", sa, sb)
 		add(&r.Layout, "inner_codecs", ca, cb)
 	}
 	return r
@@ -270,7 +280,7 @@ func printDiff(w io.Writer, pos []string, r *diffReport) {
 	if r.Compared > 0 || r.Differing > 0 {
 		fmt.Fprintf(w, "values   %d of %d elements differ", r.Differing, r.Compared)
 		if r.First != nil {
-			fmt.Fprintf(w, "; first at %v: %s vs %s", r.First, r.FirstA, r.FirstB)
+			fmt.Fprintf(w, "; first at %s: %s vs %s", coords(r.First), r.FirstA, r.FirstB)
 		}
 		if r.MaxAbs != nil {
 			fmt.Fprintf(w, "; max |a-b| %g", *r.MaxAbs)
@@ -325,4 +335,13 @@ func validateCopy(ctx context.Context, src, dst store.Reader, n *nodeInfo, root 
 		}
 		return nil
 	})
+}
+
+// coords writes an element's coordinates as cp's errors do: [3, 16].
+func coords(c []int) string {
+	parts := make([]string, len(c))
+	for i, v := range c {
+		parts[i] = strconv.Itoa(v)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
