@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/gozarr/gozarr/codecs"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -270,5 +271,38 @@ func TestDiffLayoutWording(t *testing.T) {
 	run(context.Background(), []string{"diff", v2, c}, &o, &o)
 	if !strings.Contains(o.String(), "1 of 740 elements differ; first at [3, 5]: ") {
 		t.Errorf("one element changed:\n%s", o.String())
+	}
+}
+
+// TestReadErrorsNameTarget (issue 27 audit): an error reading an array's
+// chunks names the array as typed, for get, get --points, stats and cp (of
+// an array and of a group), where it said 'read "": chunk ...' (the node
+// path, "" for a store's root); get --points no longer blames a line of
+// its file for it. The codec's sentinel stays wrapped.
+func TestReadErrorsNameTarget(t *testing.T) {
+	dir := t.TempDir()
+	g := filepath.Join(dir, "g.zarr")
+	runOK(t, "cp", filepath.Join(refDir, "v3_group.zarr"), g)
+	arr := filepath.Join(g, "measurements", "temperature")
+	if err := os.WriteFile(filepath.Join(arr, "c", "0", "0"), []byte("xx"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pts := filepath.Join(dir, "pts.txt")
+	os.WriteFile(pts, []byte("0 0\n1 1\n"), 0o644)
+	for _, c := range []struct {
+		args  []string
+		shown string
+	}{
+		{[]string{"get", arr}, arr},
+		{[]string{"get", "--points", pts, arr}, arr},
+		{[]string{"stats", arr}, arr},
+		{[]string{"cp", arr, filepath.Join(dir, "c1.zarr")}, arr},
+		{[]string{"cp", g, filepath.Join(dir, "c2.zarr")}, g + "/measurements/temperature"},
+		{[]string{"cp", filepath.Join(g, "measurements"), filepath.Join(dir, "c3.zarr")}, g + "/measurements/temperature"},
+	} {
+		err := runFail(t, c.args...)
+		if !strings.HasPrefix(err.Error(), c.shown+": chunk ") || strings.Contains(err.Error(), "line ") || !errors.Is(err, codecs.ErrCorrupt) {
+			t.Errorf("%v: %v", c.args, err)
+		}
 	}
 }

@@ -152,7 +152,7 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	prog := newProgress(stderr, flags, "cp")
 	prog.setTotal(totalBytes(n))
 	start := time.Now()
-	err = copyNode(ctx, src, dst, n, srcPath, p, r, prog)
+	err = readErr(pos[0], srcPath, copyNode(ctx, src, dst, n, srcPath, p, r, prog))
 	prog.finish(err)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/gozarr/gozarr/store"
@@ -149,4 +150,35 @@ func quoteHint(pos []string) string {
 		}
 	}
 	return fmt.Sprintf(", not %d arguments: quote the selection, e.g. '%s'", len(pos), sel)
+}
+
+// readErr rewrites an error of reading an array below the node path
+// nodePath of the store a TARGET opened (the library's `read "NODE":
+// ...`) to name the array as typed: target, or target/REST for a node
+// inside it ('read "": chunk ...' named neither). Other errors pass as
+// they are.
+func readErr(target, nodePath string, err error) error {
+	var te *targetError
+	if err == nil || errors.As(err, &te) {
+		return err
+	}
+	rest, ok := strings.CutPrefix(err.Error(), "read ")
+	q, qerr := strconv.QuotedPrefix(rest)
+	if !ok || qerr != nil {
+		return err
+	}
+	p, _ := strconv.Unquote(q)
+	base := strings.Trim(nodePath, "/")
+	switch {
+	case base == "":
+	case p == base || strings.HasPrefix(p, base+"/"):
+		p = p[len(base):]
+	default:
+		return err
+	}
+	shown := strings.TrimSuffix(target, "/")
+	if p = strings.Trim(p, "/"); p != "" {
+		shown += "/" + p
+	}
+	return &targetError{msg: shown + ": " + strings.TrimPrefix(rest[len(q):], ": "), err: err}
 }

@@ -155,10 +155,13 @@ func (p pointSet) batches(per int, use func(nd.Points) error) error {
 	}
 	defer f.Close()
 	batch := make([]int, 0, min(per, p.n)*p.rank)
+	var useErr error // use's own, not said to be about a line of the file
 	flush := func() error {
 		pts, err := nd.CheckPoints(nd.Points{Rank: p.rank, Coords: batch}, p.shape)
 		if err == nil {
-			err = use(pts)
+			if useErr = use(pts); useErr != nil {
+				err = errStopPoints
+			}
 		}
 		batch = batch[:0]
 		return err
@@ -173,11 +176,18 @@ func (p pointSet) batches(per int, use func(nd.Points) error) error {
 	if err == nil && len(batch) > 0 {
 		err = flush()
 	}
+	if useErr != nil {
+		return useErr
+	}
 	if err == nil && n != p.n {
 		err = fmt.Errorf("--points %s: %d points, %d when it was checked: the file changed while it was read", p.file, n, p.n)
 	}
 	return err
 }
+
+// errStopPoints stops a scan of a --points file when reading a batch of
+// its points failed.
+var errStopPoints = errors.New("stop")
 
 // maxPointsLine is the longest line of a --points text file.
 const maxPointsLine = 64 << 10

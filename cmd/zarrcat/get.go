@@ -29,7 +29,7 @@ const defaultMaxChunkBytes = 512 << 20
 // cmdGet writes the selected values of an array as .npy, text, csv, JSON
 // or raw bytes, streaming: the selection is read in blocks of a quarter of
 // --budget, the next read while the current block is written.
-func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	flags, pos, err := splitArgs(args, map[string]bool{"format": true, "o": true, "max-chunk-bytes": true, "budget": true, "q": false,
 		"points": true, "mask": true, "blocks": false, "oindex": false, "threshold": true, "edgeitems": true,
 		"vmin": true, "vmax": true, "width": true})
@@ -52,6 +52,12 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	a, sel, err := openSelection(ctx, pos, flags, budget)
 	var pw *pointwiseError
+	if arr := a; arr != nil || errors.As(err, &pw) {
+		if arr == nil {
+			arr = pw.a
+		}
+		defer func() { err = readErr(pos[0], arr.Path(), err) }() // the array as typed
+	}
 	_, hasPts := flags["points"]
 	_, hasMask := flags["mask"]
 	if format == "png" && (errors.As(err, &pw) || hasPts || hasMask) {

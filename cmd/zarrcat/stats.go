@@ -396,7 +396,7 @@ type histBin struct {
 // cmdStats prints count, NaN and fill counts, min, max, mean and standard
 // deviation of a selection, and optionally a histogram, reading it in
 // blocks (bounded memory) and computing on every core.
-func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	flags, pos, err := splitArgs(args, map[string]bool{"json": false, "hist": true, "max-chunk-bytes": true, "budget": true, "q": false})
 	if err != nil {
 		return err
@@ -420,6 +420,7 @@ func cmdStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	defer func() { err = readErr(pos[0], a.Path(), err) }() // the array as typed
 	_, workers := fusedPlan(a, budget)
 	fused := local && !listed(sel) && workers > 0
 	if fused {
