@@ -306,3 +306,28 @@ func TestReadErrorsNameTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeWarnsGoneNodes (issue 27 audit, trial F13): tree and ls warn
+// of nodes that stale consolidated metadata still lists but the store no
+// longer holds (they were shown without a word; only unlisted new nodes
+// were warned of), and say nothing of an up-to-date group.
+func TestTreeWarnsGoneNodes(t *testing.T) {
+	cons := filepath.Join("..", "..", "testdata", "consolidated")
+	for _, cmd := range []string{"tree", "ls"} {
+		for _, c := range []struct {
+			group, warn string
+		}{
+			{"v3_stale.zarr", `its consolidated metadata lists "names", no longer stored`},
+			{"v2_stale.zarr", `its consolidated metadata lists "names", no longer stored`},
+			{"v3_group.zarr", ""},
+		} {
+			var out, errb bytes.Buffer
+			if err := run(context.Background(), []string{cmd, filepath.Join(cons, c.group)}, &out, &errb); err != nil {
+				t.Fatal(err)
+			}
+			if c.warn == "" && strings.Contains(errb.String(), "no longer stored") || !strings.Contains(errb.String(), c.warn) {
+				t.Errorf("%s %s: stderr %q", cmd, c.group, errb.String())
+			}
+		}
+	}
+}

@@ -266,22 +266,27 @@ func (w *walker) checkStale(ctx context.Context, g *zarr.Group, p string) {
 		}
 		defer w.release()
 	}
-	if missing := unlisted(ctx, w.st, g, p); len(missing) > 0 {
+	missing, gone := unlisted(ctx, w.st, g, p)
+	if len(missing) > 0 {
 		w.warnf("%s: its consolidated metadata does not list %s, written since: not shown ('zarrcat consolidate %s' updates it)", w.display(p), strings.Join(missing, ", "), w.target)
+	}
+	if len(gone) > 0 {
+		w.warnf("%s: its consolidated metadata lists %s, no longer stored: shown from the consolidated copy ('zarrcat consolidate %s' updates it)", w.display(p), strings.Join(gone, ", "), w.target)
 	}
 }
 
 // unlisted returns the names of the Zarr nodes directly inside the
-// consolidated group g at p that its consolidated metadata does not list
-// (nil when st cannot list).
-func unlisted(ctx context.Context, st store.Reader, g *zarr.Group, p string) []string {
+// consolidated group g at p that its consolidated metadata does not list,
+// and of those it lists that are no longer stored (nil when st cannot
+// list).
+func unlisted(ctx context.Context, st store.Reader, g *zarr.Group, p string) (missing, gone []string) {
 	l, ok := st.(store.Lister)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	cs, err := g.Children(ctx)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	listed := map[string]bool{}
 	for _, c := range cs {
@@ -293,11 +298,12 @@ func unlisted(ctx context.Context, st store.Reader, g *zarr.Group, p string) []s
 	}
 	_, dirs, err := l.ListDir(ctx, dir)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	var missing []string
+	stored := map[string]bool{}
 	for _, d := range dirs {
 		name := strings.TrimSuffix(d, "/")
+		stored[name] = true
 		if listed[name] {
 			continue
 		}
@@ -305,7 +311,12 @@ func unlisted(ctx context.Context, st store.Reader, g *zarr.Group, p string) []s
 			missing = append(missing, strconv.Quote(name))
 		}
 	}
-	return missing
+	for _, c := range cs {
+		if !stored[c.Name] {
+			gone = append(gone, strconv.Quote(c.Name))
+		}
+	}
+	return missing, gone
 }
 
 // children describes the nodes directly inside the group at p, all at
