@@ -331,3 +331,18 @@ func TestTreeWarnsGoneNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpWording (issue 27 audit, trial F10): cp's help does not speak
+// of a selection (it has none; its exit-status lines were get's), and
+// "zarrcat help inof" suggests info as "zarrcat inof" does.
+func TestHelpWording(t *testing.T) {
+	if out := runOK(t, "help", "cp"); strings.Contains(out, "selection") {
+		t.Errorf("help cp mentions a selection:\n%s", out)
+	}
+	if out := runOK(t, "help", "get"); !strings.Contains(out, "a selection that does not fit the array") {
+		t.Errorf("help get lost its exit statuses:\n%s", out)
+	}
+	if msg := runErr(t, "help", "inof"); !strings.Contains(msg, `did you mean "info"?`) {
+		t.Errorf("help inof: %s", msg)
+	}
+}

@@ -205,13 +205,19 @@ func cmdHelp(args []string, w io.Writer) error {
 			names = append(names, k)
 		}
 		slices.Sort(names)
+		if s := suggest(args[0], names); s != "" {
+			return fmt.Errorf("%w: no help for %q; did you mean %q?", errUsage, args[0], s)
+		}
 		return fmt.Errorf("%w: no help for %q (commands: %s)", errUsage, args[0], strings.Join(names, ", "))
 	}
 	fmt.Fprint(w, h)
 	switch args[0] {
 	case "get", "stats", "cp", "diff":
-		if args[0] != "diff" {
+		switch args[0] {
+		case "get", "stats":
 			fmt.Fprint(w, "Exit status: 0 success, 1 an error (one line on stderr), 2 a usage mistake\n(a flag, an argument, a selection that does not fit the array).\n")
+		case "cp": // no SELECTION
+			fmt.Fprint(w, "Exit status: 0 success, 1 an error (one line on stderr), 2 a usage mistake\n(a flag, an argument).\n")
 		}
 		fmt.Fprint(w, "A progress line is drawn on stderr when it is a terminal (-q: never).\n")
 	default:
