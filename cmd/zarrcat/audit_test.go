@@ -346,3 +346,15 @@ func TestHelpWording(t *testing.T) {
 		t.Errorf("help inof: %s", msg)
 	}
 }
+
+// TestStatsUnsupportedWording (issue 27 audit): stats of a type it cannot
+// reduce names the array and says the limit is stats' (it began
+// "unsupported zarr feature", as if the array used one), still wrapping
+// zarr.ErrUnsupported, exit status 1.
+func TestStatsUnsupportedWording(t *testing.T) {
+	a := filepath.Join("..", "..", "testdata", "vlen", "v3_string.zarr")
+	err := runFail(t, "stats", a)
+	if want := a + ": stats of string values: only booleans, integers and real floats are supported"; err.Error() != want || !errors.Is(err, zarr.ErrUnsupported) || exitCode(err) != 1 {
+		t.Errorf("stats of strings: %v (exit %d), want %q", err, exitCode(err), want)
+	}
+}
