@@ -358,3 +358,14 @@ func TestStatsUnsupportedWording(t *testing.T) {
 		t.Errorf("stats of strings: %v (exit %d), want %q", err, exitCode(err), want)
 	}
 }
+
+// TestChunkLimitWording (issue 27 audit): a chunk over --max-chunk-bytes
+// is said to be over the limit, with the flag that raises it, not also an
+// "(unsupported zarr feature)" of the array; the sentinels stay wrapped.
+func TestChunkLimitWording(t *testing.T) {
+	small := chunkedArray(t, 2<<20)
+	err := runFail(t, "get", "--max-chunk-bytes", "1MiB", small, "0:3")
+	if msg := err.Error(); strings.Contains(msg, "unsupported") || !strings.Contains(msg, "over a size limit: a chunk decodes to 2097152 bytes") || !strings.Contains(msg, "--max-chunk-bytes") || !errors.Is(err, zarr.ErrChunkTooLarge) {
+		t.Errorf("chunk over --max-chunk-bytes: %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -76,6 +77,11 @@ func cliLimitHint(cmd string, err error) error {
 		chunkFlag = "--budget"
 	}
 	out = strings.ReplaceAll(out, "zarr.WithMaxChunkBytes", chunkFlag)
+	if errors.Is(err, zarr.ErrChunkTooLarge) {
+		// A chunk over a limit zarrcat can raise is no unsupported
+		// feature of the array, whatever else the error wraps.
+		out = strings.Replace(out, " ("+zarr.ErrUnsupported.Error()+")", "", 1)
+	}
 	if out == msg {
 		return err
 	}
