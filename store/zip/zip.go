@@ -11,7 +11,9 @@
 //   - stored (uncompressed) entries are read in part, range for range, so a
 //     shard index or an inner chunk costs one small read of the archive;
 //   - deflate entries are inflated from their start, as far as a read
-//     needs;
+//     needs; a later read further on continues where an earlier one
+//     stopped (a few inflaters are kept), so reading a large entry's
+//     ranges in order inflates it once;
 //   - ZIP64 archives and entries (over 4 GiB, or over 65535 entries) are
 //     read, and so is data prepended to the archive (self-extractors);
 //   - when a name occurs more than once (an archive appended to), the last
@@ -118,6 +120,153 @@ type Reader struct {
 	mu          sync.Mutex
 	cachedEntry *entry // the deflate entry last inflated whole
 	cached      []byte // its value
+
+	// A large deflate entry's inflaters are kept after a read, where the
+	// read stopped, so that a next read further on continues from there
+	// rather than inflating from the entry's start again: reading a shard
+	// chunk by chunk, in order, inflates it once, not once a chunk, also
+	// when the chunks are asked for concurrently (a read behind which
+	// others wait hands its inflater on to the nearest of them).
+	curMu sync.Mutex
+	cur   []*inflateCursor // parked, idle; at most maxCursors
+	busy  []*inflateCursor // in use by a read
+}
+
+// maxCursors is how many idle inflaters a Reader keeps parked. Each holds
+// the inflater's window and at most a compBlock of compressed data.
+const maxCursors = 4
+
+// inflateCursor is an inflater of a deflate entry that has delivered the
+// value's bytes before pos.
+type inflateCursor struct {
+	e     *entry
+	cr    *compReader
+	fr    io.ReadCloser
+	pos   int64
+	start int64 // while busy: where the read using it starts
+	// waiters are the reads waiting for it (while busy), each to receive
+	// it, or nil when it has passed their start.
+	waiters []*cursorWaiter
+}
+
+// cursorWaiter is a read waiting for a busy inflater.
+type cursorWaiter struct {
+	start int64
+	ch    chan *inflateCursor // buffered: one send
+}
+
+// takeCursor returns an inflater of e for a read starting at start: the
+// parked one of e standing furthest on at or before start, or, when a
+// read of e from no further than start (and past that one) is running,
+// its inflater once it is done (unless it stopped past start); else a new
+// one. The read ends with putCursor.
+func (r *Reader) takeCursor(ctx context.Context, op, key string, e *entry, start int64) *inflateCursor {
+	r.curMu.Lock()
+	best := -1
+	for i, c := range r.cur {
+		if c.e == e && c.pos <= start && (best < 0 || c.pos > r.cur[best].pos) {
+			best = i
+		}
+	}
+	var behind *inflateCursor
+	for _, c := range r.busy {
+		if c.e == e && c.start <= start && (behind == nil || c.start > behind.start) {
+			behind = c
+		}
+	}
+	// A busy inflater nearer than the parked one is waited for: reads that
+	// interleave (one a goroutine) then follow one inflater, not one each.
+	if best >= 0 && (behind == nil || behind.start < r.cur[best].pos) {
+		c := r.cur[best]
+		r.cur = slices.Delete(r.cur, best, best+1)
+		c.start, r.busy = start, append(r.busy, c)
+		r.curMu.Unlock()
+		c.cr.ctx, c.cr.op, c.cr.key = ctx, op, key
+		return c
+	}
+	if behind != nil {
+		w := &cursorWaiter{start: start, ch: make(chan *inflateCursor, 1)}
+		behind.waiters = append(behind.waiters, w)
+		r.curMu.Unlock()
+		var c *inflateCursor
+		select {
+		case c = <-w.ch:
+		case <-ctx.Done():
+			r.curMu.Lock()
+			for _, b := range r.busy {
+				b.waiters = slices.DeleteFunc(b.waiters, func(x *cursorWaiter) bool { return x == w })
+			}
+			r.curMu.Unlock()
+			select {
+			case c = <-w.ch: // handed over meanwhile: pass it on
+				if c != nil {
+					r.putCursor(c, true)
+				}
+			default:
+			}
+			c = nil
+		}
+		if c != nil {
+			c.cr.ctx, c.cr.op, c.cr.key = ctx, op, key
+			return c
+		}
+		r.curMu.Lock()
+	}
+	cr := &compReader{ctx: ctx, r: r, op: op, key: key, e: e}
+	c := &inflateCursor{e: e, cr: cr, fr: flate.NewReader(bufio.NewReaderSize(cr, 32<<10)), start: start}
+	r.busy = append(r.busy, c)
+	r.curMu.Unlock()
+	return c
+}
+
+// putCursor ends a read that took c. When the read went well and stopped
+// before the entry's end, c goes to the waiting read nearest on from
+// where it stopped (the other waiters stay behind that one), or is parked
+// when none can use it (the parked inflater standing least far on is
+// closed when there are maxCursors); else it is closed. Waiters it cannot
+// serve are told to start their own.
+func (r *Reader) putCursor(c *inflateCursor, ok bool) {
+	r.curMu.Lock()
+	defer r.curMu.Unlock()
+	r.busy = slices.DeleteFunc(r.busy, func(x *inflateCursor) bool { return x == c })
+	usable := ok && c.pos < c.e.usize
+	var next *cursorWaiter
+	rest := c.waiters[:0:0]
+	for _, w := range c.waiters {
+		switch {
+		case !usable || w.start < c.pos:
+			w.ch <- nil
+		case next == nil || w.start < next.start:
+			if next != nil {
+				rest = append(rest, next)
+			}
+			next = w
+		default:
+			rest = append(rest, w)
+		}
+	}
+	c.waiters = nil
+	switch {
+	case !usable:
+		c.fr.Close()
+	case next != nil:
+		c.start, c.waiters = next.start, rest
+		r.busy = append(r.busy, c)
+		next.ch <- c
+	default:
+		c.cr.ctx = nil // the read's context is not kept
+		if len(r.cur) == maxCursors {
+			least := 0
+			for i, p := range r.cur {
+				if p.pos < r.cur[least].pos {
+					least = i
+				}
+			}
+			r.cur[least].fr.Close()
+			r.cur = slices.Delete(r.cur, least, least+1)
+		}
+		r.cur = append(r.cur, c)
+	}
 }
 
 var (
@@ -621,8 +770,18 @@ func (r *Reader) inflateRanges(ctx context.Context, op, key string, e *entry, sp
 		}
 		groups = append(groups, s)
 	}
-	fr := flate.NewReader(bufio.NewReaderSize(&compReader{ctx: ctx, r: r, op: op, key: key, e: e}, 32<<10))
-	defer fr.Close()
+	if len(groups) == 0 {
+		out := make([][]byte, len(spans))
+		for i := range out {
+			out[i] = []byte{}
+		}
+		return out, nil
+	}
+
+	cur := r.takeCursor(ctx, op, key, e, groups[0].start)
+	ok := false
+	defer func() { r.putCursor(cur, ok) }()
+	fr := cur.fr
 	fail := func(err error) error {
 		var ke *store.KeyError
 		if errors.As(err, &ke) {
@@ -631,7 +790,7 @@ func (r *Reader) inflateRanges(ctx context.Context, op, key string, e *entry, sp
 		return &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: inflating: %w", ErrFormat, noEOF(err))}
 	}
 	data := make([][]byte, len(groups))
-	pos := int64(0)
+	pos := cur.pos
 	for g, grp := range groups {
 		if err := ctx.Err(); err != nil {
 			return nil, &store.KeyError{Op: op, Key: key, Err: err}
@@ -644,6 +803,7 @@ func (r *Reader) inflateRanges(ctx context.Context, op, key string, e *entry, sp
 			return nil, fail(err)
 		}
 		pos = grp.end
+		cur.pos = pos
 	}
 	if pos == e.usize {
 		if n, _ := fr.Read(make([]byte, 1)); n != 0 {
@@ -653,6 +813,7 @@ func (r *Reader) inflateRanges(ctx context.Context, op, key string, e *entry, sp
 			return nil, &store.KeyError{Op: op, Key: key, Err: fmt.Errorf("%w: CRC-32 mismatch", ErrFormat)}
 		}
 	}
+	ok = true
 	out := make([][]byte, len(spans))
 	g := 0
 	for _, i := range order {
