@@ -369,3 +369,20 @@ func TestChunkLimitWording(t *testing.T) {
 		t.Errorf("chunk over --max-chunk-bytes: %v", err)
 	}
 }
+
+// TestCpFailedArchiveLeavesNothing (issue 27 audit): a cp to a new .ozx
+// that fails once values are staged (a corrupt source chunk) leaves
+// nothing in the directory (its .gozarr-tmp-zip-* staging directory
+// stayed).
+func TestCpFailedArchiveLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(t.TempDir(), "bad.zarr")
+	runOK(t, "cp", "--codec", "zstd:1", filepath.Join(refDir, "v3_dtype_int16.zarr"), bad)
+	if err := os.WriteFile(filepath.Join(bad, "c", "1", "1"), []byte("xx"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runFail(t, "cp", bad, filepath.Join(dir, "new.ozx"))
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("after a failed copy to a new archive the directory holds %v", names)
+	}
+}

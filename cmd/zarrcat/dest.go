@@ -12,6 +12,7 @@ import (
 
 	"github.com/gozarr/gozarr/store"
 	"github.com/gozarr/gozarr/store/storeurl"
+	"github.com/gozarr/gozarr/store/zip"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -151,6 +152,9 @@ func (d *destination) nodeName(rel string) string {
 // can run again: the directories it made (local), or every key under the
 // copy (remote). A copy onto an existing node is left for --resume.
 func (d *destination) cleanup(ctx context.Context, st store.Store) error {
+	if b, ok := st.(*zip.Builder); ok { // a new archive: never written, its staging removed
+		return b.Discard(ctx)
+	}
 	if d.existed {
 		return nil
 	}

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/gozarr/gozarr/store"
@@ -102,5 +105,39 @@ func (b *Builder) Close(ctx context.Context) error {
 		return fmt.Errorf("zip: writing the archive: %w", err)
 	}
 	b.closed = true
+	return nil
+}
+
+// stagingPrefix starts the name of a staging directory of the Builder's
+// own, as store/storeurl makes one beside a new archive.
+const stagingPrefix = ".gozarr-tmp-zip-"
+
+// Discard abandons the archive (a copy that failed): nothing is written,
+// every staged value is deleted and a staging directory of the Builder's
+// own (a local store whose root is named .gozarr-tmp-zip-*, as
+// store/storeurl makes) is removed. The Builder is closed afterwards;
+// discarding a closed Builder does nothing.
+func (b *Builder) Discard(ctx context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	var keys []string
+	for k, err := range b.staging.List(ctx, "") {
+		if err != nil {
+			return err
+		}
+		keys = append(keys, k)
+	}
+	for _, k := range keys {
+		if err := b.staging.Delete(ctx, k); err != nil {
+			return err
+		}
+	}
+	if r, ok := b.staging.(interface{ Root() string }); ok && strings.HasPrefix(filepath.Base(r.Root()), stagingPrefix) {
+		return os.RemoveAll(r.Root())
+	}
 	return nil
 }

@@ -5,10 +5,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/gozarr/gozarr/store"
+	"github.com/gozarr/gozarr/store/fs"
 	"github.com/gozarr/gozarr/store/mem"
 	"github.com/gozarr/gozarr/store/storetest"
 	"github.com/gozarr/gozarr/store/zip"
@@ -73,5 +76,53 @@ func TestBuilder(t *testing.T) {
 	}
 	if err := fail.Set(ctx, "k", nil); err != nil {
 		t.Errorf("Set after a failed Close: %v", err)
+	}
+}
+
+// TestBuilderDiscard (issue 27 audit): Discard writes no archive, deletes
+// what was staged, and removes a staging directory of the Builder's own
+// (named .gozarr-tmp-zip-*, as store/storeurl makes beside a new archive;
+// a failed zarrcat cp to a new .ozx left it behind); another staging
+// store keeps its directory. The Builder is closed afterwards.
+func TestBuilderDiscard(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{".gozarr-tmp-zip-123", "mine"} {
+		dir := filepath.Join(t.TempDir(), name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		staging, err := fs.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wrote := false
+		b := zip.NewBuilder(staging, func(context.Context, func(io.Writer) error) error { wrote = true; return nil })
+		for _, k := range []string{"zarr.json", "c/0/0", "a/c/1"} {
+			if err := b.Set(ctx, k, []byte("v")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := b.Discard(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, err = os.Stat(dir)
+		if own := name != "mine"; own != errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: after Discard the staging directory: %v", name, err)
+		}
+		if keys := slices.Collect(func(yield func(string) bool) {
+			for k := range staging.List(ctx, "") {
+				if !yield(k) {
+					return
+				}
+			}
+		}); len(keys) != 0 {
+			t.Errorf("%s: staged values left: %v", name, keys)
+		}
+		if err := b.Set(ctx, "x", nil); !errors.Is(err, zip.ErrClosed) || wrote {
+			t.Errorf("%s: after Discard: Set %v, archive written %v", name, err, wrote)
+		}
+		if err := b.Close(ctx); err != nil || wrote {
+			t.Errorf("%s: Close after Discard: %v, archive written %v", name, err, wrote)
+		}
 	}
 }
