@@ -370,6 +370,46 @@ func TestChunkLimitWording(t *testing.T) {
 	}
 }
 
+// TestCpOverwriteArchive (issue 27 audit): cp --overwrite onto an existing
+// .ozx replaces it (it was refused like a plain cp, "remove it first"),
+// through a new archive renamed over it: a failed --overwrite leaves the
+// old archive and no temporary file. Without --overwrite the refusal
+// names the flag.
+func TestCpOverwriteArchive(t *testing.T) {
+	dir := t.TempDir()
+	ozx := filepath.Join(dir, "g.ozx")
+	runOK(t, "cp", filepath.Join(refDir, "v3_group.zarr"), ozx)
+	if msg := runErr(t, "cp", filepath.Join(refDir, "v3_dtype_int16.zarr"), ozx); !strings.Contains(msg, "--overwrite replaces it") {
+		t.Errorf("cp onto an archive: %s", msg)
+	}
+	runOK(t, "cp", "--overwrite", filepath.Join(refDir, "v3_dtype_int16.zarr"), ozx)
+	if out := runOK(t, "info", ozx); !strings.Contains(out, "node_type:           array") || !strings.Contains(out, "[31 × 19]") {
+		t.Errorf("after cp --overwrite:\n%s", out)
+	}
+	before, _ := os.ReadFile(ozx)
+	runFail(t, "cp", "--overwrite", "--codec", "zstd:30", filepath.Join(refDir, "v3_group.zarr"), ozx)
+	if after, _ := os.ReadFile(ozx); !bytes.Equal(before, after) {
+		t.Errorf("a failed cp --overwrite changed the archive")
+	}
+	if names := dirNames(t, dir); len(names) != 1 {
+		t.Errorf("after a failed cp --overwrite the directory holds %v", names)
+	}
+	// Failing once values are staged (a corrupt source chunk): the old
+	// archive stays, and no staging directory or new archive is left.
+	bad := filepath.Join(t.TempDir(), "bad.zarr")
+	runOK(t, "cp", "--codec", "zstd:1", filepath.Join(refDir, "v3_dtype_int16.zarr"), bad)
+	if err := os.WriteFile(filepath.Join(bad, "c", "1", "1"), []byte("xx"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runFail(t, "cp", "--overwrite", bad, ozx)
+	if after, _ := os.ReadFile(ozx); !bytes.Equal(before, after) {
+		t.Errorf("a failed cp --overwrite changed the archive")
+	}
+	if names := dirNames(t, dir); len(names) != 1 {
+		t.Errorf("after a failed cp --overwrite the directory holds %v", names)
+	}
+}
+
 // TestCpFailedArchiveLeavesNothing (issue 27 audit): a cp to a new .ozx
 // that fails once values are staged (a corrupt source chunk) leaves
 // nothing in the directory (its .gozarr-tmp-zip-* staging directory

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -124,7 +125,7 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var dst store.Store
 	if repo != nil {
 		p.dst, dst = repo.dest, repo.session
-	} else if p.dst, err = resolveDestination(pos[0], pos[1]); err != nil {
+	} else if p.dst, err = resolveDestination(pos[0], pos[1], p.overwrite); err != nil {
 		return err
 	}
 	if err := checkCopy(ctx, src, n, srcPath, p, pos[0]); err != nil {
@@ -188,6 +189,12 @@ func cmdCp(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		// A new .ozx or .zip destination is written when its store closes.
 		if err := c.Close(ctx); err != nil {
 			return err
+		}
+	}
+	if p.dst.replace != "" { // --overwrite of an archive
+		if err := os.Rename(p.dst.store, p.dst.replace); err != nil {
+			os.Remove(p.dst.store)
+			return fmt.Errorf("replacing %s: %w", p.dst.replace, err)
 		}
 	}
 	if repo != nil {

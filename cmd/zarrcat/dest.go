@@ -31,6 +31,9 @@ type destination struct {
 	// failed fresh copy removes ("" when none is made).
 	existed bool
 	made    string
+	// replace is an existing archive --overwrite replaces: the copy is
+	// written as a new archive at store, renamed onto it when complete.
+	replace string
 }
 
 // isZarrDir reports whether a local directory holds a Zarr node's
@@ -73,7 +76,7 @@ func sourceName(src string) string {
 // inside an existing Zarr hierarchy is written through the hierarchy's
 // root, so missing groups between are created and a node inside an array
 // is refused.
-func resolveDestination(src, dst string) (*destination, error) {
+func resolveDestination(src, dst string, overwrite bool) (*destination, error) {
 	d := &destination{typed: dst, store: dst, shown: dst}
 	if strings.Contains(dst, "://") && !strings.HasPrefix(dst, "file://") {
 		return d, nil
@@ -84,8 +87,14 @@ func resolveDestination(src, dst string) (*destination, error) {
 	}
 	p := filepath.Clean(loc.Path)
 	if l := strings.ToLower(p); strings.HasSuffix(l, ".zip") || strings.HasSuffix(l, ".ozx") {
-		if _, err := os.Stat(p); err == nil {
-			return nil, fmt.Errorf("destination %s exists: cp writes a new archive and never changes one (remove it first, or give a new name)", dst)
+		if fi, err := os.Stat(p); err == nil {
+			if !overwrite || !fi.Mode().IsRegular() {
+				return nil, fmt.Errorf("destination %s exists: cp writes a new archive and never changes one (--overwrite replaces it, or give a new name)", dst)
+			}
+			// A new archive beside it, renamed over it once complete:
+			// a failed copy leaves the old one as it was.
+			d.store = filepath.Join(filepath.Dir(p), fmt.Sprintf(".gozarr-tmp-%d-%s", os.Getpid(), filepath.Base(p)))
+			d.replace, d.existed = p, true
 		}
 		return d, nil
 	}

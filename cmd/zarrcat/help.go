@@ -169,7 +169,8 @@ the message -m MSG (see zarrcat help log).
                     source twice)
   --resume          complete an interrupted copy: write units whose key
                     exists and reads back equal to the source are kept
-  --overwrite       replace an array or group at DESTINATION (all of it)
+  --overwrite       replace an array or group at DESTINATION (all of it),
+                    or an archive (a new one, renamed over it when complete)
   --validate        compare every copied array with its source at the end
 Examples:
   zarrcat cp testdata/refdata/v2_group.zarr /tmp/g.zarr
