@@ -426,3 +426,15 @@ func TestCpFailedArchiveLeavesNothing(t *testing.T) {
 		t.Errorf("after a failed copy to a new archive the directory holds %v", names)
 	}
 }
+
+// TestCpUsageWording (issue 27 audit): a cp flag that does not fit the
+// source (--chunks of the wrong rank) says "usage" once, as the exit
+// status and the usage block do, not mid-sentence ("copy of X: usage:
+// --chunks gives ...").
+func TestCpUsageWording(t *testing.T) {
+	dst := filepath.Join(t.TempDir(), "c.zarr")
+	err := runFail(t, "cp", "--chunks", "8", filepath.Join(refDir, "v3_dtype_int16.zarr"), dst)
+	if want := "usage: copy of " + dst + ": --chunks gives 1 dimension for an array of 2 dimensions"; err.Error() != want || exitCode(err) != 2 {
+		t.Errorf("cp --chunks 8: %q (exit %d), want %q", err, exitCode(err), want)
+	}
+}

@@ -408,6 +408,9 @@ func checkCopy(ctx context.Context, src store.Reader, n *nodeInfo, root string, 
 		return err
 	}
 	meta, err := destMetadata(a, p)
+	if errors.Is(err, errUsage) { // "usage:" said once, at the start, not mid-sentence
+		return &targetError{msg: "usage: copy of " + p.dstName(rel) + ": " + strings.TrimPrefix(err.Error(), "usage: "), err: err}
+	}
 	if err != nil {
 		return fmt.Errorf("copy of %s: %w", p.dstName(rel), err)
 	}
@@ -610,6 +613,9 @@ func copyArray(ctx context.Context, src store.Reader, dst store.Store, srcPath, 
 		return err
 	}
 	meta, err := destMetadata(a, p)
+	if errors.Is(err, errUsage) { // "usage:" said once, at the start, not mid-sentence
+		return &targetError{msg: "usage: copy of " + p.dstName(rel) + ": " + strings.TrimPrefix(err.Error(), "usage: "), err: err}
+	}
 	if err != nil {
 		return fmt.Errorf("copy of %s: %w", p.dstName(rel), err)
 	}
