@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/gozarr/gozarr/codecs"
+	"github.com/gozarr/gozarr/internal/npy"
 	"github.com/gozarr/gozarr/zarr"
 )
 
@@ -436,5 +438,65 @@ func TestCpUsageWording(t *testing.T) {
 	err := runFail(t, "cp", "--chunks", "8", filepath.Join(refDir, "v3_dtype_int16.zarr"), dst)
 	if want := "usage: copy of " + dst + ": --chunks gives 1 dimension for an array of 2 dimensions"; err.Error() != want || exitCode(err) != 2 {
 		t.Errorf("cp --chunks 8: %q (exit %d), want %q", err, exitCode(err), want)
+	}
+}
+
+// TestPointsNpyMemory (issue 27 audit, hostile input "10^8 points"): get
+// --points of a .npy file holds far less than 16 bytes a point, as of a
+// text file: the file is checked, then read batch by batch (it was read
+// whole and copied: 32 bytes a point for int64 (n, 2)). The values are
+// those of the same points given as text; a point out of bounds is named
+// by its number in the file.
+func TestPointsNpyMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 10^6 points")
+	}
+	n := 1_000_000
+	dir := t.TempDir()
+	a, txt := writePointsArray(t, dir, 1000)
+	// The text file's 1000 points, repeated to n, as int64 (n, 2).
+	b, err := os.ReadFile(txt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []int64
+	for _, f := range strings.Fields(string(b)) {
+		v, _ := strconv.ParseInt(f, 10, 64)
+		first = append(first, v)
+	}
+	data := make([]byte, 0, n*16)
+	for i := range n {
+		data = binary.LittleEndian.AppendUint64(data, uint64(first[2*(i%1000)]))
+		data = binary.LittleEndian.AppendUint64(data, uint64(first[2*(i%1000)+1]))
+	}
+	pts := filepath.Join(dir, "points.npy")
+	if err := npy.WriteFile(pts, "<i8", []int{n, 2}, data); err != nil {
+		t.Fatal(err)
+	}
+	data = nil
+	peak := peakHeap(func() {
+		if err := run(context.Background(), []string{"get", "-q", "--budget", "8MiB", "--format", "raw", "-o", os.DevNull, "--points", pts, a}, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	})
+	per := float64(peak) / float64(n)
+	t.Logf("%d points from .npy: peak heap %d bytes above the start, %.2f a point", n, peak, per)
+	if per > 16 {
+		t.Errorf("get --points FILE.npy of %d points: %.1f bytes a point, want at most 16", n, per)
+	}
+	// Same values as the text file's points (the array is all fill, so
+	// write one chunk of values first).
+	runOK(t, "cp", "--overwrite", filepath.Join(refDir, "v3_dtype_int16.zarr"), a) // 31 × 19
+	small := filepath.Join(dir, "small.npy")
+	npy.WriteFile(small, "<i8", []int{3, 2}, binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, 30), 18), 0), 0), ^uint64(0)), 3))
+	stxt := filepath.Join(dir, "small.txt")
+	os.WriteFile(stxt, []byte("30 18\n0 0\n-1 3\n"), 0o644)
+	if got, want := runOK(t, "get", "--points", small, a), runOK(t, "get", "--points", stxt, a); got != want || want == "" {
+		t.Errorf(".npy points: %q, text points: %q", got, want)
+	}
+	bad := filepath.Join(dir, "bad.npy")
+	npy.WriteFile(bad, "<i8", []int{3, 2}, binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(nil, 0), 0), 1), 1), 40), 2))
+	if msg := runErr(t, "get", "--points", bad, a); !strings.Contains(msg, "index 40 of dimension 0 (length 31), point 2") {
+		t.Errorf("out-of-bounds .npy point: %s", msg)
 	}
 }

@@ -22,7 +22,8 @@ import (
 // row, from a text or .npy file) and --mask FILE.npy (a boolean array of
 // the array's shape), read in batches of points within the budget.
 
-// maxPointsFileBytes bounds a points or mask file (they are read whole).
+// maxPointsFileBytes bounds a --mask file (read whole; --points files
+// are read in parts, whatever their size).
 const maxPointsFileBytes = 1 << 30
 
 // readPointsFile reads the points of --points: a .npy integer array of
@@ -34,7 +35,7 @@ func readPointsFile(path string, shape []int) (pointSet, error) {
 		return pointSet{}, fmt.Errorf("%w: a 0-d array has no coordinates to select", nd.ErrInvalidSelection)
 	}
 	if strings.HasSuffix(path, ".npy") {
-		arr, err := readNpyBounded(path)
+		arr, off, err := npy.ReadFileHeader(path)
 		if err != nil {
 			return pointSet{}, err
 		}
@@ -51,22 +52,24 @@ func readPointsFile(path string, shape []int) (pointSet, error) {
 		if !ok {
 			return pointSet{}, fmt.Errorf("%w: --points %s: shape %v, want (n, %d)", errUsage, path, arr.Shape, rank)
 		}
-		get, err := intReader(arr.Descr)
+		get, size, err := intReader(arr.Descr)
 		if err != nil {
 			return pointSet{}, fmt.Errorf("%w: --points %s: %v", errUsage, path, err)
 		}
-		size := len(arr.Data) / max(1, n*rank)
-		flat := make([]int, n*rank)
-		for j := range flat {
-			v, exact := get(arr.Data[j*size:])
-			if exact != "" { // past int: say the value in the file, not a clamped one
-				return pointSet{}, fmt.Errorf("%w: index %s of dimension %d (length %d), point %d", nd.ErrOutOfBounds, exact, j%rank, shape[j%rank], j/rank)
+		// Like a text file, checked whole first and read again batch by
+		// batch: its points are never all in memory (they took 32 bytes
+		// each, the file's and an []int copy).
+		q := &npyPoints{path: path, offset: off, size: size, get: get}
+		ps := pointSet{npy: q, n: n, rank: rank, shape: shape}
+		err = q.each(ps, 1<<16, func(k int, c []int) error {
+			for j, v := range c {
+				if d := j % rank; v < -shape[d] || v >= shape[d] {
+					return fmt.Errorf("%w: index %d of dimension %d (length %d), point %d", nd.ErrOutOfBounds, v, d, shape[d], k+j/rank)
+				}
 			}
-			flat[j] = v
-		}
-		arr.Data = nil
-		pts, err := nd.CheckPoints(nd.Points{Rank: rank, Coords: flat}, shape)
-		return pointSet{mem: pts}, err
+			return nil
+		})
+		return ps, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -110,9 +113,53 @@ func readPointsFile(path string, shape []int) (pointSet, error) {
 type pointSet struct {
 	mem     nd.Points
 	file    string
+	npy     *npyPoints // a --points .npy file, checked, n points
 	n, rank int
 	shape   []int
 	pw      *nd.Pointwise
+}
+
+// npyPoints is a --points .npy file read in parts: its data starts at
+// offset, size bytes an integer that get decodes.
+type npyPoints struct {
+	path   string
+	offset int64
+	size   int
+	get    func([]byte) (int, string)
+}
+
+// each reads the n points of p's .npy file in order, at most per at a
+// time, and hands visit each batch's coordinates (valid until it returns)
+// with the number of its first point. A coordinate past int is an error
+// naming it as the file holds it.
+func (q *npyPoints) each(p pointSet, per int, visit func(k int, coords []int) error) error {
+	f, err := os.Open(q.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	per = max(1, min(per, p.n))
+	buf := make([]byte, per*p.rank*q.size)
+	coords := make([]int, per*p.rank)
+	for k := 0; k < p.n; k += per {
+		m := min(per, p.n-k)
+		b := buf[:m*p.rank*q.size]
+		if _, err := f.ReadAt(b, q.offset+int64(k)*int64(p.rank*q.size)); err != nil {
+			return fmt.Errorf("--points %s: %w", q.path, err)
+		}
+		c := coords[:m*p.rank]
+		for j := range c {
+			v, exact := q.get(b[j*q.size:])
+			if exact != "" { // past int: say the value in the file, not a clamped one
+				return fmt.Errorf("%w: index %s of dimension %d (length %d), point %d", nd.ErrOutOfBounds, exact, j%p.rank, p.shape[j%p.rank], k+j/p.rank)
+			}
+			c[j] = v
+		}
+		if err := visit(k, c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Len returns the number of points.
@@ -120,7 +167,7 @@ func (p pointSet) Len() int {
 	if p.pw != nil {
 		return p.pw.Len()
 	}
-	if p.file != "" {
+	if p.file != "" || p.npy != nil {
 		return p.n
 	}
 	return p.mem.Len()
@@ -139,6 +186,15 @@ func (p pointSet) batches(per int, use func(nd.Points) error) error {
 			}
 		}
 		return nil
+	}
+	if p.npy != nil {
+		return p.npy.each(p, per, func(_ int, c []int) error {
+			pts, err := nd.CheckPoints(nd.Points{Rank: p.rank, Coords: c}, p.shape)
+			if err != nil {
+				return err
+			}
+			return use(pts)
+		})
 	}
 	if p.file == "" {
 		for k := 0; k < p.mem.Len(); k += per {
@@ -289,21 +345,21 @@ func readNpyBounded(path string) (*npy.Array, error) {
 	if fi, err := os.Stat(path); err != nil {
 		return nil, err
 	} else if fi.Size() > maxPointsFileBytes {
-		return nil, fmt.Errorf("%w: %s is %d bytes, more than the %d a points or mask file may have", errUsage, path, fi.Size(), maxPointsFileBytes)
+		return nil, fmt.Errorf("%w: %s is %d bytes, more than the %d a mask file may have", errUsage, path, fi.Size(), maxPointsFileBytes)
 	}
 	return npy.ReadFile(path)
 }
 
 // intReader returns a decoder of one integer of the .npy descr (any
 // little-endian integer type; dtype.NumberOf reads it): the value, or its
-// digits when an int cannot hold it.
-func intReader(descr string) (func([]byte) (int, string), error) {
+// digits when an int cannot hold it; and the integer's size in bytes.
+func intReader(descr string) (get func([]byte) (int, string), size int, err error) {
 	dt, big, err := dtype.ParseNumpy(descr)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if big || (dt.Kind() != dtype.Int && dt.Kind() != dtype.Uint) {
-		return nil, fmt.Errorf("dtype %s: want a little-endian integer type", descr)
+		return nil, 0, fmt.Errorf("dtype %s: want a little-endian integer type", descr)
 	}
 	return func(b []byte) (int, string) {
 		v, _ := dtype.NumberOf(dt, b[:dt.Size()])
@@ -311,7 +367,7 @@ func intReader(descr string) (func([]byte) (int, string), error) {
 			return int(i), ""
 		}
 		return 0, v.String()
-	}, nil
+	}, dt.Size(), nil
 }
 
 // pointsSelection returns the coordinate selection --points or --mask asks

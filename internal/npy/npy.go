@@ -312,26 +312,52 @@ func readData(r io.Reader, n int) ([]byte, error) {
 	return buf, nil
 }
 
+// openFile opens the .npy file at path and reads its header, checking
+// that the file holds exactly the data it promises: the file is left at
+// the data, which starts at offset.
+func openFile(path string) (f *os.File, h header, offset int, err error) {
+	if f, err = os.Open(path); err != nil {
+		return nil, header{}, 0, err
+	}
+	fail := func(err error) (*os.File, header, int, error) {
+		f.Close()
+		return nil, header{}, 0, err
+	}
+	if h, offset, err = readHeader(f); err != nil {
+		return fail(fmt.Errorf("%s: %w", path, err))
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	if want := int64(offset) + int64(h.dataLen); fi.Mode().IsRegular() && fi.Size() != want {
+		return fail(fmt.Errorf("%w: %s: file has %d bytes, header promises %d", ErrFormat, path, fi.Size(), want))
+	}
+	return f, h, offset, nil
+}
+
+// ReadFileHeader reads the header of the .npy file at path, not its data:
+// the Array's Descr, FortranOrder and Shape (Data nil), and the offset in
+// the file where the data starts, checked as ReadFile checks it (the file
+// holds exactly the data promised). For data read in parts.
+func ReadFileHeader(path string) (*Array, int64, error) {
+	f, h, offset, err := openFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	f.Close()
+	return &Array{Descr: h.descr, FortranOrder: h.fortranOrder, Shape: h.shape}, int64(offset), nil
+}
+
 // ReadFile reads the .npy file at path. Unlike Read it also refuses
 // trailing bytes after the data, and it checks the file's size before
 // allocating.
 func ReadFile(path string) (*Array, error) {
-	f, err := os.Open(path)
+	f, h, _, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	h, hdr, err := readHeader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if want := int64(hdr) + int64(h.dataLen); fi.Mode().IsRegular() && fi.Size() != want {
-		return nil, fmt.Errorf("%w: %s: file has %d bytes, header promises %d", ErrFormat, path, fi.Size(), want)
-	}
 	data, err := readData(f, h.dataLen)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -437,3 +437,33 @@ func TestReadOverOneMiB(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFileHeader: the header alone, and where the data starts (the
+// file's bytes from there are the data), checked as ReadFile checks a
+// file: trailing bytes and a short data section are ErrFormat.
+func TestReadFileHeader(t *testing.T) {
+	dir := t.TempDir()
+	data := []byte{1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0}
+	file := filepath.Join(dir, "a.npy")
+	if err := WriteFile(file, "<i2", []int{2, 3}, data); err != nil {
+		t.Fatal(err)
+	}
+	a, off, err := ReadFileHeader(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(file)
+	if a.Descr != "<i2" || a.FortranOrder || len(a.Shape) != 2 || a.Shape[0] != 2 || a.Shape[1] != 3 || a.Data != nil || !bytes.Equal(b[off:], data) {
+		t.Fatalf("ReadFileHeader: %+v, offset %d", a, off)
+	}
+	for name, content := range map[string][]byte{"long.npy": append(slices.Clone(b), 0), "short.npy": b[:len(b)-1]} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, content, 0o644)
+		if _, _, err := ReadFileHeader(p); !errors.Is(err, ErrFormat) {
+			t.Errorf("%s: %v, want ErrFormat", name, err)
+		}
+	}
+	if _, _, err := ReadFileHeader(filepath.Join(dir, "missing.npy")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+}
