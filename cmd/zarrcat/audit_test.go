@@ -500,3 +500,19 @@ func TestPointsNpyMemory(t *testing.T) {
 		t.Errorf("out-of-bounds .npy point: %s", msg)
 	}
 }
+
+// TestTextViewSummaryAsNumPy (issue 27 audit): a summarised view's rows
+// are NumPy's (np.array2string, threshold 100, brackets taken off), the
+// "..." between the edge columns included: NumPy does not pad it to the
+// column's width (it was, "      ...").
+func TestTextViewSummaryAsNumPy(t *testing.T) {
+	out := runOK(t, "get", "--threshold", "100", filepath.Join(refDir, "v3_dtype_float32.zarr"))
+	lines := strings.Split(out, "\n")
+	if want := "  4.5872903   -0.45507908  -1.852468   ...  28.36419     16.70314      4.4074306 "; len(lines) < 2 || lines[1] != want {
+		t.Errorf("first row %q, NumPy's %q", lines[1], want)
+	}
+	out = runOK(t, "get", "--threshold", "100", filepath.Join(refDir, "v3_dtype_int16.zarr"))
+	if lines := strings.Split(out, "\n"); len(lines) < 2 || lines[1] != "-8 -5  4 ... -1  4  9" {
+		t.Errorf("int16 first row %q, NumPy's %q", lines[1], "-8 -5  4 ... -1  4  9")
+	}
+}

@@ -308,7 +308,7 @@ func (v *textView) draw(ctx context.Context, a *zarr.Array, shape []int, rank in
 				sb.WriteByte(' ')
 			}
 			if c < 0 {
-				sb.WriteString(strings.Repeat(" ", max(0, width-3)) + "...")
+				sb.WriteString("...") // as NumPy: not padded to the column
 				continue
 			}
 			sb.WriteString(strings.Repeat(" ", width-len(texts[next])) + texts[next])
