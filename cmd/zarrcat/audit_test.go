@@ -516,3 +516,21 @@ func TestTextViewSummaryAsNumPy(t *testing.T) {
 		t.Errorf("int16 first row %q, NumPy's %q", lines[1], "-8 -5  4 ... -1  4  9")
 	}
 }
+
+// TestCpFlagValueIsUsage (issue 27 audit, trial F28): a --codec level or
+// --chunks/--shards shapes the library refuses are usage mistakes, exit
+// status 2 as --chunks 0,8 is (they were 1), still wrapping the codec's
+// sentinel (the dry run's error was flattened to text), nothing written.
+func TestCpFlagValueIsUsage(t *testing.T) {
+	a := filepath.Join(refDir, "v3_dtype_int16.zarr")
+	for _, flags := range [][]string{{"--codec", "zstd:30"}, {"--codec", "gzip:12"}, {"--chunks", "8,8", "--shards", "12,12"}, {"--shards", "16,16"}} {
+		dst := filepath.Join(t.TempDir(), "c.zarr")
+		err := runFail(t, append(append([]string{"cp"}, flags...), a, dst)...)
+		if exitCode(err) != 2 || !errors.Is(err, codecs.ErrInvalidConfig) || !errors.Is(err, errUsage) || !strings.HasPrefix(err.Error(), "copy of "+dst+": ") {
+			t.Errorf("cp %v: %v (exit %d)", flags, err, exitCode(err))
+		}
+		if _, serr := os.Stat(dst); !os.IsNotExist(serr) {
+			t.Errorf("cp %v left %s", flags, dst)
+		}
+	}
+}

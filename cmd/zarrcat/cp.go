@@ -411,15 +411,33 @@ func checkCopy(ctx context.Context, src store.Reader, n *nodeInfo, root string, 
 	if errors.Is(err, errUsage) { // "usage:" said once, at the start, not mid-sentence
 		return &targetError{msg: "usage: copy of " + p.dstName(rel) + ": " + strings.TrimPrefix(err.Error(), "usage: "), err: err}
 	}
+	flagErr := func(msg string, err error) error {
+		if (p.reencode || p.chunks != nil || p.shards != nil) && errors.Is(err, codecs.ErrInvalidConfig) {
+			// A --codec level or a --chunks/--shards shape that cannot be:
+			// a usage mistake (exit status 2), as --chunks 0,8 is.
+			return &usageError{msg: msg, err: err}
+		}
+		return &targetError{msg: msg, err: err} // the sentinels stay wrapped
+	}
 	if err != nil {
-		return fmt.Errorf("copy of %s: %w", p.dstName(rel), err)
+		return flagErr("copy of "+p.dstName(rel)+": "+err.Error(), err)
 	}
 	if _, err := zarr.CreateArray(ctx, mem.New(), "", meta); err != nil {
 		// A dry run: the node path of the scratch store means nothing here.
-		return fmt.Errorf("copy of %s: %s", p.dstName(rel), strings.TrimPrefix(err.Error(), `create "": `))
+		return flagErr("copy of "+p.dstName(rel)+": "+strings.TrimPrefix(err.Error(), `create "": `), err)
 	}
 	return checkValuesFit(ctx, a, meta.DataType, p.budget, srcName(&copyReport{Source: shown}, rel))
 }
+
+// usageError is an error of the library that a flag's value caused: it
+// wraps the library's error and errUsage, and says the library's text.
+type usageError struct {
+	msg string
+	err error
+}
+
+func (e *usageError) Error() string   { return e.msg }
+func (e *usageError) Unwrap() []error { return []error{e.err, errUsage} }
 
 // checkValuesFit reads a's values, before anything is written, when the
 // --dtype cast to dt may fail for some of them (a narrower or other kind
