@@ -534,3 +534,29 @@ func TestCpFlagValueIsUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffReadErrorNamesSide (issue 27 audit): diff of an array, or of a
+// group, with a corrupt chunk names the side that failed as typed (it
+// said 'read "": chunk ...' for either side, or the node path below the
+// group), wrapping the codec's sentinel, exit status 1.
+func TestDiffReadErrorNamesSide(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.zarr"), filepath.Join(dir, "bad.zarr")
+	runOK(t, "cp", filepath.Join(refDir, "v3_group.zarr"), good)
+	runOK(t, "cp", filepath.Join(refDir, "v3_group.zarr"), bad)
+	if err := os.WriteFile(filepath.Join(bad, "measurements", "temperature", "c", "0", "0"), []byte("xx"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	arr := "/measurements/temperature"
+	for _, c := range []struct{ a, b, shown string }{
+		{good + arr, bad + arr, bad + arr},
+		{bad + arr, good + arr, bad + arr},
+		{good, bad, bad + arr},
+		{bad + "/measurements", good + "/measurements", bad + arr},
+	} {
+		err := runFail(t, "diff", c.a, c.b)
+		if !strings.HasPrefix(err.Error(), c.shown+": chunk ") || !errors.Is(err, codecs.ErrCorrupt) || exitCode(err) != 1 {
+			t.Errorf("diff %s %s: %v (exit %d)", c.a, c.b, err, exitCode(err))
+		}
+	}
+}

@@ -68,6 +68,9 @@ func cmdDiff(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	r, err := diffArrays(ctx, a, b, sel, flags, budget, stderr)
+	if se := (*sideError)(nil); errors.As(err, &se) { // which of A and B, as typed
+		return readErr(pos[se.side], []*zarr.Array{a, b}[se.side].Path(), se.err)
+	}
 	if err != nil {
 		return err
 	}

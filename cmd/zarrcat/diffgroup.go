@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -101,6 +102,9 @@ func diffGroups(ctx context.Context, pos []string, flags map[string]string, budg
 				return true, err
 			}
 			r, err := diffArrays(ctx, a, b, sel, flags, budget, stderr)
+			if se := (*sideError)(nil); errors.As(err, &se) { // the array of A or B, as typed
+				return true, readErr(pos[se.side], roots[se.side], se.err)
+			}
 			if err != nil {
 				return true, fmt.Errorf("array %s: %w", shown(p), err)
 			}

@@ -82,7 +82,9 @@ func streamAll(ctx context.Context, as []*zarr.Array, sel nd.Selection, blockByt
 				}
 				datas[k] = bufs[i][k][:size]
 				if err == nil {
-					err = b.ReadSelection(ctx, datas[k], sub)
+					if err = b.ReadSelection(ctx, datas[k], sub); err != nil && len(as) > 1 {
+						err = &sideError{side: k, err: err}
+					}
 				}
 			}
 			results <- result{streamBlock{sub, datas[0], datas[1:]}, i, err}
@@ -106,6 +108,16 @@ func streamAll(ctx context.Context, as []*zarr.Array, sel nd.Selection, blockByt
 	}
 	return ctx.Err()
 }
+
+// sideError is an error of reading the array as[side] of streamAll, so
+// that a command comparing several says which one failed.
+type sideError struct {
+	side int
+	err  error
+}
+
+func (e *sideError) Error() string { return e.err.Error() }
+func (e *sideError) Unwrap() error { return e.err }
 
 // blockBytes is the size of a streaming command's blocks within budget:
 // an eighth, as two blocks and the read in flight (another eighth) leave
