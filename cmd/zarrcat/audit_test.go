@@ -560,3 +560,47 @@ func TestDiffReadErrorNamesSide(t *testing.T) {
 		}
 	}
 }
+
+// closedPipe is a reader that went away after n bytes (zarrcat get | head).
+type closedPipe struct{ n int }
+
+func (p *closedPipe) Write(b []byte) (int, error) {
+	if len(b) > p.n {
+		k := p.n
+		p.n = 0
+		return k, syscall.EPIPE
+	}
+	p.n -= len(b)
+	return len(b), nil
+}
+
+// TestTrialCommandsThatWork (issue 27 audit): commands of the trial that
+// behaved well and had no test of their own: get into a closed pipe ends
+// quietly with exit status 0 (README: "a closed pipe ends zarrcat
+// quietly"); --budget 1 (one byte) still gives every value; flags after
+// the positionals work as before them; -o with an unknown extension
+// writes npy; an unquoted negative selection is no flag.
+func TestTrialCommandsThatWork(t *testing.T) {
+	ctx := context.Background()
+	a := filepath.Join(refDir, "v3_dtype_int16.zarr")
+	var errb bytes.Buffer
+	err := run(ctx, []string{"get", a}, &closedPipe{n: 20}, &errb)
+	if !errors.Is(err, errBrokenPipe) || exitCode(err) != 0 || errb.Len() != 0 {
+		t.Errorf("get into a closed pipe: %v (exit %d), stderr %q", err, exitCode(err), errb.String())
+	}
+	all := runOK(t, "get", a)
+	if got := runOK(t, "get", "--budget", "1", a); got != all {
+		t.Errorf("--budget 1 changed the values")
+	}
+	if x, y := runOK(t, "get", a, "--format", "csv", "0:2"), runOK(t, "get", "--format", "csv", a, "0:2"); x != y || !strings.Contains(x, ",") {
+		t.Errorf("flags after positionals: %q vs %q", x, y)
+	}
+	dat := filepath.Join(t.TempDir(), "x.dat")
+	runOK(t, "get", "-o", dat, a, "0:1")
+	if got, err := npy.ReadFile(dat); err != nil || got.Descr != "<i2" || len(got.Shape) != 2 || got.Shape[1] != 19 {
+		t.Errorf("-o x.dat: %v %+v", err, got)
+	}
+	if last, want := runOK(t, "get", a, "-1"), strings.SplitAfter(all, "\n")[30]; last != want {
+		t.Errorf("get A -1: %q, the last row is %q", last, want)
+	}
+}
