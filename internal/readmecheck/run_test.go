@@ -195,9 +195,10 @@ func (r *runner) clean(where string) bool {
 // quick forms are benchmarks run once).
 var benchFigures = regexp.MustCompile(`(?m)^(Benchmark\S*\s+).*$`)
 
-// benchTargets masks whether the benchmark suite's targets were met (its
-// table's last column), which depends on the machine's load.
-var benchTargets = regexp.MustCompile(`(?m)\| (yes|no) \|$`)
+// benchTargets masks what the benchmark suite measured for its targets
+// and whether they were met (its table's last three columns), which depend
+// on the machine's load.
+var benchTargets = regexp.MustCompile(`(?m)\|[^|\n]*\|[^|\n]*\| (yes|no) \|$`)
 
 // benchData masks the line cachebench prints when it makes (or uploads)
 // its data, which later runs reuse.
