@@ -185,6 +185,10 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 	}
 	dims := make([]advanced, 0, rank)
 	var arrays []indexArray
+	// NumPy checks the masks' shapes first, then integers and slices as
+	// it walks the dimensions: the first of those errors waits for the
+	// masks (a[9, [True]] is the mask's IndexError).
+	var walkErr error
 	ax := 0 // the array dimensions taken so far
 	for _, it := range items {
 		d := ax
@@ -233,7 +237,10 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 		case kindIndex: // NumPy checks integers first, arrays after the broadcast
 			i, n := it.index, shape[d]
 			if i < -n || i >= n {
-				return nil, fmt.Errorf("%w: index %d is out of bounds for axis %d with size %d", ErrOutOfBounds, i, d, n)
+				if walkErr == nil {
+					walkErr = fmt.Errorf("%w: index %d is out of bounds for axis %d with size %d", ErrOutOfBounds, i, d, n)
+				}
+				i = 0
 			}
 			if i < 0 {
 				i += n
@@ -242,8 +249,8 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 			ax++
 		default:
 			dim, err := it.normalize(shape[d])
-			if err != nil {
-				return nil, fmt.Errorf("item %s on axis %d of size %d: %w", it, d, shape[d], err)
+			if err != nil && walkErr == nil {
+				walkErr = fmt.Errorf("item %s on axis %d of size %d: %w", it, d, shape[d], err)
 			}
 			dims = append(dims, advanced{axis: d, dim: dim})
 			ax++
@@ -251,6 +258,9 @@ func analyze(items []Item, shape []int) (*broadcast, error) {
 	}
 	for ; ax < rank; ax++ {
 		dims = append(dims, advanced{axis: ax, dim: fullDim(shape[ax])})
+	}
+	if walkErr != nil {
+		return nil, walkErr
 	}
 	bshape, ok := broadcastShapes(arrays)
 	if !ok {

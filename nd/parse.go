@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -37,7 +36,8 @@ const (
 type pyVal struct {
 	kind     pyKind
 	n        int   // pyInt, pyBool (0 or 1); pyBig: its sign
-	shape    []int // pyList, pyTuple: the array's shape (meaningless when acc.ragged)
+	shape    []int // pyList, pyTuple: the array's shape (as far as NumPy finds one, when ragged)
+	ragged   bool  // pyList, pyTuple: nests unevenly
 	from, to int   // the value's text, s[from:to]
 }
 
@@ -49,7 +49,6 @@ type seqAcc struct {
 	nFloats, nObjects int // floats; None, Ellipsis and lists' other elements
 	nBig              int // integers beyond the int range
 	ragged            bool
-	raggedDims        int // the dimensions NumPy found before the unevenness
 	tooDeep           bool
 }
 
@@ -166,8 +165,10 @@ func (p *subParser) primary(acc *seqAcc, dim int) (pyVal, error) {
 		p.depth++
 		defer func() { p.depth-- }()
 		p.pos++
-		var elem []int
-		elemSeq, n, comma := false, 0, false
+		// NumPy's discovery of the shape: the longest prefix the
+		// elements' shapes share; uneven when one is longer or uneven.
+		var common []int
+		n, comma, ragged := 0, false, false
 		var first pyVal
 		for {
 			if p.peek() == closer {
@@ -188,10 +189,16 @@ func (p *subParser) primary(acc *seqAcc, dim int) (pyVal, error) {
 			if !seq {
 				acc.scalar(e)
 			}
-			if n > 0 && !acc.ragged && (seq != elemSeq || !slices.Equal(e.shape, elem)) {
-				acc.ragged, acc.raggedDims = true, dim+1
+			if n == 0 {
+				common, ragged = e.shape, e.ragged
+			} else {
+				l := 0
+				for l < len(common) && l < len(e.shape) && common[l] == e.shape[l] {
+					l++
+				}
+				ragged = ragged || e.ragged || l < len(common) || l < len(e.shape)
+				common = common[:l]
 			}
-			elem, elemSeq = e.shape, seq
 			n++
 			comma = false
 			switch p.peek() {
@@ -219,11 +226,12 @@ func (p *subParser) primary(acc *seqAcc, dim int) (pyVal, error) {
 		if c == '(' {
 			kind = pyTuple
 		}
-		shape := append([]int{n}, elem...)
+		shape := append([]int{n}, common...)
 		if len(shape) > maxArrayRank {
 			acc.tooDeep = true
 		}
-		return pyVal{kind: kind, shape: shape, from: from, to: p.pos}, nil
+		acc.ragged = acc.ragged || ragged
+		return pyVal{kind: kind, shape: shape, ragged: ragged, from: from, to: p.pos}, nil
 	case c == ']' || c == ')':
 		return pyVal{}, p.errorf("unbalanced %q at %s", c, p.rest())
 	}
@@ -342,6 +350,7 @@ func (acc *seqAcc) unscalar(e pyVal) {
 
 // topItem is one item of a subscript as parsed: a slice or a value.
 type topItem struct {
+	from, to                   int // the item's text
 	slice                      bool
 	hasStart, hasStop, hasStep bool
 	start, stop, step          pyVal // slice bounds
@@ -391,8 +400,10 @@ func (p *subParser) subscript() (items []Item, first topItem, single bool, conv,
 }
 
 // item reads a slice or a value.
-func (p *subParser) item() (topItem, error) {
-	var it topItem
+func (p *subParser) item() (it topItem, err error) {
+	p.skip()
+	it.from = p.pos
+	defer func() { it.to = p.pos }()
 	bound := func(v *pyVal) (bool, error) {
 		switch p.peek() {
 		case ':', ',', 0:
@@ -418,7 +429,6 @@ func (p *subParser) item() (topItem, error) {
 	}
 	it.slice = true
 	p.pos++ // the first colon
-	var err error
 	if it.hasStop, err = bound(&it.stop); err != nil {
 		return it, err
 	}
@@ -450,7 +460,10 @@ func (p *subParser) toItem(t topItem) (Item, error) {
 					v = math.MinInt
 				}
 			default:
-				return Item{}, fmt.Errorf("%w: slice bound %s is not an integer (NumPy's TypeError: slice indices must be integers or None or have an __index__ method)", ErrInvalidSelection, Clip(p.s[b.from:b.to]))
+				// NumPy's TypeError comes as it walks the dimensions
+				// (after the count of indices, before a later integer's
+				// bounds): Normalize reports it.
+				return Item{bad: strings.TrimSpace(p.s[t.from:t.to])}, nil
 			}
 			switch k {
 			case 0:
@@ -458,10 +471,7 @@ func (p *subParser) toItem(t topItem) (Item, error) {
 			case 1:
 				it.hasStop, it.stop = true, v
 			case 2:
-				if v == 0 {
-					return Item{}, fmt.Errorf("%w: slice step cannot be zero", ErrInvalidSelection)
-				}
-				it.hasStep, it.step = true, v
+				it.hasStep, it.step = true, v // a zero step: Normalize reports it, in NumPy's order
 			}
 		}
 		return it, nil
@@ -489,7 +499,7 @@ func (p *subParser) toItem(t topItem) (Item, error) {
 	acc := &p.acc
 	switch {
 	case acc.ragged:
-		return Item{}, fmt.Errorf("%w: %s nests unevenly (NumPy's ValueError: setting an array element with a sequence. The requested array has an inhomogeneous shape after %d dimensions)", ErrInvalidSelection, text(), acc.raggedDims)
+		return Item{}, fmt.Errorf("%w: %s nests unevenly (NumPy's ValueError: setting an array element with a sequence. The requested array has an inhomogeneous shape after %d dimensions. The detected shape was %s + inhomogeneous part.)", ErrInvalidSelection, text(), len(v.shape), pyTupleString(v.shape))
 	case acc.tooDeep:
 		return Item{}, fmt.Errorf("%w: %s: an index array of more than %d dimensions", ErrInvalidSelection, text(), maxArrayRank)
 	case acc.nObjects > 0 || acc.nFloats > 0:
@@ -532,6 +542,18 @@ func parseSubscript(text string) ([]Item, error) {
 		return parseSubscript(text[first.val.from+1 : first.val.to-1])
 	}
 	return items, conv
+}
+
+// pyTupleString writes a shape as Python writes a tuple: "(2,)", "(2, 3)".
+func pyTupleString(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, l := range shape {
+		parts[i] = strconv.Itoa(l)
+	}
+	if len(shape) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
 }
 
 // enclosed reports whether t is one pair of brackets or parentheses, the

@@ -52,6 +52,9 @@ type Item struct {
 	// (nil: 1-D, of len(list) or len(mask)), as NumPy's advanced indexing
 	// takes them: such arrays always select pointwise.
 	shape []int
+	// bad is the text of a parsed slice with a bound that is no integer
+	// ("1.5:"): NumPy's TypeError, reported by Normalize.
+	bad string
 	// numpy marks an index array or mask parsed from text: it combines
 	// with the selection's other index arrays as NumPy's advanced
 	// indexing does (broadcast, pointwise; see Broadcast), not
@@ -211,6 +214,10 @@ func (it Item) String() string {
 		return "..."
 	case kindNewAxis:
 		return "None"
+	case kindSlice:
+		if it.bad != "" {
+			return it.bad
+		}
 	case kindIndices:
 		if it.shape != nil {
 			return nestedString(it.shape, func(i int) string { return strconv.Itoa(it.list[i]) })
@@ -439,6 +446,9 @@ func (it Item) normalize(n int) (Dim, error) {
 			return Dim{}, fmt.Errorf("%w: index %d", ErrOutOfBounds, it.index)
 		}
 		return Dim{Start: i, Count: 1, Step: 1, Drop: true}, nil
+	}
+	if it.bad != "" {
+		return Dim{}, fmt.Errorf("%w: a slice bound of %s is not an integer (NumPy's TypeError: slice indices must be integers or None or have an __index__ method)", ErrInvalidSelection, Clip(it.bad))
 	}
 	step := 1
 	if it.hasStep {

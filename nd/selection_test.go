@@ -196,7 +196,7 @@ func TestParseSelection(t *testing.T) {
 		{"a", "", ErrInvalidSelection},
 		{"1.5", "", ErrInvalidSelection},
 		{"1:x", "", ErrInvalidSelection},
-		{"::0", "", ErrInvalidSelection},
+		{"::0", "::0", nil}, // Normalize refuses it, in NumPy's order
 		{"[1", "", ErrInvalidSelection},
 		// Python's integer literals and unary operators, as a[...] takes them.
 		{"1_000", "1000", nil},
@@ -261,8 +261,8 @@ func TestParseSelection(t *testing.T) {
 		{"[...]", "", ErrInvalidSelection},
 		{"[[0], None]", "", ErrInvalidSelection},
 		{"[1, 2.0]", "", ErrInvalidSelection},
-		{"[0]:2", "", ErrInvalidSelection}, // NumPy: TypeError, slice indices must be integers
-		{"1.5:", "", ErrInvalidSelection},
+		{"[0]:2", "[0]:2", nil}, // NumPy: TypeError, slice indices must be integers, as Normalize says
+		{"1.5:", "1.5:", nil},
 		{"True:", "1:", nil},
 		{"::True", "::1", nil},
 		{"[[[[0, 1], [2, 3]], [[4, 5], [6, 7]]]]", "[[[[0, 1], [2, 3]], [[4, 5], [6, 7]]]]", nil},
@@ -327,6 +327,14 @@ func TestNormalizeText(t *testing.T) {
 		{"0,0,0", []int{1, 1}, "", ErrInvalidSelection},
 		{"...,...", []int{1, 1}, "", ErrInvalidSelection},
 		{"1:1", []int{5}, "[0:0]", nil},
+		// NumPy reads slice bounds as it walks the dimensions: after the
+		// count of indices, before a later integer's bounds.
+		{"::0", []int{5}, "", ErrInvalidSelection},
+		{"1.5:", []int{5}, "", ErrInvalidSelection},
+		{"9, 1.5:", []int{5, 6}, "", ErrOutOfBounds},
+		{"1.5:, 9", []int{5, 6}, "", ErrInvalidSelection},
+		{"9, ::0", []int{5, 6}, "", ErrOutOfBounds},
+		{"1.5:, 0, 0", []int{5, 6}, "", ErrInvalidSelection},
 	}
 	for _, c := range cases {
 		items, err := ParseSelection(c.text)
