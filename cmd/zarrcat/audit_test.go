@@ -604,3 +604,24 @@ func TestTrialCommandsThatWork(t *testing.T) {
 		t.Errorf("get A -1: %q, the last row is %q", last, want)
 	}
 }
+
+// TestPointsMaskFileMistakes (issue 27 audit, trial F28): a --mask or
+// --points file that is no .npy is a usage mistake, exit status 2, as a
+// bad line of a --points text file is (it was 1), with the path once and
+// npy's sentinel wrapped; a missing file stays an error, 1.
+func TestPointsMaskFileMistakes(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(refDir, "v3_dtype_int16.zarr")
+	txt := filepath.Join(dir, "pts.npy")
+	os.WriteFile(txt, []byte("0 0\n1 2\n"), 0o644)
+	for _, flag := range []string{"--mask", "--points"} {
+		err := runFail(t, "get", flag, txt, a)
+		if exitCode(err) != 2 || !errors.Is(err, npy.ErrFormat) || strings.Count(err.Error(), txt) != 1 {
+			t.Errorf("get %s %s: %v (exit %d)", flag, txt, err, exitCode(err))
+		}
+		missing := filepath.Join(dir, "missing.npy")
+		if err := runFail(t, "get", flag, missing, a); exitCode(err) != 1 || !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("get %s %s: %v (exit %d)", flag, missing, err, exitCode(err))
+		}
+	}
+}

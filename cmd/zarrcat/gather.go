@@ -403,6 +403,11 @@ func pointsSelection(a *zarr.Array, flags map[string]string, pos []string) (poin
 		if !strings.Contains(msg, flag) {
 			msg = flag + ": " + msg
 		}
+		if errors.Is(err, npy.ErrFormat) || errors.Is(err, npy.ErrUnsupported) {
+			// A file that is no .npy is a mistake in the flag's argument
+			// (exit status 2), as a bad line of a --points text file is.
+			return pts, true, &usageError{msg: msg, err: err}
+		}
 		err = &targetError{msg: msg, err: err}
 	}
 	return pts, true, err
