@@ -102,19 +102,19 @@ func (p *subParser) peek() byte {
 // rest quotes what is left of the text, for messages.
 func (p *subParser) rest() string { return Clip(p.s[p.pos:]) }
 
-// value reads one value at pos. Scalars inside a list or tuple (depth of
-// nesting dim > 0) go to acc; the value's array shape is returned for
-// lists and tuples. Python's unary -, + and ~ apply to integers and
+// value reads one value at pos. The scalars inside a list or tuple go to
+// acc (a scalar value itself does not); the value's array shape is
+// returned for lists and tuples. Python's unary -, + and ~ apply to integers and
 // booleans ("-1", "- 1", "~0", "-True"; a float stays a float);
 // anything else they make a TypeError (pyBad).
-func (p *subParser) value(acc *seqAcc, dim int) (pyVal, error) {
+func (p *subParser) value(acc *seqAcc) (pyVal, error) {
 	from := p.pos
 	var ops []byte
 	for c := p.peek(); c == '-' || c == '+' || c == '~'; c = p.peek() {
 		ops = append(ops, c)
 		p.pos++
 	}
-	v, err := p.primary(acc, dim)
+	v, err := p.primary(acc)
 	if err != nil || len(ops) == 0 {
 		return v, err
 	}
@@ -148,7 +148,7 @@ func (p *subParser) value(acc *seqAcc, dim int) (pyVal, error) {
 }
 
 // primary reads a value without unary operators.
-func (p *subParser) primary(acc *seqAcc, dim int) (pyVal, error) {
+func (p *subParser) primary(acc *seqAcc) (pyVal, error) {
 	c := p.peek()
 	from := p.pos
 	switch {
@@ -178,7 +178,7 @@ func (p *subParser) primary(acc *seqAcc, dim int) (pyVal, error) {
 			if n > 0 && !comma {
 				return pyVal{}, p.errorf("a comma or %q expected at %s (a comma missing?)", closer, p.rest())
 			}
-			e, err := p.value(acc, dim+1)
+			e, err := p.value(acc)
 			if err != nil {
 				return pyVal{}, err
 			}
@@ -410,14 +410,14 @@ func (p *subParser) item() (it topItem, err error) {
 			return false, nil
 		}
 		var err error
-		*v, err = p.value(&p.acc, 0)
+		*v, err = p.value(&p.acc)
 		return true, err
 	}
 	if p.peek() != ':' {
 		if p.peek() == ',' {
 			return it, p.errorf("an empty item at %s", p.rest())
 		}
-		v, err := p.value(&p.acc, 0)
+		v, err := p.value(&p.acc)
 		if err != nil {
 			return it, err
 		}
