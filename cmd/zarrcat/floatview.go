@@ -25,7 +25,8 @@ const floatPrecision = 8
 // A layout is made in two steps, as the streamed view reads its values
 // twice: add every value shown, then format each.
 type floatLayout struct {
-	bits int // 16, 32 or 64: the precision digits are chosen at
+	bits int  // 16, 32 or 64: the precision digits are chosen at
+	plus bool // a sign on every value, + included
 
 	// What add has seen.
 	finite, nonFinite, negInf bool
@@ -39,17 +40,62 @@ type floatLayout struct {
 	precision, expSize int
 }
 
-// newFloatLayout returns an empty layout for floats of dt, or nil when dt
-// is not an IEEE float of 2, 4 or 8 bytes (those keep appendValue's form).
-func newFloatLayout(dt dtype.DataType) *floatLayout {
-	if dt.Kind() != dtype.Float {
-		return nil
-	}
-	switch dt.Size() {
-	case 2, 4, 8:
-		return &floatLayout{bits: dt.Size() * 8, minAbs: math.Inf(1)}
+// numpyLayout is the text view's layout of one view's values, made as
+// NumPy makes it: every value shown is added, then done fixes the layout,
+// then each is formatted, padded to width.
+type numpyLayout interface {
+	add(b []byte)
+	done()
+	width() int
+	format(b []byte) string
+}
+
+// newNumpyLayout returns an empty layout for the values of dt: floats of
+// 2, 4 or 8 bytes and complex numbers of 8 or 16, or nil for the other
+// types (which keep appendValue's form, right-aligned).
+func newNumpyLayout(dt dtype.DataType) numpyLayout {
+	switch {
+	case dt.Kind() == dtype.Float && (dt.Size() == 2 || dt.Size() == 4 || dt.Size() == 8):
+		return floatBytes{newFloatLayout(dt.Size()*8, false)}
+	case dt.Kind() == dtype.Complex && (dt.Size() == 8 || dt.Size() == 16):
+		bits := dt.Size() * 4
+		return &complexLayout{re: newFloatLayout(bits, false), im: newFloatLayout(bits, true)}
 	}
 	return nil
+}
+
+// newFloatLayout returns an empty layout for floats of the given bits;
+// plus writes a sign on every value (NumPy's sign='+', used for the
+// imaginary parts of complex numbers).
+func newFloatLayout(bits int, plus bool) *floatLayout {
+	return &floatLayout{bits: bits, plus: plus, minAbs: math.Inf(1)}
+}
+
+// floatBytes is a floatLayout over the values' little-endian bytes.
+type floatBytes struct{ *floatLayout }
+
+func (f floatBytes) add(b []byte)           { f.floatLayout.add(floatOf(b)) }
+func (f floatBytes) format(b []byte) string { return f.floatLayout.format(floatOf(b)) }
+
+// complexLayout lays out complex numbers as NumPy does: the real parts in
+// one float layout, the imaginary parts in another with a sign on each,
+// then 'j' after the imaginary part's digits ("1.5 +2.j ").
+type complexLayout struct{ re, im *floatLayout }
+
+func (c *complexLayout) add(b []byte) {
+	h := len(b) / 2
+	c.re.add(floatOf(b[:h]))
+	c.im.add(floatOf(b[h:]))
+}
+
+func (c *complexLayout) done()      { c.re.done(); c.im.done() }
+func (c *complexLayout) width() int { return c.re.width() + c.im.width() + 1 }
+
+func (c *complexLayout) format(b []byte) string {
+	h := len(b) / 2
+	im := c.im.format(floatOf(b[h:]))
+	end := len(strings.TrimRight(im, " "))
+	return c.re.format(floatOf(b[:h])) + im[:end] + "j" + im[end:]
 }
 
 // shortest returns v's shortest decimal that reads back to v at the
@@ -85,6 +131,9 @@ func (l *floatLayout) shortest(v float64, format byte) string {
 	}
 	if !strings.Contains(mant, ".") {
 		mant += "."
+	}
+	if l.plus && !strings.HasPrefix(mant, "-") {
+		mant = "+" + mant
 	}
 	if format == 'e' {
 		return mant + "e" + exp
@@ -129,7 +178,7 @@ func (l *floatLayout) done() {
 	}
 	if l.nonFinite {
 		neg := 0
-		if l.negInf {
+		if l.negInf || l.plus {
 			neg = 1
 		}
 		offset := l.padRight + 1
@@ -144,8 +193,12 @@ func (l *floatLayout) width() int { return l.padLeft + 1 + l.padRight }
 func (l *floatLayout) format(v float64) string {
 	var s string
 	switch {
+	case math.IsNaN(v) && l.plus:
+		s = "+nan"
 	case math.IsNaN(v):
 		s = "nan"
+	case math.IsInf(v, 1) && l.plus:
+		s = "+inf"
 	case math.IsInf(v, 1):
 		s = "inf"
 	case math.IsInf(v, -1):

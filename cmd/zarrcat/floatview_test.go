@@ -16,7 +16,7 @@ import (
 )
 
 // TestFloatLayoutAsNumpy formats every case of testdata/printing/floats.json
-// (float16, float32 and float64 arrays printed by NumPy with its default
+// (float16, float32, float64, complex64 and complex128 arrays printed by NumPy with its default
 // options: positional and scientific, integral values, NaN and infinities,
 // values cut at 8 digits, extremes) and wants NumPy's row, character for
 // character.
@@ -31,25 +31,26 @@ func TestFloatLayoutAsNumpy(t *testing.T) {
 	if err := json.Unmarshal(raw, &ref); err != nil {
 		t.Fatal(err)
 	}
-	if len(ref.Cases) < 90 {
-		t.Fatalf("%d cases in floats.json, want the 93 make_printing.py writes", len(ref.Cases))
+	if len(ref.Cases) < 111 {
+		t.Fatalf("%d cases in floats.json, want the 111 make_printing.py writes", len(ref.Cases))
 	}
-	types := map[string]dtype.DataType{"float16": dtype.TypeFloat16, "float32": dtype.TypeFloat32, "float64": dtype.TypeFloat64}
+	types := map[string]dtype.DataType{"float16": dtype.TypeFloat16, "float32": dtype.TypeFloat32, "float64": dtype.TypeFloat64,
+		"complex64": dtype.TypeComplex64, "complex128": dtype.TypeComplex128}
 	for i, c := range ref.Cases {
 		dt := types[c.Dtype]
 		b, err := hex.DecodeString(c.Hex)
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := newFloatLayout(dt)
+		l := newNumpyLayout(dt)
 		n := dt.Size()
 		for k := 0; k < len(b); k += n {
-			l.add(floatOf(b[k : k+n]))
+			l.add(b[k : k+n])
 		}
 		l.done()
 		var parts []string
 		for k := 0; k < len(b); k += n {
-			s := l.format(floatOf(b[k : k+n]))
+			s := l.format(b[k : k+n])
 			if len(s) != l.width() {
 				t.Errorf("case %d: %q is %d wide, the layout says %d", i, s, len(s), l.width())
 			}
@@ -61,8 +62,8 @@ func TestFloatLayoutAsNumpy(t *testing.T) {
 	}
 }
 
-// TestTextViewFloatsAsNumpy reads selections of the float16, float32 and
-// float64 reference arrays with get --threshold 0 and wants each row as
+// TestTextViewFloatsAsNumpy reads selections of the float and complex
+// reference arrays with get --threshold 0 and wants each row as
 // NumPy prints the same selection of the array's .npy (floats.json's views),
 // in memory and streamed.
 func TestTextViewFloatsAsNumpy(t *testing.T) {
@@ -79,8 +80,8 @@ func TestTextViewFloatsAsNumpy(t *testing.T) {
 	if err := json.Unmarshal(raw, &ref); err != nil {
 		t.Fatal(err)
 	}
-	if len(ref.Views) < 4 {
-		t.Fatalf("%d views in floats.json, want 4", len(ref.Views))
+	if len(ref.Views) < 7 {
+		t.Fatalf("%d views in floats.json, want 7", len(ref.Views))
 	}
 	old := viewInMemory
 	defer func() { viewInMemory = old }()

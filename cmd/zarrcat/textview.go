@@ -152,11 +152,11 @@ func (v *textView) drawStreamed(a *zarr.Array, shape []int, read func(use func([
 	n := dt.Size()
 	width := 0
 	var buf []byte
-	floats := newFloatLayout(dt)
+	floats := newNumpyLayout(dt)
 	err := read(func(b []byte) error {
 		for k := 0; k+n <= len(b); k += n {
 			if floats != nil {
-				floats.add(floatOf(b[k : k+n]))
+				floats.add(b[k : k+n])
 				continue
 			}
 			buf = appendValue(buf[:0], dt, b[k:k+n])
@@ -201,7 +201,7 @@ func (v *textView) drawStreamed(a *zarr.Array, shape []int, read func(use func([
 				bw.WriteByte(' ')
 			}
 			if floats != nil {
-				buf = append(buf[:0], floats.format(floatOf(b[k:k+n]))...)
+				buf = append(buf[:0], floats.format(b[k:k+n])...)
 			} else {
 				buf = appendValue(buf[:0], dt, b[k:k+n])
 			}
@@ -280,19 +280,19 @@ func (v *textView) draw(ctx context.Context, a *zarr.Array, shape []int, rank in
 	}
 	texts := make([]string, len(vals))
 	width := 0
-	floats := newFloatLayout(dt)
+	floats := newNumpyLayout(dt)
 	if len(shape) == 0 {
 		floats = nil // a 0-d array prints as its scalar: 10.0, not 10.
 	}
 	if floats != nil {
 		for _, b := range vals {
-			floats.add(floatOf(b))
+			floats.add(b)
 		}
 		floats.done()
 	}
 	for i, b := range vals {
 		if floats != nil {
-			texts[i] = floats.format(floatOf(b))
+			texts[i] = floats.format(b)
 		} else {
 			texts[i] = string(appendValue(nil, dt, b))
 		}

@@ -51,6 +51,13 @@ cases = [
 ]
 # Casting the large values to float16 overflows to inf, as meant.
 warnings.simplefilter("ignore", RuntimeWarning)
+
+
+def case(a):
+    text = np.array2string(a, separator=" ", threshold=sys.maxsize, max_line_width=10**9)
+    return {"dtype": str(a.dtype), "hex": a.astype("<" + a.dtype.str[1:]).tobytes().hex(), "row": text[1:-1]}
+
+
 rng = np.random.default_rng(20261202)
 out = []
 for dt in ("float64", "float32", "float16"):
@@ -60,9 +67,23 @@ for dt in ("float64", "float32", "float16"):
     arrays.append((rng.random(16) * 1e-3).astype(dt))
     arrays.append(np.round(rng.standard_normal(12) * 100, 2).astype(dt))
     for a in arrays:
-        with np.errstate(over="ignore", invalid="ignore"):
-            text = np.array2string(a, separator=" ", threshold=sys.maxsize, max_line_width=10**9)
-        out.append({"dtype": dt, "hex": a.astype("<" + a.dtype.str[1:]).tobytes().hex(), "row": text[1:-1]})
+        out.append(case(a))
+complex_cases = [
+    [1 + 2j, 3.5 - 1j],
+    [0j, -0.0 - 0.0j],
+    [1e-5 + 1j, 2 + 3e5j],
+    [complex("nan+1j"), complex(1, float("inf")), complex(float("-inf"), float("-inf"))],
+    [complex(1, float("nan"))],
+    [1 / 3 + 2j / 3],
+    [1e10 + 1e-10j, -5j],
+]
+for dt in ("complex128", "complex64"):
+    arrays = [np.array(c, dtype=dt) for c in complex_cases]
+    arrays.append((rng.standard_normal(10) + 1j * rng.standard_normal(10)).astype(dt))
+    arrays.append((rng.standard_normal(8) * 1e4 + 1j * rng.random(8)).astype(dt))
+    for a in arrays:
+        out.append(case(a))
+
 # Whole views of reference arrays, as zarrcat get --threshold 0 ARRAY SEL
 # prints them: one row per line.
 here = os.path.dirname(os.path.abspath(__file__))
@@ -72,6 +93,9 @@ for name, sel, key in [
     ("v3_dtype_float32", "0:9, 0:9", np.s_[0:9, 0:9]),
     ("v3_dtype_float64", "::-1, 3:", np.s_[::-1, 3:]),
     ("v3_dtype_float16", "0:6, 0:7", np.s_[0:6, 0:7]),
+    ("v3_dtype_complex64", "0:4, 0:5", np.s_[0:4, 0:5]),
+    ("v3_dtype_complex128", "::7, ::-5", np.s_[::7, ::-5]),
+    ("v3_complex_specials", "...", np.s_[...]),
 ]:
     a = np.load(os.path.join(here, "..", "refdata", name + ".npy"))[key]
     text = np.array2string(a, separator=" ", threshold=sys.maxsize, max_line_width=10**9)
