@@ -21,6 +21,14 @@
 //   - the quick start's test command, which .ci/run runs twice (the second
 //     time from the test cache).
 //
+// That is the CI mode (GOZARR_README_RUN=1, .ci/run's last step). The full
+// mode (GOZARR_README_RUN=all, full_test.go; hours) runs every command the
+// machine has the prerequisites for, the static ones too, twice in a row;
+// a long benchmark (over 2 minutes as written) twice in a scaled form and
+// once as written; and logs every command it does not run with the reason
+// (a missing prerequisite and how to get it, a pattern, the user's own
+// locations).
+//
 // A command missing from the table fails the test, so a README edit that
 // adds one must say how it is checked. Go snippets are checked by
 // snippets_test.go.
