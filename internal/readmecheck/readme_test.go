@@ -73,7 +73,7 @@ var checks = map[string]check{
 	"go run ./bench/vlenbench": {how: static, why: whyBench},
 	"go test -run 'Narrow|Object|Ragged|Bitround' ./dtype ./zarr ./cmd/zarrcat": {how: run},
 	"go test ./pipeline -run '^$' -bench GatherHugeGrid -benchmem":              {how: quick, alt: "go test ./pipeline -run '^$' -bench GatherHugeGrid -benchmem -benchtime 1x"},
-	"go run ./bench/gatherbench -reps 3":                                        {how: static, why: whyBench + "; zarr-python's side needs the reference chroot", long: true, mins: 8, alt: "go run ./bench/gatherbench -reps 1 -small", needs: []string{"chroot"}},
+	"go run ./bench/gatherbench -reps 3":                                        {how: static, why: whyBench + "; zarr-python's side needs the reference chroot", needs: []string{"chroot"}},
 	"go test ./pipeline -run '^$' -bench SortPoints":                            {how: quick, alt: "go test ./pipeline -run '^$' -bench SortPoints -benchtime 1x"},
 	"go test -fuzz=FuzzXxx ./pkg":                                               {how: template, why: "FuzzXxx and ./pkg stand for any fuzz target and its package"},
 	"go run ./bench":                                                            {how: static, why: whyBench + " (1 GiB, 35 min)", long: true, mins: 35, alt: "go run ./bench -quick -reps 1 -rounds 1"},
@@ -112,7 +112,7 @@ var checks = map[string]check{
 	"zarrbeam -src s3://... -dst s3://... -shards 4096,4096 -chunks 1024,1024 --runner=dataflow --project=PROJECT --region=us-central1 --staging_location=gs://BUCKET/staging --max_num_workers=16": {how: template, why: "needs a Dataflow project"},
 	"cd zarrbeam && go run ./cmd/zarrbeam -src s3://bucket/in.zarr -dst /data/out.zarr -chunks 1024,1024 -shards 4096,4096 -max-mem 256MiB [-consolidate]":                                          {how: static, why: "s3://bucket and /data stand for the user's locations (its flags are checked)", never: "s3://bucket and /data stand for the user's locations, and [-consolidate] for an optional flag"},
 	"cd zarrbeam && go test ./...": {how: static, why: whyCI + " (the zarrbeam module, on prism)"},
-	"eval \"$(bash .ci/s3server.sh start)\"; cd zarrbeam && go run ./cmd/zarrbeambench -workers 1,2,4": {how: static, why: whyBench + "; " + whyS3, long: true, mins: 10, alt: "eval \"$(bash .ci/s3server.sh start)\"; cd zarrbeam && go run ./cmd/zarrbeambench -size 2048 -workers 1", needs: []string{"s3"}},
+	"eval \"$(bash .ci/s3server.sh start)\"; cd zarrbeam && go run ./cmd/zarrbeambench -workers 1,2,4": {how: static, why: whyBench + "; " + whyS3, needs: []string{"s3"}},
 
 	// Caches, loader, performance.
 	"go run ./bench/cachebench":                     {how: static, why: whyBench, long: true, mins: 20, alt: "go run ./bench/cachebench -small -arrays 4"},
