@@ -124,7 +124,7 @@ func (r *runner) runs(where, text string, o runOpts, n int) {
 	if n == 1 {
 		mode = "once"
 	}
-	cmd := squeeze(strings.ReplaceAll(text, "\n", "; "))
+	cmd := squeeze(strings.ReplaceAll(strings.TrimSpace(text), "\n", "; "))
 	var outs []string
 	var secs []float64
 	fail := func(res string) { r.record(where, cmd, mode, secs, res) }
