@@ -499,7 +499,7 @@ func (p *subParser) toItem(t topItem) (Item, error) {
 	acc := &p.acc
 	switch {
 	case acc.ragged:
-		return Item{}, fmt.Errorf("%w: %s nests unevenly (NumPy's ValueError: setting an array element with a sequence. The requested array has an inhomogeneous shape after %d dimensions. The detected shape was %s + inhomogeneous part.)", ErrInvalidSelection, text(), len(v.shape), pyTupleString(v.shape))
+		return Item{}, fmt.Errorf("%w: %s nests unevenly (NumPy's ValueError: setting an array element with a sequence. The requested array has an inhomogeneous shape after %d dimensions. The detected shape was %s + inhomogeneous part.)", ErrInvalidSelection, text(), len(v.shape), PyShape(v.shape))
 	case acc.tooDeep:
 		return Item{}, fmt.Errorf("%w: %s: an index array of more than %d dimensions", ErrInvalidSelection, text(), maxArrayRank)
 	case acc.nObjects > 0 || acc.nFloats > 0:
@@ -544,8 +544,9 @@ func parseSubscript(text string) ([]Item, error) {
 	return items, conv
 }
 
-// pyTupleString writes a shape as Python writes a tuple: "(2,)", "(2, 3)".
-func pyTupleString(shape []int) string {
+// PyShape writes a shape as Python writes a tuple, as NumPy's messages
+// and repr show shapes: "()", "(2,)", "(2, 3)".
+func PyShape(shape []int) string {
 	parts := make([]string, len(shape))
 	for i, l := range shape {
 		parts[i] = strconv.Itoa(l)

@@ -331,7 +331,7 @@ func readMaskFile(path string, shape []int) (nd.Points, error) {
 		return nd.Points{}, fmt.Errorf("%w: --mask %s: Fortran-ordered .npy (write it in C order)", errUsage, path)
 	}
 	if fmt.Sprint(arr.Shape) != fmt.Sprint(shape) {
-		return nd.Points{}, fmt.Errorf("--mask %s: shape %s, the array's is %s: %w", path, pyShape(arr.Shape), pyShape(shape), nd.ErrInvalidSelection)
+		return nd.Points{}, fmt.Errorf("--mask %s: shape %s, the array's is %s: %w", path, nd.PyShape(arr.Shape), nd.PyShape(shape), nd.ErrInvalidSelection)
 	}
 	mask := make([]bool, len(arr.Data))
 	for i, b := range arr.Data {

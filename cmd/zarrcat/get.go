@@ -101,7 +101,7 @@ func cmdGet(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		return tv.write(ctx, a, sel, stdout)
 	}
 	if sel.NumElements() == 0 && (format == "text" || format == "csv") {
-		fmt.Fprintf(stderr, "zarrcat: the selection is empty (shape %s): nothing to print\n", pyShape(sel.Shape()))
+		fmt.Fprintf(stderr, "zarrcat: the selection is empty (shape %s): nothing to print\n", nd.PyShape(sel.Shape()))
 	}
 	var prog *progress
 	if out := flags["o"]; out != "" && out != "-" {

@@ -47,7 +47,7 @@ func getPNG(ctx context.Context, a *zarr.Array, sel nd.Selection, target, text s
 		shape = shape[1:]
 	}
 	if len(shape) != 2 {
-		return fmt.Errorf("%w: --format png draws a 2-D selection; this one has shape %s: index the other dimensions, e.g. '0, :, :'", errUsage, pyShape(sel.Shape()))
+		return fmt.Errorf("%w: --format png draws a 2-D selection; this one has shape %s: index the other dimensions, e.g. '0, :, :'", errUsage, nd.PyShape(sel.Shape()))
 	}
 	width := defaultPNGWidth
 	if v, ok := flags["width"]; ok {
@@ -235,7 +235,7 @@ func (s *pngStats) hist(vals []float64) {
 // describe is the PNG's Description text.
 func (s *pngStats) describe(a *zarr.Array, selShape, shown []int, step int, fill []byte) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "selection of shape %s, %s; shown %d x %d", pyShape(selShape), a.Metadata().DataType, shown[1], shown[0])
+	fmt.Fprintf(&b, "selection of shape %s, %s; shown %d x %d", nd.PyShape(selShape), a.Metadata().DataType, shown[1], shown[0])
 	if step > 1 {
 		fmt.Fprintf(&b, " (every %d-th row and column)", step)
 	}

@@ -177,7 +177,7 @@ func (v *textView) drawStreamed(a *zarr.Array, shape []int, read func(use func([
 		plane *= shape[r-2]
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	fmt.Fprintf(bw, "# shape %s, %s\n", pyShape(shape), dt)
+	fmt.Fprintf(bw, "# shape %s, %s\n", nd.PyShape(shape), dt)
 	i := 0
 	label := make([]string, max(0, r-2))
 	err = read(func(b []byte) error {
@@ -227,7 +227,7 @@ func (v *textView) draw(ctx context.Context, a *zarr.Array, shape []int, rank in
 	dt := a.Metadata().DataType
 	total := nd.NumElements(shape)
 	summarise := v.threshold > 0 && total > v.threshold
-	header := fmt.Sprintf("# shape %s, %s", pyShape(shape), dt)
+	header := fmt.Sprintf("# shape %s, %s", nd.PyShape(shape), dt)
 	if summarise {
 		header += fmt.Sprintf(", %d elements: the first and last %d along each dimension (--threshold 0 prints all)", total, v.edge)
 	}
@@ -353,16 +353,4 @@ func (v *textView) draw(ctx context.Context, a *zarr.Array, shape []int, rank in
 	lines(0, nil)
 	_, err := io.WriteString(w, sb.String())
 	return err
-}
-
-// pyShape writes a shape as Python does: (), (5,), (3, 4).
-func pyShape(shape []int) string {
-	parts := make([]string, len(shape))
-	for i, n := range shape {
-		parts[i] = strconv.Itoa(n)
-	}
-	if len(parts) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
 }
