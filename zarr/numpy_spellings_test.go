@@ -71,14 +71,7 @@ func numpyWords(c spellingCase) bool {
 // the kind NumPy raises, in NumPy's words; and, with nd.Orthogonal, the orthogonal result
 // (zarr-python's oindex) or its error.
 func TestNumpySpellings(t *testing.T) {
-	b, err := os.ReadFile("../testdata/selections/numpy_spellings.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct{ Cases []spellingCase }
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
+	f := loadSpellingCases(t)
 	ctx := context.Background()
 	st := mem.New()
 	arrays := map[string]*zarr.Array{}
@@ -148,14 +141,7 @@ func TestNumpySpellings(t *testing.T) {
 // raises, the write fails with the kind of error NumPy raises and the
 // array is unchanged.
 func TestWriteNumpySpellings(t *testing.T) {
-	b, err := os.ReadFile("../testdata/selections/numpy_spellings.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f struct{ Cases []spellingCase }
-	if err := json.Unmarshal(b, &f); err != nil {
-		t.Fatal(err)
-	}
+	f := loadSpellingCases(t)
 	ctx := context.Background()
 	st := mem.New()
 	written := 0
@@ -194,4 +180,17 @@ func TestWriteNumpySpellings(t *testing.T) {
 	if written < 400 {
 		t.Errorf("only %d writes checked", written)
 	}
+}
+
+// loadSpellingCases reads the generated NumPy reference set.
+func loadSpellingCases(t *testing.T) (f struct{ Cases []spellingCase }) {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/selections/numpy_spellings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
