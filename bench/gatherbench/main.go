@@ -536,8 +536,10 @@ func fetchOnly(a *zarr.Array, path string, touched map[string]map[int]bool, reps
 // page faults a decode from the mapping pays) and unmaps it, and returns
 // the median CPU time of the process: the fetch of a mapped gather, which
 // fetch-only's copies overstate. It is -1 where the store maps nothing.
+// Its store keeps no mappings across reads (fs.MapCache(0, 0)): each rep
+// pays the mapping, as a first read does.
 func mapOnly(ctx context.Context, a *zarr.Array, path string, touched map[string]map[int]bool, reps int) (float64, error) {
-	st, err := fs.New(path, fs.ReadOnly())
+	st, err := fs.New(path, fs.ReadOnly(), fs.MapCache(0, 0))
 	if err != nil {
 		return 0, err
 	}
