@@ -139,7 +139,10 @@ func FollowSymlinks() Option { return func(s *Store) { s.follow = true } }
 // the page tables of the pages touched (about 2 KiB per MiB touched), not
 // memory of its own: the pages are the page cache's, shared with every
 // reader of the file, and the kernel may still reclaim them, faulting
-// them in again on the next touch. It keeps files that were replaced or
+// them in again on the next touch. The process's RSS counts the touched
+// pages of kept mappings (as file-backed RssFile, not RssAnon), so a
+// read of many shards shows an RSS up to maxBytes higher than without
+// the cache, for the same memory in use. It keeps files that were replaced or
 // deleted on disk until their mapping is evicted, or dropped by a write
 // or a delete of the key through the store. Map checks every file it
 // maps again against the cached mapping (see Map), so a cached mapping
