@@ -129,8 +129,10 @@ func FollowSymlinks() Option { return func(s *Store) { s.follow = true } }
 // idle ones unmapped first; a mapping a reader holds is never unmapped,
 // so only mappings in use exceed the bound. maxBytes or maxMappings <= 0
 // disables the cache: every Map maps its file and its release unmaps it.
-// Default: 1 GiB and 256 mappings on 64-bit systems, disabled on 32-bit
-// ones (whose address space large shards would fill).
+// Default: 256 MiB and 256 mappings on 64-bit systems (enough for the
+// shards a service reads again and again, small enough that a read-all of
+// a large array stays within the pipeline's memory bounds, RSS included),
+// disabled on 32-bit ones (whose address space large shards would fill).
 //
 // A kept mapping spares a reader that comes back to the same file (a
 // service gathering from the same shards) the mapping, the minor page
@@ -142,18 +144,18 @@ func FollowSymlinks() Option { return func(s *Store) { s.follow = true } }
 // them in again on the next touch. The process's RSS counts the touched
 // pages of kept mappings (as file-backed RssFile, not RssAnon), so a
 // read of many shards shows an RSS up to maxBytes higher than without
-// the cache, for the same memory in use. It keeps files that were replaced or
-// deleted on disk until their mapping is evicted, or dropped by a write
-// or a delete of the key through the store. Map checks every file it
-// maps again against the cached mapping (see Map), so a cached mapping
-// never serves bytes of a file replaced or rewritten since.
+// the cache, for the same memory in use. It keeps files that were
+// replaced or deleted on disk until their mapping is evicted, or dropped
+// by a write or a delete of the key through the store. Map checks every
+// file it maps again against the cached mapping (see Map), so a cached
+// mapping never serves bytes of a file replaced or rewritten since.
 func MapCache(maxBytes int64, maxMappings int) Option {
 	return func(s *Store) { s.mapBytes, s.mapCount = maxBytes, maxMappings }
 }
 
 // Default bounds of MapCache on 64-bit systems.
 const (
-	defaultMapBytes = 1 << 30
+	defaultMapBytes = 256 << 20
 	defaultMapCount = 256
 )
 
