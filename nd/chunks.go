@@ -46,6 +46,17 @@ type ChunkPart struct {
 	// position of its first point in the list it was cut from).
 	Places    []int
 	PlaceBase int
+	// Elems, when not nil, stands for Points and Places (Points is then
+	// nil): the part's points were grouped by the chunk that serves them
+	// (PlacedPoints), and entry j holds point j's place (as Places[j]
+	// would, counted with PlaceBase) in its high bits and the C-order
+	// offset of its element within its chunk, of shape ElemShape, in its
+	// low ElemBits bits. Count is 1, ..., 1, number of points. Such a
+	// part's Parts are those of the inner chunks its runs were made for
+	// (PlacedPoints.InnerEnds), nothing for another chunk shape. The list
+	// is shared, never modified.
+	Elems     []uint64
+	ElemShape []int
 	// runs, when not nil, are the ends of the runs of the part's points
 	// in one chunk of runShape each (positions in the points runs were
 	// made for, counted from runBase): Parts(runShape) and
@@ -54,6 +65,10 @@ type ChunkPart struct {
 	runs     []int
 	runBase  int
 	runShape []int
+	// runCoords, with runs and Elems, holds the coordinates of each run's
+	// chunk (rank each): placed points have no coordinates to find them
+	// from.
+	runCoords []int
 }
 
 // segment is one chunk's share of one dimension of a selection: its
@@ -233,7 +248,7 @@ func (p ChunkPart) CoversChunk(chunkShape, arrayShape []int) bool {
 	if len(chunkShape) != len(p.Count) || len(arrayShape) != len(p.Count) {
 		return false
 	}
-	if p.Points != nil {
+	if p.isPoints() {
 		// Points are distinct: as many as the chunk holds cover it.
 		inside := 1
 		for d, c := range chunkShape {
@@ -289,7 +304,7 @@ func (p ChunkPart) DstView(out View) View {
 // shape chunkShape), in order: then a chunk decodes exactly into the part's
 // place when that place is one contiguous run.
 func (p ChunkPart) IsWhole(chunkShape []int) bool {
-	if len(chunkShape) != len(p.Count) || p.Points != nil {
+	if len(chunkShape) != len(p.Count) || p.isPoints() {
 		return false
 	}
 	for d, n := range chunkShape {

@@ -261,7 +261,11 @@ func moveItem(d, s []byte, do, so, item int) {
 // Gathers reports whether the part is not a plain strided box: it lists
 // indices in some dimension (an orthogonal selection) or points (a
 // coordinate selection), so its elements move with CopyOut and CopyIn.
-func (p ChunkPart) Gathers() bool { return p.Index != nil || p.Points != nil }
+func (p ChunkPart) Gathers() bool { return p.Index != nil || p.isPoints() }
+
+// isPoints reports whether the part is of points: with coordinates
+// (Points) or placed (Elems).
+func (p ChunkPart) isPoints() bool { return p.Points != nil || p.Elems != nil }
 
 // boxView is chunk sliced to the part's box dimensions; listed dimensions
 // stay whole.
@@ -284,6 +288,8 @@ func (p ChunkPart) boxView(chunk View) View {
 // points.
 func (p ChunkPart) CopyOut(dst, chunk View) {
 	switch {
+	case p.Elems != nil:
+		p.moveElems(dst, chunk, false)
 	case p.Points != nil:
 		p.movePoints(dst, chunk, false)
 	case p.Index != nil:
@@ -297,6 +303,8 @@ func (p ChunkPart) CopyOut(dst, chunk View) {
 // from src (its place in the data written, p.DstView(data)) into chunk.
 func (p ChunkPart) CopyIn(chunk, src View) {
 	switch {
+	case p.Elems != nil:
+		p.moveElems(src, chunk, true)
 	case p.Points != nil:
 		p.movePoints(src, chunk, true)
 	case p.Index != nil:
@@ -391,9 +399,18 @@ func (p ChunkPart) movePlaced(out, chunk View, base int, toChunk bool) {
 
 // FillPlaces sets every element of the part's place in dst (its place,
 // p.DstView(out)) to value, one item: Fill(dst, value), or for points
-// with Places the element at each of their places.
+// with Places (or Elems) the element at each of their places.
 func (p ChunkPart) FillPlaces(dst View, value []byte) {
 	rank := len(p.Count)
+	if p.Elems != nil && rank > 0 {
+		os := dst.Strides[rank-1]
+		oo := dst.Offset - p.PlaceBase*os
+		for _, x := range p.Elems[:p.Count[rank-1]] {
+			o := oo + int(x>>ElemBits)*os
+			copy(dst.Data[o:o+dst.ItemSize], value)
+		}
+		return
+	}
 	if p.Places == nil || rank == 0 {
 		Fill(dst, value)
 		return
@@ -414,6 +431,9 @@ func (p ChunkPart) FillPlaces(dst View, value []byte) {
 // pipeline.ReadPoints groups them, give one part per inner chunk), sharing
 // p's coordinates.
 func (p ChunkPart) Parts(chunkShape []int) func(yield func(ChunkPart) bool) {
+	if p.Elems != nil {
+		return func(yield func(ChunkPart) bool) { p.placedParts(chunkShape, yield) }
+	}
 	if p.Points == nil {
 		return p.Selection().Chunks(chunkShape)
 	}
@@ -449,6 +469,9 @@ func (p ChunkPart) Parts(chunkShape []int) func(yield func(ChunkPart) bool) {
 
 // NumParts returns how many parts Parts(chunkShape) yields.
 func (p ChunkPart) NumParts(chunkShape []int) int {
+	if p.Elems != nil {
+		return p.numPlacedParts(chunkShape)
+	}
 	if p.Points == nil {
 		return p.Selection().NumChunks(chunkShape)
 	}

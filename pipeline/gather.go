@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -136,17 +137,17 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 		return err
 	}
 	defer gr.release()
-	sorted, order := gr.pts, gr.order
+	order, grouped := gr.order, gr.len()
 	dst := out // the grouped points' values: out itself unless sorted and merged
 	if order != nil {
-		buf := bufpool.Get(sorted.Len() * item)
+		buf := bufpool.Get(grouped * item)
 		defer bufpool.Put(buf)
-		dst = (*buf)[:sorted.Len()*item]
+		dst = (*buf)[:grouped*item]
 	}
-	view := nd.Contiguous(dst, pointsShape(pts.Rank, sorted.Len()), item)
+	view := nd.Contiguous(dst, pointsShape(pts.Rank, grouped), item)
 	parts, nparts, nunits := gr.parts(g) // with places: straight to out
 	plan := partsPlan(g, parts, nparts)
-	if sorted.Len() <= inlinePoints && g.runsInline(r, nunits) {
+	if grouped <= inlinePoints && g.runsInline(r, nunits) {
 		e := inlineEngine(r, g, view, opt)
 		err = e.runInline(ctx, plan.WriteUnits())
 		e.release()
@@ -157,7 +158,7 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 		return err
 	}
 	if order != nil {
-		gatherParallelMin(nd.Contiguous(out, []int{pts.Len()}, item), nd.Contiguous(dst, []int{sorted.Len()}, item), [][]int{order}, workers, gatherPointsMinBytes)
+		gatherParallelMin(nd.Contiguous(out, []int{pts.Len()}, item), nd.Contiguous(dst, []int{grouped}, item), [][]int{order}, workers, gatherPointsMinBytes)
 	}
 	return nil
 }
@@ -227,7 +228,14 @@ func (g *Grid) levels() [][]int {
 // grouping is groupPoints' result: the points grouped by read unit and
 // the runs they make at each level of the chunk hierarchy.
 type grouping struct {
-	pts nd.Points // the points grouped
+	pts nd.Points // the points grouped; none where placed
+	// placed, when set, stands for pts and places: the points grouped
+	// (nd.PlacedPoints.Elems), each with its place in the points asked
+	// and its element in its read unit; then chunkAt and innerAt hold the
+	// coordinates of the chunk of each run of chunks and inner.
+	placed           []uint64
+	elemShape        []int
+	chunkAt, innerAt []int
 	// places is the position among the points asked of each grouped
 	// point, where the points were regrouped with their repeats (their
 	// values then go straight to their places: nd.ChunkPart.Places);
@@ -241,7 +249,17 @@ type grouping struct {
 	// fallback, for hierarchies whose keys do not fit 64 bits).
 	chunks, inner []int
 	units         int
-	s             *gatherScratch // where the slices live; nil: allocated
+	// The read unit of each run of chunks and inner, while grouping.
+	chunkUnits, innerUnits []uint64
+	s                      *gatherScratch // where the slices live; nil: allocated
+}
+
+// len returns the number of points grouped.
+func (gr *grouping) len() int {
+	if gr.placed != nil {
+		return len(gr.placed)
+	}
+	return gr.pts.Len()
 }
 
 // gatherScratch is the reused memory of one grouping.
@@ -251,6 +269,11 @@ type gatherScratch struct {
 	places, coords []int
 	xs, tmp        []uint64
 	chunks, inner  []int
+	placed         []uint64
+	chunkUnits     []uint64 // the read unit of each run, per level
+	innerUnits     []uint64
+	chunkAt        []int // the coordinates of each run's chunk, per level
+	innerAt        []int
 }
 
 var gatherPool = sync.Pool{New: func() any { return new(gatherScratch) }}
@@ -268,6 +291,8 @@ func sized[T any](s []T, n int) []T {
 func (gr *grouping) release() {
 	if gr.s != nil {
 		gr.s.chunks, gr.s.inner = gr.chunks[:0], gr.inner[:0]
+		gr.s.chunkUnits, gr.s.innerUnits = gr.chunkUnits[:0], gr.innerUnits[:0]
+		gr.s.chunkAt, gr.s.innerAt = gr.chunkAt[:0], gr.innerAt[:0]
 		gatherPool.Put(gr.s)
 		gr.s = nil
 	}
@@ -278,6 +303,13 @@ func (gr *grouping) release() {
 func (gr *grouping) parts(g *Grid) (iter.Seq[nd.ChunkPart], int, int) {
 	if gr.chunks == nil {
 		return nd.PointParts(gr.pts, g.ChunkShape), nd.NumPointParts(gr.pts, g.ChunkShape), nd.NumPointParts(gr.pts, g.unitShape())
+	}
+	if gr.placed != nil {
+		pp := nd.PlacedPoints{Rank: len(g.Shape), Elems: gr.placed, ElemShape: gr.elemShape, Ends: gr.chunks, Coords: gr.chunkAt}
+		if g.Shard != nil {
+			pp.InnerEnds, pp.InnerCoords = gr.inner, gr.innerAt
+		}
+		return pp.Parts(), len(gr.chunks), gr.units
 	}
 	var inner []int
 	if g.Shard != nil {
@@ -334,6 +366,7 @@ func (re *runEnds) add(u uint64, end int) {
 		gr.chunks[len(gr.chunks)-1] = end
 	} else {
 		gr.chunks = append(gr.chunks, end)
+		gr.chunkUnits = append(gr.chunkUnits, u)
 	}
 	if re.sharded {
 		i := re.perInner.div(u)
@@ -341,6 +374,7 @@ func (re *runEnds) add(u uint64, end int) {
 			gr.inner[len(gr.inner)-1] = end
 		} else {
 			gr.inner = append(gr.inner, end)
+			gr.innerUnits = append(gr.innerUnits, u)
 		}
 		re.lastIn = i
 	}
@@ -362,7 +396,11 @@ func (re *runEnds) add(u uint64, end int) {
 // pass and the counting sort run on up to workers goroutines, each on a
 // slice of the points (counts per worker, offset so that each places its
 // points after those of the workers before it: the result is the one
-// goroutine's). The memory is pooled: release the grouping when done.
+// goroutine's). With the counting sort, for grids of chunks or of shards
+// of one level, the points are placed (grouping.placed): the first pass
+// finds each point's element in its unit with its unit, and the second
+// moves one word per point, its place and element, not its coordinates.
+// The memory is pooled: release the grouping when done.
 func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 	kr, ok := newHierKeyer(g)
 	if !ok {
@@ -374,7 +412,7 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 	}
 	n, rank := pts.Len(), pts.Rank
 	s := gatherPool.Get().(*gatherScratch)
-	gr := grouping{s: s, chunks: s.chunks[:0], inner: s.inner[:0]}
+	gr := grouping{s: s, chunks: s.chunks[:0], inner: s.inner[:0], chunkUnits: s.chunkUnits[:0], innerUnits: s.innerUnits[:0]}
 	re := newRunEnds(&kr, &gr, g.Shard != nil)
 	bad := func(k int) error {
 		gr.release()
@@ -386,37 +424,52 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 		return nil
 	}
 	coords := pts.Coords[:n*rank]
-	// Pass 1: every point's read unit, checked against the shape.
+	counting := kr.units <= uint64(2*n+4096) && kr.units < 1<<32
+	// Placed: a unit and an element fit one word each (places fit 64 -
+	// nd.ElemBits bits), and the runs of every level are known.
+	placed := counting && (g.Shard == nil || g.Shard.Nested() == nil) && kr.units <= 1<<(64-nd.ElemBits) &&
+		kr.unitElems() <= 1<<nd.ElemBits && uint64(n) <= 1<<(64-nd.ElemBits)
+	var shift uint // xs[k] >> shift is point k's unit
+	if placed {
+		shift = nd.ElemBits
+	}
+	// Pass 1: every point's read unit (and element), checked against the
+	// shape.
 	xs := sized(s.xs, n)
 	s.xs = xs
 	if n < groupParallelMin {
 		workers = 1
 	}
-	if k := kr.fillUnitsOn(xs, coords, g.Shape, s, workers); k >= 0 {
+	if k := kr.fillUnitsOn(xs, coords, g.Shape, s, workers, placed); k >= 0 {
 		return grouping{}, bad(k)
 	}
 	grouped := true
 	for k := 1; k < n; k++ {
-		if xs[k] < xs[k-1] {
+		if xs[k]>>shift < xs[k-1]>>shift {
 			grouped = false
 			break
 		}
 	}
 	if grouped {
-		gr.pts = pts
 		for k := 1; k <= n; k++ {
-			if k == n || xs[k] != xs[k-1] {
-				re.add(xs[k-1], k)
+			if k == n || xs[k]>>shift != xs[k-1]>>shift {
+				re.add(xs[k-1]>>shift, k)
 			}
 		}
+		if !placed {
+			gr.pts = pts
+			return gr, nil
+		}
+		// Each point's place is its own.
+		gr.placed = sized(s.placed, n)
+		s.placed = gr.placed
+		for k, x := range xs {
+			gr.placed[k] = uint64(k)<<nd.ElemBits | x&(1<<nd.ElemBits-1)
+		}
+		gr.placedCoords(&kr)
 		return gr, nil
 	}
-	s.coords = sized(s.coords, n*rank)
-	places := sized(s.places, n)
-	s.places = places
-	gr.places = places
-	gr.pts = nd.Points{Rank: rank, Coords: s.coords}
-	if kr.units <= uint64(2*n+4096) && kr.units < 1<<32 {
+	if counting {
 		// A counting sort: the units are few for the points. In
 		// parallel only where the counts per worker cost little beside
 		// the points.
@@ -430,8 +483,8 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 		countsOf := func(w int) []int { return count[w*(units+1) : (w+1)*(units+1)] }
 		inParallel(workers, n, func(w, lo, hi int) {
 			c := countsOf(w)
-			for _, u := range xs[lo:hi] {
-				c[u+1]++
+			for _, x := range xs[lo:hi] {
+				c[x>>shift+1]++
 			}
 		})
 		// Worker w's points of unit u go after those of unit u's workers
@@ -445,12 +498,23 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 				at += m
 			}
 		}
-		// Pass 2: each point's place, its coordinates scattered there
-		// (the points asked are read in order; writes at random cost less
-		// than reads at random).
-		inParallel(workers, n, func(w, lo, hi int) {
-			placePoints(countsOf(w), xs, places, coords, s.coords, rank, lo, hi)
-		})
+		// Pass 2: each point's place, with its element (placed) or its
+		// coordinates scattered there (the points asked are read in
+		// order; writes at random cost less than reads at random).
+		if placed {
+			gr.placed = sized(s.placed, n)
+			s.placed = gr.placed
+			inParallel(workers, n, func(w, lo, hi int) { placeElems(countsOf(w), xs, gr.placed, lo, hi) })
+		} else {
+			s.coords = sized(s.coords, n*rank)
+			places := sized(s.places, n)
+			s.places = places
+			gr.places = places
+			gr.pts = nd.Points{Rank: rank, Coords: s.coords}
+			inParallel(workers, n, func(w, lo, hi int) {
+				placePoints(countsOf(w), xs, places, coords, s.coords, rank, lo, hi)
+			})
+		}
 		// The last worker's count of unit u is now the end of its run.
 		prev := 0
 		for u, end := range countsOf(workers - 1)[:units] {
@@ -458,6 +522,9 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 				re.add(uint64(u), end)
 				prev = end
 			}
+		}
+		if placed {
+			gr.placedCoords(&kr)
 		}
 		return gr, nil
 	}
@@ -467,6 +534,11 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 		sorted, order := sortPoints(g, pts, false)
 		return grouping{pts: sorted, order: order}, nil
 	}
+	s.coords = sized(s.coords, n*rank)
+	places := sized(s.places, n)
+	s.places = places
+	gr.places = places
+	gr.pts = nd.Points{Rank: rank, Coords: s.coords}
 	for k, u := range xs {
 		xs[k] = u<<posBits | uint64(k)
 	}
@@ -487,6 +559,46 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 		copy(dst[i*rank:(i+1)*rank], src[k*rank:(k+1)*rank])
 	}
 	return gr, nil
+}
+
+// placedCoords sets the coordinates of the chunk of every run of a placed
+// grouping (grid coordinates, then those within the shard) from the runs'
+// units, and the shape its elements are counted in.
+func (gr *grouping) placedCoords(kr *hierKeyer) {
+	s, rank := gr.s, kr.rank
+	gr.elemShape = kr.unitShape
+	var digits [16]int
+	dig := digits[:]
+	if len(kr.div) > len(dig) {
+		dig = make([]int, len(kr.div))
+	}
+	dig = dig[:len(kr.div)]
+	gr.chunkAt = s.chunkAt[:0]
+	for _, u := range gr.chunkUnits {
+		kr.digits(u, dig)
+		gr.chunkAt = append(gr.chunkAt, dig[:rank]...)
+	}
+	gr.innerAt = s.innerAt[:0]
+	if len(dig) > rank {
+		for _, u := range gr.innerUnits {
+			kr.digits(u, dig)
+			gr.innerAt = append(gr.innerAt, dig[rank:2*rank]...)
+		}
+	}
+}
+
+// placeElems is placePoints for placed points: point k of unit xs[k] >>
+// nd.ElemBits takes the next place i of its unit, and placed[i] records k
+// with its element (xs[k]'s low bits).
+func placeElems(count []int, xs, placed []uint64, lo, hi int) {
+	const mask = 1<<nd.ElemBits - 1
+	for k := lo; k < hi; k++ {
+		x := xs[k]
+		u := x >> nd.ElemBits
+		i := count[u]
+		count[u] = i + 1
+		placed[i] = uint64(k)<<nd.ElemBits | x&mask
+	}
 }
 
 // groupParallelMin is the number of points from which groupPoints runs
@@ -689,6 +801,10 @@ type hierKeyer struct {
 	div   []divider
 	radix []uint64
 	inner []uint64 // the innermost chunk shape: the last digits' radices
+	// unitShape is the innermost chunk shape (read units), and istride
+	// its C-order strides in elements.
+	unitShape []int
+	istride   []uint64
 	// Dividers by the radices and the inner shape (coords), and the
 	// product of every radix: keys lie in [0, span).
 	rdiv, idiv []divider
@@ -733,12 +849,19 @@ func newHierKeyer(g *Grid) (kr hierKeyer, ok bool) {
 		parent = child
 	}
 	kr.units = span
+	kr.unitShape = parent
 	for _, c := range parent {
 		kr.inner = append(kr.inner, uint64(c))
 		kr.idiv = append(kr.idiv, newDivider(c))
 		if !grow(c) {
 			return kr, false
 		}
+	}
+	kr.istride = make([]uint64, rank)
+	st := uint64(1)
+	for d := rank - 1; d >= 0; d-- {
+		kr.istride[d] = st
+		st *= kr.inner[d]
 	}
 	for _, r := range kr.radix {
 		kr.rdiv = append(kr.rdiv, newDivider(int(r)))
@@ -790,12 +913,16 @@ func (kr *hierKeyer) checkedUnit(p, shape []int, rem []uint64) (uint64, bool) {
 // the terms come from a table per dimension, made once (in s.tab): a
 // point then costs rank loads and a bounds check on the tables' lengths.
 func (kr *hierKeyer) fillUnits(us []uint64, coords, shape []int, s *gatherScratch) int {
-	return kr.fillUnitsOn(us, coords, shape, s, 1)
+	return kr.fillUnitsOn(us, coords, shape, s, 1, false)
 }
 
 // fillUnitsOn is fillUnits on up to workers goroutines, each on a slice
-// of the points.
-func (kr *hierKeyer) fillUnitsOn(us []uint64, coords, shape []int, s *gatherScratch, workers int) int {
+// of the points. With elems, us[k] is the unit shifted left by
+// nd.ElemBits, plus the element of point k in its unit (kr.elem): the
+// terms of both are sums of one per dimension, which share the tables
+// (units and elements must fit their bits: kr.units ≤ 2^(64-ElemBits),
+// kr.unitElems() ≤ 2^ElemBits).
+func (kr *hierKeyer) fillUnitsOn(us []uint64, coords, shape []int, s *gatherScratch, workers int, elems bool) int {
 	rank, n := kr.rank, len(us)
 	shape = shape[:rank]
 	total := 0
@@ -818,10 +945,14 @@ func (kr *hierKeyer) fillUnitsOn(us []uint64, coords, shape []int, s *gatherScra
 			var buf [8]uint64
 			rem := kr.scratch(buf[:])
 			for k := lo; k < hi; k++ {
-				u, ok := kr.checkedUnit(coords[k*rank:(k+1)*rank], shape, rem)
+				p := coords[k*rank : (k+1)*rank]
+				u, ok := kr.checkedUnit(p, shape, rem)
 				if !ok {
 					firstBad[w] = k
 					return
+				}
+				if elems {
+					u = u<<nd.ElemBits | kr.elem(p)
 				}
 				us[k] = u
 			}
@@ -839,6 +970,9 @@ func (kr *hierKeyer) fillUnitsOn(us []uint64, coords, shape []int, s *gatherScra
 		for c := range t {
 			q[d] = c
 			t[c] = kr.unit(q[:rank], rem[:rank])
+			if elems {
+				t[c] = t[c]<<nd.ElemBits | rem[d]*kr.istride[d]
+			}
 		}
 		tabs[d] = t
 	}
@@ -883,6 +1017,39 @@ func fillFromTables(us []uint64, coords []int, tabs [][]uint64, lo, hi int) int 
 		}
 	}
 	return -1
+}
+
+// unitElems returns the number of elements of a read unit (saturating).
+func (kr *hierKeyer) unitElems() uint64 {
+	n := uint64(1)
+	for _, c := range kr.inner {
+		hi, lo := bits.Mul64(n, c)
+		if hi != 0 {
+			return math.MaxUint64
+		}
+		n = lo
+	}
+	return n
+}
+
+// elem returns the C-order offset of p (in bounds) within its read unit.
+func (kr *hierKeyer) elem(p []int) uint64 {
+	var e uint64
+	for d, c := range p[:len(kr.idiv)] {
+		x := uint64(c)
+		e += (x - kr.idiv[d].div(x)*kr.inner[d]) * kr.istride[d]
+	}
+	return e
+}
+
+// digits sets dig (one entry per digit: len(kr.div)) to the digits of
+// unit u: its chunk coordinates at every level, outermost first.
+func (kr *hierKeyer) digits(u uint64, dig []int) {
+	for i := len(kr.rdiv) - 1; i >= 0; i-- {
+		q := kr.rdiv[i].div(u)
+		dig[i] = int(u - q*kr.rdiv[i].d)
+		u = q
+	}
 }
 
 // unitPow2 is unit for a hierarchy of powers of two (kr.pow2), without

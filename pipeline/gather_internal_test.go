@@ -289,14 +289,15 @@ func TestGroupPoints(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pts = nd.Points{Rank: 2, Coords: slices.Clone(gr.pts.Coords)}
+			grouped, _ := unplace(t, g, gr, pts)
+			pts = nd.Points{Rank: 2, Coords: slices.Clone(grouped.Coords)}
 			gr.release()
 		}
 		gr, err := groupPoints(g, pts, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		grouped, places := gr.pts, gr.places
+		grouped, places := unplace(t, g, gr, pts)
 		if gr.order != nil {
 			t.Fatalf("%v: points regrouped with an order, not places", c.chunk)
 		}
@@ -306,8 +307,9 @@ func TestGroupPoints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(gr3.pts.Coords, grouped.Coords) || !slices.Equal(gr3.places, places) || !slices.Equal(gr3.chunks, gr.chunks) ||
-			!slices.Equal(gr3.inner, gr.inner) || gr3.units != gr.units {
+		if !slices.Equal(gr3.pts.Coords, gr.pts.Coords) || !slices.Equal(gr3.places, gr.places) || !slices.Equal(gr3.placed, gr.placed) ||
+			!slices.Equal(gr3.chunks, gr.chunks) || !slices.Equal(gr3.inner, gr.inner) || gr3.units != gr.units ||
+			!slices.Equal(gr3.chunkAt, gr.chunkAt) || !slices.Equal(gr3.innerAt, gr.innerAt) {
 			t.Fatalf("%v: %d points grouped on 3 goroutines differ from those grouped on one", c.chunk, c.n)
 		}
 		if c.n > 1 && !c.sorted && places == nil || c.sorted && places != nil {
@@ -342,6 +344,37 @@ func TestGroupPoints(t *testing.T) {
 		if want := ends(1); !slices.Equal(gr.chunks, want) {
 			t.Fatalf("%v: chunk runs end at %v, want %v", c.chunk, gr.chunks, want)
 		}
+		// Placed: the chunk of every run, at the grid and the first inner
+		// level.
+		kr, _ := newHierKeyer(g)
+		if placedWant := c.specs != nestedSpecs && kr.units <= uint64(2*c.n+4096); (gr.placed != nil) != placedWant {
+			t.Fatalf("%v: placed %v, want %v", c.chunk, gr.placed != nil, placedWant)
+		}
+		if gr.placed != nil {
+			// Grid coordinates, then those within the shard.
+			at := func(levels int) []int {
+				var a []int
+				for _, e := range ends(levels) {
+					p := grouped.At(e - 1)
+					for d := range 2 {
+						if levels == 1 {
+							a = append(a, p[d]/lv[0][d])
+						} else {
+							a = append(a, p[d]%lv[0][d]/lv[1][d])
+						}
+					}
+				}
+				return a
+			}
+			if want := at(1); !slices.Equal(gr.chunkAt, want) {
+				t.Fatalf("%v: chunks of the runs %v, want %v", c.chunk, gr.chunkAt, want)
+			}
+			if len(lv) > 1 {
+				if want := at(2); !slices.Equal(gr.innerAt, want) {
+					t.Fatalf("%v: inner chunks of the runs %v, want %v", c.chunk, gr.innerAt, want)
+				}
+			}
+		}
 		if want := ends(len(lv)); gr.units != len(want) {
 			t.Fatalf("%v: %d unit runs, want %d", c.chunk, gr.units, len(want))
 		}
@@ -367,6 +400,45 @@ func TestGroupPoints(t *testing.T) {
 			}
 		}
 	}
+}
+
+// unplace returns the points gr grouped and their places (nil when the
+// points asked were kept as grouped), from its points or, where gr is
+// placed, from its places in pts; it checks the element of every placed
+// point: its C-order offset within its read unit.
+func unplace(t *testing.T, g *Grid, gr grouping, pts nd.Points) (nd.Points, []int) {
+	t.Helper()
+	if gr.placed == nil {
+		return gr.pts, gr.places
+	}
+	unit := g.unitShape()
+	if !slices.Equal(gr.elemShape, unit) {
+		t.Fatalf("elements counted in chunks of %v, want %v", gr.elemShape, unit)
+	}
+	grouped := nd.Points{Rank: pts.Rank}
+	places := make([]int, len(gr.placed))
+	identity := true
+	for i, x := range gr.placed {
+		k := int(x >> nd.ElemBits)
+		if k >= pts.Len() {
+			t.Fatalf("grouped point %d has place %d, of %d", i, k, pts.Len())
+		}
+		p := pts.At(k)
+		e := 0
+		for d, c := range unit {
+			e = e*c + p[d]%c
+		}
+		if got := int(x & (1<<nd.ElemBits - 1)); got != e {
+			t.Fatalf("grouped point %d %v: element %d, want %d", i, p, got, e)
+		}
+		grouped.Coords = append(grouped.Coords, p...)
+		places[i] = k
+		identity = identity && k == i
+	}
+	if identity {
+		return pts, nil
+	}
+	return grouped, places
 }
 
 // TestUnitPow2 checks the shift-and-mask read-unit index of hierarchies of
