@@ -136,7 +136,56 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 	if err != nil {
 		return err
 	}
+	return readGrouped(ctx, r, g, &gr, out, opt, workers)
+}
+
+// ReadPointLists is ReadPoints of the points whose coordinates in
+// dimension d are lists[d] (the index arrays of zarr-python's vindex, as
+// nd.NormalizePoints takes them: negative coordinates count from the end,
+// lists of length 1 broadcast). Where the points are placed as they are
+// grouped (groupLists), the lists are normalised in the grouping's first
+// pass, and the points are never copied into an nd.Points; otherwise, and
+// for errors, they go through nd.NormalizePoints and ReadPoints.
+func ReadPointLists(ctx context.Context, r store.Reader, g *Grid, lists [][]int, out []byte, opt Options) error {
+	rank := len(g.Shape)
+	n := -1
+	if len(lists) == rank && rank > 0 && g.Rect == nil {
+		n = len(lists[0])
+		for _, l := range lists {
+			if len(l) != n {
+				n = -1 // lists that broadcast, or do not agree
+				break
+			}
+		}
+	}
+	if n > inlinePoints {
+		if want := n * g.itemSize(); len(out) != want {
+			return fmt.Errorf("pipeline: output holds %d bytes, %d points need %d", len(out), n, want)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		workers := opt.WithDefaults().DecodeConcurrency
+		gr, ok, err := groupLists(g, lists, n, workers)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return readGrouped(ctx, r, g, &gr, out, opt, workers)
+		}
+	}
+	pts, err := nd.NormalizePoints(lists, g.Shape)
+	if err != nil {
+		return err
+	}
+	return ReadPoints(ctx, r, g, pts, out, opt)
+}
+
+// readGrouped reads the points gr grouped into out (in the order the
+// points were asked in) and releases gr.
+func readGrouped(ctx context.Context, r store.Reader, g *Grid, gr *grouping, out []byte, opt Options, workers int) error {
 	defer gr.release()
+	item := g.itemSize()
 	order, grouped := gr.order, gr.len()
 	dst := out // the grouped points' values: out itself unless sorted and merged
 	if order != nil {
@@ -144,9 +193,10 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 		defer bufpool.Put(buf)
 		dst = (*buf)[:grouped*item]
 	}
-	view := nd.Contiguous(dst, pointsShape(pts.Rank, grouped), item)
+	view := nd.Contiguous(dst, pointsShape(len(g.Shape), grouped), item)
 	parts, nparts, nunits := gr.parts(g) // with places: straight to out
 	plan := partsPlan(g, parts, nparts)
+	var err error
 	if grouped <= inlinePoints && g.runsInline(r, nunits) {
 		e := inlineEngine(r, g, view, opt)
 		err = e.runInline(ctx, plan.WriteUnits())
@@ -158,7 +208,7 @@ func ReadPoints(ctx context.Context, r store.Reader, g *Grid, pts nd.Points, out
 		return err
 	}
 	if order != nil {
-		gatherParallelMin(nd.Contiguous(out, []int{pts.Len()}, item), nd.Contiguous(dst, []int{grouped}, item), [][]int{order}, workers, gatherPointsMinBytes)
+		gatherParallelMin(nd.Contiguous(out, []int{len(order)}, item), nd.Contiguous(dst, []int{grouped}, item), [][]int{order}, workers, gatherPointsMinBytes)
 	}
 	return nil
 }
@@ -424,15 +474,7 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 		return nil
 	}
 	coords := pts.Coords[:n*rank]
-	counting := kr.units <= uint64(2*n+4096) && kr.units < 1<<32
-	// Placed: a unit and an element fit one word each (places fit 64 -
-	// nd.ElemBits bits), and the runs of every level are known.
-	placed := counting && (g.Shard == nil || g.Shard.Nested() == nil) && kr.units <= 1<<(64-nd.ElemBits) &&
-		kr.unitElems() <= 1<<nd.ElemBits && uint64(n) <= 1<<(64-nd.ElemBits)
-	var shift uint // xs[k] >> shift is point k's unit
-	if placed {
-		shift = nd.ElemBits
-	}
+	placed := kr.placeable(g, n)
 	// Pass 1: every point's read unit (and element), checked against the
 	// shape.
 	xs := sized(s.xs, n)
@@ -442,6 +484,172 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 	}
 	if k := kr.fillUnitsOn(xs, coords, g.Shape, s, workers, placed); k >= 0 {
 		return grouping{}, bad(k)
+	}
+	return gr.sortUnits(g, &kr, &re, xs, pts, placed, workers)
+}
+
+// groupLists is groupPoints for the points whose coordinates in
+// dimension d are lists[d] (n each, not broadcast; negative ones count
+// from the end), where they are placed (hierKeyer.placeable): the first
+// pass normalises and checks the coordinates as it finds their units and
+// elements, reading the lists in order, and the points are never copied.
+// ok is false, and nothing done, where they would not be placed; a
+// coordinate out of bounds is nd.NormalizePoints' error.
+func groupLists(g *Grid, lists [][]int, n, workers int) (gr grouping, ok bool, err error) {
+	kr, ok := newHierKeyer(g)
+	if !ok || !kr.placeable(g, n) || len(g.Shape) > 8 {
+		return grouping{}, false, nil
+	}
+	s := gatherPool.Get().(*gatherScratch)
+	gr = grouping{s: s, chunks: s.chunks[:0], inner: s.inner[:0], chunkUnits: s.chunkUnits[:0], innerUnits: s.innerUnits[:0]}
+	re := newRunEnds(&kr, &gr, g.Shard != nil)
+	xs := sized(s.xs, n)
+	s.xs = xs
+	if n < groupParallelMin {
+		workers = 1
+	}
+	if kr.fillListUnitsOn(xs, lists, g.Shape, s, workers) >= 0 {
+		gr.release()
+		if _, err := nd.NormalizePoints(lists, g.Shape); err != nil {
+			return grouping{}, false, err
+		}
+		return grouping{}, false, fmt.Errorf("%w: a coordinate outside the array", nd.ErrOutOfBounds) // not reached: NormalizePoints finds it
+	}
+	gr, err = gr.sortUnits(g, &kr, &re, xs, nd.Points{Rank: len(g.Shape)}, true, workers)
+	return gr, err == nil, err
+}
+
+// fillListUnitsOn is fillUnitsOn (with elements) for the points whose
+// coordinates in dimension d are lists[d], negative ones counting from
+// the end: the tables span [-shape[d], shape[d]) where the dimensions
+// are short beside the points (rank ≤ 8).
+func (kr *hierKeyer) fillListUnitsOn(us []uint64, lists [][]int, shape []int, s *gatherScratch, workers int) int {
+	rank, n := kr.rank, len(us)
+	shape = shape[:rank]
+	total := 0
+	for _, l := range shape {
+		total += 2 * l
+	}
+	var firstBad [64]int // per worker, -1 for none
+	workers = min(workers, len(firstBad))
+	first := func() int {
+		for _, k := range firstBad[:workers] {
+			if k >= 0 {
+				return k
+			}
+		}
+		return -1
+	}
+	if total > n {
+		inParallel(workers, n, func(w, lo, hi int) {
+			firstBad[w] = -1
+			var rem [8]uint64
+			var q [8]int
+			p := q[:rank]
+			for k := lo; k < hi; k++ {
+				for d, l := range lists {
+					c := l[k]
+					if c < 0 {
+						c += shape[d]
+					}
+					p[d] = c
+				}
+				u, ok := kr.checkedUnit(p, shape, rem[:rank])
+				if !ok {
+					firstBad[w] = k
+					return
+				}
+				us[k] = u<<nd.ElemBits | kr.elem(p)
+			}
+		})
+		return first()
+	}
+	tab := sized(s.tab, total)
+	s.tab = tab
+	var rem [8]uint64
+	var tabs [8][]uint64
+	for d, l := range shape {
+		t := tab[: 2*l : 2*l]
+		tab = tab[2*l:]
+		var q [8]int
+		for c := range l {
+			q[d] = c
+			u := kr.unit(q[:rank], rem[:rank])<<nd.ElemBits | rem[d]*kr.istride[d]
+			t[c], t[l+c] = u, u // c - l, then c: entry c + l
+		}
+		tabs[d] = t
+	}
+	inParallel(workers, n, func(w, lo, hi int) { firstBad[w] = fillFromListTables(us, lists, tabs[:rank], shape, lo, hi) })
+	return first()
+}
+
+// fillFromListTables is fillFromTables for coordinates in lists (one
+// per dimension), each in [-shape[d], shape[d]) and the tables indexed
+// from -shape[d].
+func fillFromListTables(us []uint64, lists [][]int, tabs [][]uint64, shape []int, lo, hi int) int {
+	switch len(tabs) {
+	case 3:
+		t0, t1, t2 := tabs[0], tabs[1], tabs[2]
+		n0, n1, n2 := shape[0], shape[1], shape[2]
+		l0, l1, l2 := lists[0][lo:hi], lists[1][lo:hi], lists[2][lo:hi]
+		us = us[lo:hi]
+		for k := range us {
+			c0, c1, c2 := uint(l0[k]+n0), uint(l1[k]+n1), uint(l2[k]+n2)
+			if c0 >= uint(len(t0)) || c1 >= uint(len(t1)) || c2 >= uint(len(t2)) {
+				return lo + k
+			}
+			us[k] = t0[c0] + t1[c1] + t2[c2]
+		}
+	case 2:
+		t0, t1 := tabs[0], tabs[1]
+		n0, n1 := shape[0], shape[1]
+		l0, l1 := lists[0][lo:hi], lists[1][lo:hi]
+		us = us[lo:hi]
+		for k := range us {
+			c0, c1 := uint(l0[k]+n0), uint(l1[k]+n1)
+			if c0 >= uint(len(t0)) || c1 >= uint(len(t1)) {
+				return lo + k
+			}
+			us[k] = t0[c0] + t1[c1]
+		}
+	default:
+		for k := lo; k < hi; k++ {
+			var u uint64
+			for d, l := range lists {
+				c := uint(l[k] + shape[d])
+				if c >= uint(len(tabs[d])) {
+					return k
+				}
+				u += tabs[d][c]
+			}
+			us[k] = u
+		}
+	}
+	return -1
+}
+
+// counting reports whether groupPoints sorts n points by unit with a
+// counting sort: the units are few for the points.
+func (kr *hierKeyer) counting(n int) bool { return kr.units <= uint64(2*n+4096) && kr.units < 1<<32 }
+
+// placeable reports whether groupPoints places n points of g: they sort
+// with a counting sort, a unit and an element fit one word each (places
+// fit 64 - nd.ElemBits bits), and the runs of every level are known (no
+// nested shards).
+func (kr *hierKeyer) placeable(g *Grid, n int) bool {
+	return kr.counting(n) && (g.Shard == nil || g.Shard.Nested() == nil) && kr.units <= 1<<(64-nd.ElemBits) &&
+		kr.unitElems() <= 1<<nd.ElemBits && uint64(n) <= 1<<(64-nd.ElemBits)
+}
+
+// sortUnits is groupPoints after its first pass: xs holds the unit of
+// every point of pts (shifted left by nd.ElemBits, with its element, where
+// placed; then pts is not read and may be empty).
+func (gr *grouping) sortUnits(g *Grid, kr *hierKeyer, re *runEnds, xs []uint64, pts nd.Points, placed bool, workers int) (grouping, error) {
+	n, rank, s := len(xs), len(g.Shape), gr.s
+	coords := pts.Coords
+	var shift uint // xs[k] >> shift is point k's unit
+	if placed {
+		shift = nd.ElemBits
 	}
 	grouped := true
 	for k := 1; k < n; k++ {
@@ -458,7 +666,7 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 		}
 		if !placed {
 			gr.pts = pts
-			return gr, nil
+			return *gr, nil
 		}
 		// Each point's place is its own.
 		gr.placed = sized(s.placed, n)
@@ -466,10 +674,10 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 		for k, x := range xs {
 			gr.placed[k] = uint64(k)<<nd.ElemBits | x&(1<<nd.ElemBits-1)
 		}
-		gr.placedCoords(&kr)
-		return gr, nil
+		gr.placedCoords(kr)
+		return *gr, nil
 	}
-	if counting {
+	if kr.counting(n) {
 		// A counting sort: the units are few for the points. In
 		// parallel only where the counts per worker cost little beside
 		// the points.
@@ -524,15 +732,15 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 			}
 		}
 		if placed {
-			gr.placedCoords(&kr)
+			gr.placedCoords(kr)
 		}
-		return gr, nil
+		return *gr, nil
 	}
 	unitBits, posBits := uint(bits.Len64(kr.units-1)), uint(bits.Len(uint(n)))
 	if unitBits+posBits > 64 {
 		gr.release()
 		sorted, order := sortPoints(g, pts, false)
-		return grouping{pts: sorted, order: order}, nil
+		return grouping{pts: sorted, order: order}, nil // not placed: pts holds the points
 	}
 	s.coords = sized(s.coords, n*rank)
 	places := sized(s.places, n)
@@ -558,7 +766,7 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 		places[i] = k
 		copy(dst[i*rank:(i+1)*rank], src[k*rank:(k+1)*rank])
 	}
-	return gr, nil
+	return *gr, nil
 }
 
 // placedCoords sets the coordinates of the chunk of every run of a placed

@@ -31,11 +31,42 @@ func (a *Array) Points(coords [][]int) (nd.Points, error) {
 // decoded once, however many points it serves and in whatever order they
 // are asked.
 func (a *Array) ReadPointsBytes(ctx context.Context, coords [][]int) ([]byte, []int, error) {
+	if n, ok := listsLen(coords); ok && len(a.meta.Shape) > 0 {
+		return a.readPointsOf(n, func(out []byte) error { return a.ReadPointsInto(ctx, out, coords) })
+	}
 	pts, err := a.Points(coords)
 	if err != nil {
 		return nil, nil, err
 	}
 	return a.readPoints(ctx, pts)
+}
+
+// ReadPointsInto reads the elements at a coordinate selection (coords as
+// Points takes them) into out, which holds exactly one element per point:
+// ReadPointsSelection of a.Points(coords), where the lists are normalised
+// as the points are grouped by chunk rather than copied into an nd.Points
+// first (for lists of one length: broadcast ones are normalised first).
+func (a *Array) ReadPointsInto(ctx context.Context, out []byte, coords [][]int) error {
+	if err := pipeline.ReadPointLists(ctx, a.st, a.grid, coords, out, a.opts.pipe); err != nil {
+		return fmt.Errorf("read %q: %w", a.path, err)
+	}
+	return nil
+}
+
+// listsLen returns the common length of coordinate lists that do not
+// broadcast (more than one list, or one, all of one length), and false
+// for others.
+func listsLen(coords [][]int) (int, bool) {
+	if len(coords) == 0 {
+		return 0, false
+	}
+	n := len(coords[0])
+	for _, l := range coords {
+		if len(l) != n {
+			return 0, false
+		}
+	}
+	return n, true
 }
 
 // ReadMaskBytes reads the elements where mask (a boolean array of the array's
@@ -113,15 +144,21 @@ func (a *Array) ReadPointsSelection(ctx context.Context, out []byte, pts nd.Poin
 
 // readPoints reads pts into a new buffer, bounded as ReadBytes is.
 func (a *Array) readPoints(ctx context.Context, pts nd.Points) ([]byte, []int, error) {
-	n, err := a.allocBytes(nd.Selection{{Count: pts.Len(), Step: 1}})
+	return a.readPointsOf(pts.Len(), func(out []byte) error { return a.ReadPointsSelection(ctx, out, pts) })
+}
+
+// readPointsOf reads n points with read into a new buffer, bounded as
+// ReadBytes is.
+func (a *Array) readPointsOf(n int, read func(out []byte) error) ([]byte, []int, error) {
+	m, err := a.allocBytes(nd.Selection{{Count: n, Step: 1}})
 	if err != nil {
 		return nil, nil, err
 	}
-	out := make([]byte, n)
-	if err := a.ReadPointsSelection(ctx, out, pts); err != nil {
+	out := make([]byte, m)
+	if err := read(out); err != nil {
 		return nil, nil, err
 	}
-	return out, []int{pts.Len()}, nil
+	return out, []int{n}, nil
 }
 
 // WritePointsBytes writes data (one element per point, memory representation)
@@ -204,6 +241,9 @@ func (a *Array) BlockItems(items ...nd.Item) ([]nd.Item, error) {
 // ReadPoints reads the elements of a at a coordinate selection (see
 // Array.Points) into a new slice, in the order asked.
 func ReadPoints[T Element](ctx context.Context, a *Array, coords [][]int) ([]T, error) {
+	if n, ok := listsLen(coords); ok && len(a.meta.Shape) > 0 {
+		return readPointsTOf[T](a, n, func(b []byte) error { return a.ReadPointsInto(ctx, b, coords) })
+	}
 	pts, err := a.Points(coords)
 	if err != nil {
 		return nil, err
@@ -224,18 +264,23 @@ func ReadMask[T Element](ctx context.Context, a *Array, mask []bool) ([]T, error
 
 // readPointsT reads pts into a new []T.
 func readPointsT[T Element](ctx context.Context, a *Array, pts nd.Points) ([]T, error) {
+	return readPointsTOf[T](a, pts.Len(), func(b []byte) error { return a.ReadPointsSelection(ctx, b, pts) })
+}
+
+// readPointsTOf reads n points with read (into the bytes of a new []T).
+func readPointsTOf[T Element](a *Array, n int, read func(b []byte) error) ([]T, error) {
 	if _, err := asBytes[T](a, nil); err != nil {
 		return nil, err
 	}
-	if _, err := a.allocBytes(nd.Selection{{Count: pts.Len(), Step: 1}}); err != nil {
+	if _, err := a.allocBytes(nd.Selection{{Count: n, Step: 1}}); err != nil {
 		return nil, err
 	}
-	out := make([]T, pts.Len())
+	out := make([]T, n)
 	b, err := asBytes(a, out)
 	if err != nil {
 		return nil, err
 	}
-	if err := a.ReadPointsSelection(ctx, b, pts); err != nil {
+	if err := read(b); err != nil {
 		return nil, err
 	}
 	return out, nil

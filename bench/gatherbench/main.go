@@ -223,22 +223,14 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 			pyArgs: func(d string) []string { return []string{"oindex", paths[0], saveInts(d, "rows.npy", rows)} }},
 		{name: fmt.Sprintf("%d random points of a 3-D array (vindex)", npoints), arr: 1, out: npoints * 4, touched: touchedPoints(arrays[1], pts),
 			read: func(ctx context.Context, a *zarr.Array, out []byte) error {
-				p, err := a.Points(pts)
-				if err != nil {
-					return err
-				}
-				return a.ReadPointsSelection(ctx, out, p)
+				return a.ReadPointsInto(ctx, out, pts)
 			},
 			pyArgs: func(d string) []string {
 				return []string{"vindex", paths[1], saveInts(d, "p0.npy", pts[0]), saveInts(d, "p1.npy", pts[1]), saveInts(d, "p2.npy", pts[2])}
 			}},
 		{name: fmt.Sprintf("%d random points, 16³ inner chunks (vindex)", npoints), arr: 2, out: npoints * 4, touched: touchedPoints(arrays[2], finePts),
 			read: func(ctx context.Context, a *zarr.Array, out []byte) error {
-				p, err := a.Points(finePts)
-				if err != nil {
-					return err
-				}
-				return a.ReadPointsSelection(ctx, out, p)
+				return a.ReadPointsInto(ctx, out, finePts)
 			},
 			pyArgs: func(d string) []string {
 				return []string{"vindex", paths[2], saveInts(d, "f0.npy", finePts[0]), saveInts(d, "f1.npy", finePts[1]), saveInts(d, "f2.npy", finePts[2])}
