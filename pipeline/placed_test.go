@@ -139,7 +139,7 @@ func TestPointListsMatchPoints(t *testing.T) {
 	}{
 		{[]int{23, 19, 11}, []int{5, 4, 3}, nil},
 		{[]int{23, 19, 11}, []int{5, 4, 3}, []int{10, 12, 6}},
-		{[]int{4000, 3}, []int{1000, 3}, nil},          // long dimensions: point by point
+		{[]int{4000, 3}, []int{1000, 3}, nil},           // long dimensions: point by point
 		{[]int{4000, 6}, []int{500, 3}, []int{1000, 6}}, // the same, sharded
 		{[]int{40, 30, 20, 10}, []int{20, 10, 10, 5}, nil},
 	} {
