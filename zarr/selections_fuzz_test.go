@@ -60,6 +60,16 @@ func FuzzPoints(f *testing.F) {
 	f.Add([]byte{0, 0, 8, 10, 3, 4, 3, 4})
 	f.Add([]byte{255, 255, 9, 0, 1, 2})
 	f.Add([]byte{})
+	// More points than ReadPointsBytes serves one by one: the lists are
+	// normalised as they are grouped (pipeline.ReadPointLists), in range
+	// and, in the second, with one point out of it.
+	many := make([]byte, 2*150)
+	for i := range many {
+		many[i] = byte(i*37 + i/2)
+	}
+	f.Add(slices.Clone(many))
+	many[201] = 11
+	f.Add(many)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		n := len(b) / 2
 		coords := [][]int{make([]int, n), make([]int, n)}
