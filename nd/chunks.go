@@ -50,13 +50,12 @@ type ChunkPart struct {
 	// nil): the part's points were grouped by the chunk that serves them
 	// (PlacedPoints), and entry j holds point j's place (as Places[j]
 	// would, counted with PlaceBase) in its high bits and the C-order
-	// offset of its element within its chunk, of shape ElemShape, in its
-	// low ElemBits bits. Count is 1, ..., 1, number of points. Such a
-	// part's Parts are those of the inner chunks its runs were made for
-	// (PlacedPoints.InnerEnds), nothing for another chunk shape. The list
-	// is shared, never modified.
-	Elems     []uint64
-	ElemShape []int
+	// offset of its element within its chunk, of the PlacedPoints'
+	// ElemShape, in its low ElemBits bits. Count is 1, ..., 1, number of
+	// points. Such a part's Parts are those of the inner chunks its runs
+	// were made for (PlacedPoints.InnerEnds), nothing for another chunk
+	// shape. The list is shared, never modified.
+	Elems []uint64
 	// runs, when not nil, are the ends of the runs of the part's points
 	// in one chunk of runShape each (positions in the points runs were
 	// made for, counted from runBase): Parts(runShape) and
@@ -67,7 +66,8 @@ type ChunkPart struct {
 	runShape []int
 	// runCoords, with runs and Elems, holds the coordinates of each run's
 	// chunk (rank each): placed points have no coordinates to find them
-	// from.
+	// from. With Elems, runShape is the shape of the chunks the elements
+	// are counted in (PlacedPoints.ElemShape), runs or not.
 	runCoords []int
 }
 

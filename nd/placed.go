@@ -62,7 +62,7 @@ func (pp PlacedPoints) Parts() func(yield func(ChunkPart) bool) {
 				return
 			}
 			q := placedPart(pp.Coords[c*rank:(c+1)*rank], k, end-k, buf[5*rank*c:5*rank*(c+1)])
-			q.Elems, q.ElemShape, q.PlaceBase = pp.Elems[k:end:end], pp.ElemShape, k
+			q.Elems, q.runShape, q.PlaceBase = pp.Elems[k:end:end], pp.ElemShape, k
 			if pp.InnerEnds != nil {
 				i0 := i
 				for i < len(pp.InnerEnds) && pp.InnerEnds[i] <= end {
@@ -74,7 +74,7 @@ func (pp PlacedPoints) Parts() func(yield func(ChunkPart) bool) {
 				if i == i0 || pp.InnerEnds[i-1] != end {
 					return
 				}
-				q.runs, q.runBase, q.runShape = pp.InnerEnds[i0:i:i], k, pp.ElemShape
+				q.runs, q.runBase = pp.InnerEnds[i0:i:i], k
 				q.runCoords = pp.InnerCoords[i0*rank : i*rank : i*rank]
 			}
 			if !yield(q) {
@@ -122,7 +122,7 @@ func (p ChunkPart) placedParts(chunkShape []int, yield func(ChunkPart) bool) {
 			return
 		}
 		q := placedPart(p.runCoords[i*rank:(i+1)*rank], k, end-k, buf[5*rank*i:5*rank*(i+1)])
-		q.Elems, q.ElemShape, q.PlaceBase = p.Elems[k:end:end], p.ElemShape, p.PlaceBase+k
+		q.Elems, q.runShape, q.PlaceBase = p.Elems[k:end:end], p.runShape, p.PlaceBase+k
 		if !yield(q) {
 			return
 		}
@@ -139,10 +139,10 @@ func (p ChunkPart) numPlacedParts(chunkShape []int) int {
 }
 
 // moveElems copies the part's placed points (Elems) from chunk, a view of
-// its decoded chunk of shape ElemShape, to their places in out (the
-// part's place, p.DstView of the output), or back when toChunk is set: a
-// load and a store per point where chunk is C-contiguous, as decoded
-// chunks are.
+// its decoded chunk (of the shape its elements are counted in, runShape),
+// to their places in out (the part's place, p.DstView of the output), or
+// back when toChunk is set: a load and a store per point where chunk is
+// C-contiguous, as decoded chunks are.
 func (p ChunkPart) moveElems(out, chunk View, toChunk bool) {
 	rank := len(p.Count)
 	if rank == 0 {
@@ -153,7 +153,7 @@ func (p ChunkPart) moveElems(out, chunk View, toChunk bool) {
 	elems := p.Elems[:p.Count[rank-1]]
 	oo := out.Offset - p.PlaceBase*os // the output's origin
 	od, cd, co := out.Data, chunk.Data, chunk.Offset
-	if !toChunk && os == item && chunk.ItemSize == item && chunk.cContiguous(p.ElemShape) {
+	if !toChunk && os == item && chunk.ItemSize == item && chunk.cContiguous(p.runShape) {
 		switch item {
 		case 4:
 			for _, x := range elems {
@@ -187,7 +187,7 @@ func (p ChunkPart) moveElems(out, chunk View, toChunk bool) {
 	for _, x := range elems {
 		e, c := int(x&elemMask), co
 		for d := rank - 1; d >= 0; d-- {
-			n := p.ElemShape[d]
+			n := p.runShape[d]
 			c += e % n * chunk.Strides[d]
 			e /= n
 		}
