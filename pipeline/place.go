@@ -26,6 +26,7 @@ const (
 	unitInto                // read the identity-encoded chunk key straight into its place (local stores)
 	unitVec                 // read an uncompressed inner chunk at off of key straight into its place
 	unitBatch               // the units of batch, placed one after the other (units of one in-memory shard)
+	unitWalk                // walk the part (a piece of points) of the in-memory shard walk and place its inner chunks
 )
 
 // unit is one read unit on its way from a fetcher to a decode worker: a
@@ -60,6 +61,8 @@ type unit struct {
 	hold *hold   // what it shares with the other units of its shard
 
 	batch *[]unit // unitBatch: its units, from batchPool
+
+	walk *shardWalk // unitWalk: the shard (shard.go)
 }
 
 // decoded is a unitKeep's result.
@@ -131,9 +134,18 @@ func (w *worker) scratchFor(n int) []byte {
 // decoded, filled, copied from the chunk cache or read straight into
 // place. Errors name the unit's key once, and its inner chunk.
 func (w *worker) place(ctx context.Context, u *unit) error {
-	if u.kind == unitBatch {
+	switch u.kind {
+	case unitBatch:
 		return w.placeBatch(ctx, u)
+	case unitWalk:
+		return w.placeWalk(ctx, u)
 	}
+	return w.placeUnit(ctx, u)
+}
+
+// placeUnit is place for a unit of one chunk (no batch, no walk): not
+// recursive, so that a unit made on a worker's stack stays there.
+func (w *worker) placeUnit(ctx context.Context, u *unit) error {
 	if w.e != nil && w.e.placed != nil {
 		w.e.placed(*u)
 	}
@@ -214,7 +226,7 @@ func (w *worker) decodeInto(chain *codecs.Chain, shape []int, enc []byte, p nd.C
 func (w *worker) placeBatch(ctx context.Context, u *unit) error {
 	b := *u.batch
 	for i := range b {
-		err := w.place(ctx, &b[i])
+		err := w.placeUnit(ctx, &b[i])
 		w.e.done(&b[i])
 		if err != nil {
 			return err

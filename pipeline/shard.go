@@ -246,8 +246,8 @@ func (f *fetcher) readWhole(ctx context.Context, h *hold, ref shardRef, p nd.Chu
 
 // cachesInner reports whether the inner chunks of ref go through the chunk
 // cache: those of a whole stored shard of plain inner chunks.
-func (f *fetcher) cachesInner(ref shardRef) bool {
-	return f.e.g.Cache != nil && ref.base == 0 && ref.size == 0 && ref.l.Nested() == nil
+func (e *engine) cachesInner(ref shardRef) bool {
+	return e.g.Cache != nil && ref.base == 0 && ref.size == 0 && ref.l.Nested() == nil
 }
 
 // readLocal reads a whole value of a local store into a pooled buffer:
@@ -334,8 +334,12 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 	}
 	var err error
 	// The units of a shard in memory (with no inner shards) go to the
-	// decode workers as they are walked, in batches.
+	// decode workers as they are walked, in batches; those of points, in
+	// pieces of the shard that the workers walk themselves.
 	batched := mem != nil && ref.l.Nested() == nil
+	if batched && sel.Points != nil && !e.inline {
+		return f.sendWalks(ctx, h, ref, ix, mem, sel, dst0)
+	}
 	if batched {
 		f.batchMax = e.batchSize(sel.NumParts(ref.l.ChunkShape()), ref.l.InnerBytes())
 		defer func() {
@@ -353,9 +357,9 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 		}
 		if batched {
 			if !w.stored {
-				err = f.queue(ctx, unit{kind: unitFill, key: ref.key, inner: w.part.Coords, part: w.part, dst: w.dst(e.out), data: w.ref.l.Fill()})
+				err = f.queue(ctx, e.fillUnit(&w))
 			} else {
-				err = f.queue(ctx, f.decodeUnit(h, ref, &w, w.enc))
+				err = f.queue(ctx, e.decodeUnit(h, ref, &w, w.enc))
 			}
 			return err == nil
 		}
@@ -391,7 +395,7 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 			j.kind = jobVec
 		case whole:
 			span(w.off, w.n)
-		case l.Identity() && !f.cachesInner(w.ref) && !part.Gathers(): // with a chunk cache, read whole chunks to cache them
+		case l.Identity() && !e.cachesInner(w.ref) && !part.Gathers(): // with a chunk cache, read whole chunks to cache them
 			if w.n != int64(l.InnerBytes()) {
 				err = fmt.Errorf("%w: inner chunk %v has %d bytes, uncompressed chunks have %d",
 					sharding.ErrCorruptIndex, part.Coords, w.n, l.InnerBytes())
@@ -450,9 +454,9 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 			u.pieces, u.spans, u.off, u.lo = data[j.s0:j.s1], spans[j.s0:j.s1], j.off-ref.base, j.lo
 			err = e.send(ctx, u)
 		case jobMem:
-			err = e.send(ctx, f.decodeUnit(h, ref, &j.walked, j.enc))
+			err = e.send(ctx, e.decodeUnit(h, ref, &j.walked, j.enc))
 		default:
-			err = e.send(ctx, f.decodeUnit(h, ref, &j.walked, data[j.s0]))
+			err = e.send(ctx, e.decodeUnit(h, ref, &j.walked, data[j.s0]))
 		}
 		if err != nil {
 			return err
@@ -464,15 +468,85 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 // decodeUnit returns the unit that decodes the walked read unit w of the
 // shard ref (held by h) from its encoded bytes enc, kept in the chunk
 // cache when the shard's inner chunks are cached.
-func (f *fetcher) decodeUnit(h *hold, ref shardRef, w *walked, enc []byte) unit {
-	e := f.e
+func (e *engine) decodeUnit(h *hold, ref shardRef, w *walked, enc []byte) unit {
 	l := w.ref.l
 	u := unit{kind: unitDecode, key: ref.key, inner: w.part.Coords, path: w.ref.path, chain: l.Inner(), shape: l.ChunkShape(),
 		part: w.part, dst: w.dst(e.out), data: enc, hold: h}
-	if f.cachesInner(w.ref) {
+	if e.cachesInner(w.ref) {
 		u.cacheKey, u.kept = cache.Key(e.g.StoreID, ref.key, 0, w.lin), e.g.Cache
 	}
 	return u
+}
+
+// fillUnit returns the unit that fills the place of the walked read unit
+// w, which its shard's index does not list.
+func (e *engine) fillUnit(w *walked) unit {
+	return unit{kind: unitFill, key: w.ref.key, inner: w.part.Coords, path: w.ref.path, part: w.part, dst: w.dst(e.out), data: w.ref.l.Fill()}
+}
+
+// shardWalk is an in-memory shard of plain inner chunks whose parts of
+// points the decode workers walk themselves (unitWalk units).
+type shardWalk struct {
+	ref shardRef
+	ix  *sharding.Index
+	mem []byte
+}
+
+// sendWalks hands the decode workers sel, a part of points of the
+// in-memory shard ref of plain inner chunks (whose index is ix; dst0
+// where sel's place starts in the output), cut into pieces of about a
+// batch of inner chunks each (engine.batchSize) that they walk and place
+// themselves (worker.placeWalk): the fetcher looks at no inner chunk and
+// no point, and an inner chunk costs no unit sent, no reference to the
+// hold and no copy of a unit, only its walk and its decode on the worker
+// that reads its points anyway.
+func (f *fetcher) sendWalks(ctx context.Context, h *hold, ref shardRef, ix *sharding.Index, mem []byte, sel nd.ChunkPart, dst0 []int) error {
+	e := f.e
+	l := ref.l
+	n := sel.NumParts(l.ChunkShape())
+	per := e.batchSize(n, l.InnerBytes())
+	sw := &shardWalk{ref: ref, ix: ix, mem: mem}
+	for piece := range sel.SplitParts(l.ChunkShape(), (n+per-1)/per) {
+		for d, s := range dst0 { // the piece's own DstStart, relative to sel's place
+			piece.DstStart[d] += s
+		}
+		if err := e.send(ctx, unit{kind: unitWalk, key: ref.key, path: ref.path, part: piece, hold: h, walk: sw}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// placeWalk walks the piece u of an in-memory shard (sendWalks: its part,
+// whose DstStart is where it starts in the output) and places its inner
+// chunks one after the other, decoded from the shard's bytes or filled,
+// under u's hold; the first error ends it.
+func (w *worker) placeWalk(ctx context.Context, u *unit) error {
+	e := w.e
+	sw, h := u.walk, u.hold // (the walk captures no u, which stays where it is)
+	var err error
+	first := true
+	walkShard(sw.ref, sw.ix, sw.mem, u.part, u.part.DstStart, nil, func(wu walked) bool {
+		if wu.err != nil {
+			err = wu.err
+			return false
+		}
+		if !first {
+			if err = ctx.Err(); err != nil {
+				return false
+			}
+		}
+		first = false
+		var v unit
+		if wu.stored {
+			v = e.decodeUnit(h, sw.ref, &wu, wu.enc)
+		} else {
+			v = e.fillUnit(&wu)
+		}
+		err = w.placeUnit(ctx, &v)
+		return err == nil
+	})
+	return err
 }
 
 // fetchSpans returns the bytes of spans (offsets relative to the shard
