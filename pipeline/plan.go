@@ -169,7 +169,7 @@ func (p *Plan) ReadUnits(ctx context.Context, r store.Reader) iter.Seq2[ReadUnit
 				yield(ReadUnit{}, err)
 				return
 			}
-			ok := walkShard(ref, ix, nil, w.Part, w.Part.DstStart, nested, func(wu walked) bool {
+			ok := walkShard(ref, ix, nil, w.Part, w.Part.DstStart, nested, func(wu *walked) bool {
 				if wu.err != nil {
 					yield(ReadUnit{}, wu.err)
 					return false
@@ -239,16 +239,18 @@ func (w *walked) dst(out nd.View) nd.View {
 // Otherwise an inner shard's index comes from nested; when it is not
 // known (false), the walk yields the inner shard as pending instead of
 // its units. An error is yielded and ends the walk. walkShard reports
-// whether the consumer wants more.
+// whether the consumer wants more. The step it yields is its own, reused
+// for the next: valid until yield returns.
 //
 // It is the one planner of read units: Plan.ReadUnits and the engine's
 // shard reads both walk with it, so the units a plan lists are the units
 // a read fetches and decodes.
 func walkShard(ref shardRef, ix *sharding.Index, mem []byte, sel nd.ChunkPart, dst0 []int,
-	nested func(sub shardRef) (*sharding.Index, bool, error), yield func(walked) bool) bool {
+	nested func(sub shardRef) (*sharding.Index, bool, error), yield func(*walked) bool) bool {
 	l := ref.l
+	w := new(walked) // one a walk, not one an inner chunk
 	for q := range sel.Parts(l.ChunkShape()) {
-		w := walked{ref: ref, part: q, dst0: dst0, lin: l.Linear(q.Coords)}
+		*w = walked{ref: ref, part: q, dst0: dst0, lin: l.Linear(q.Coords)}
 		var off int64
 		if ix != nil {
 			off, w.n, w.stored = ix.Entry(w.lin)
@@ -270,7 +272,7 @@ func walkShard(ref shardRef, ix *sharding.Index, mem []byte, sel nd.ChunkPart, d
 				six, known, err = nested(sub)
 			}
 			if err != nil {
-				yield(walked{err: fmt.Errorf("%sinner shard %v: %w", pathPrefix(ref.path), q.Coords, err)})
+				yield(&walked{err: fmt.Errorf("%sinner shard %v: %w", pathPrefix(ref.path), q.Coords, err)})
 				return false
 			}
 			if known {
