@@ -2,7 +2,8 @@ package nd
 
 import "slices"
 
-// SplitParts cuts a part of points into at most n pieces, each made of
+// SplitParts cuts a part of points (with coordinates or placed: Elems)
+// into at most n pieces, each made of
 // consecutive parts of p.Parts(chunkShape) (every part in exactly one
 // piece, the pieces in order, about as many parts in each), so that the
 // parts of one chunk (a shard's inner chunks) can be walked by several
@@ -10,7 +11,7 @@ import "slices"
 // relative to p's place, like the parts Parts yields, and its own
 // Parts(chunkShape) yields exactly its share of p's parts, with
 // destinations relative to the piece's place. Pieces share p's points
-// (and places), never modified. Any other part, a part of points of one
+// (places, elements and runs), never modified. Any other part, a part of points of one
 // part or none, and any part when n ≤ 1, is one piece: p itself, at the
 // start of its own place (a zero DstStart).
 func (p ChunkPart) SplitParts(chunkShape []int, n int) func(yield func(ChunkPart) bool) {
@@ -21,7 +22,7 @@ func (p ChunkPart) SplitParts(chunkShape []int, n int) func(yield func(ChunkPart
 			q.DstStart = make([]int, len(p.DstStart))
 			yield(q)
 		}
-		if p.Points == nil || rank == 0 || len(chunkShape) != rank || n <= 1 {
+		if !p.isPoints() || rank == 0 || len(chunkShape) != rank || n <= 1 {
 			whole()
 			return
 		}
@@ -38,6 +39,9 @@ func (p ChunkPart) SplitParts(chunkShape []int, n int) func(yield func(ChunkPart
 				k1 := p.runs[r1-1] - p.runBase
 				q := p.pointRange(k0, k1)
 				q.runs, q.runBase, q.runShape = p.runs[r0:r1:r1], p.runBase+k0, p.runShape
+				if p.runCoords != nil {
+					q.runCoords = p.runCoords[r0*rank : r1*rank : r1*rank]
+				}
 				if !yield(q) {
 					return
 				}
@@ -63,8 +67,9 @@ func (p ChunkPart) SplitParts(chunkShape []int, n int) func(yield func(ChunkPart
 	}
 }
 
-// pointRange is the part of p's points [k0, k1), its place starting at
-// k0 along the last dimension of p's.
+// pointRange is the part of p's points [k0, k1) (their coordinates, or
+// their elements), its place starting at k0 along the last dimension of
+// p's.
 func (p ChunkPart) pointRange(k0, k1 int) ChunkPart {
 	rank := len(p.Count)
 	buf := make([]int, 6*rank)
@@ -77,10 +82,14 @@ func (p ChunkPart) pointRange(k0, k1 int) ChunkPart {
 	q := ChunkPart{
 		Coords: own(0, p.Coords), SrcStart: own(1, p.SrcStart), SrcStep: own(2, p.SrcStep), Count: own(3, p.Count),
 		DstStart: buf[4*rank : 5*rank : 5*rank], PointOrigin: own(5, p.PointOrigin),
-		Points: p.Points[k0*rank : k1*rank : k1*rank],
 	}
-	if p.Places != nil {
-		q.Places, q.PlaceBase = p.Places[k0:k1:k1], p.PlaceBase+k0
+	switch {
+	case p.Elems != nil:
+		q.Elems, q.ElemShape, q.PlaceBase = p.Elems[k0:k1:k1], p.ElemShape, p.PlaceBase+k0
+	case p.Places != nil:
+		q.Points, q.Places, q.PlaceBase = p.Points[k0*rank:k1*rank:k1*rank], p.Places[k0:k1:k1], p.PlaceBase+k0
+	default:
+		q.Points = p.Points[k0*rank : k1*rank : k1*rank]
 	}
 	q.Count[rank-1] = k1 - k0
 	q.DstStart[rank-1] = k0

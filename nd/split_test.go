@@ -8,7 +8,8 @@ import (
 )
 
 // TestSplitParts checks that the pieces of a shard's part of points,
-// with known inner runs and without, and with places, hold between them
+// with known inner runs and without, with places, and placed (Elems with
+// the chunks' coordinates), hold between them
 // exactly the part's inner parts, in order, each point going to the same
 // place in the output, at most n pieces of about as many inner parts
 // each; and that a box, or n ≤ 1, is one piece, at the start of the
@@ -56,6 +57,12 @@ func TestSplitParts(t *testing.T) {
 			if q.Places != nil {
 				at = dst + q.DstStart[2] + q.Places[j] - q.PlaceBase
 			}
+			if q.Elems != nil {
+				e := int(q.Elems[j] & (1<<ElemBits - 1))
+				at = dst + q.DstStart[2] + int(q.Elems[j]>>ElemBits) - q.PlaceBase
+				out = append(out, point{at, e / (inner[1] * inner[2]), e / inner[2] % inner[1], e % inner[2]})
+				continue
+			}
 			c := q.Points[3*j : 3*j+3]
 			o := q.PointOrigin
 			out = append(out, point{at, c[0] - o[0], c[1] - o[1], c[2] - o[2]})
@@ -73,12 +80,29 @@ func TestSplitParts(t *testing.T) {
 		}
 		return out
 	}
+	// The same points placed: each its place and its element in its
+	// inner chunk (PlacedPoints).
+	pp := PlacedPoints{Rank: 3, ElemShape: inner}
+	for k, q := range list {
+		e := (q[0]%shard[0]%inner[0]*inner[1]+q[1]%shard[1]%inner[1])*inner[2] + q[2]%shard[2]%inner[2]
+		pp.Elems = append(pp.Elems, uint64(places[k])<<ElemBits|uint64(e))
+		if slices.Contains(ends, k+1) {
+			pp.Ends, pp.Coords = append(pp.Ends, k+1), append(pp.Coords, key(q)[:3]...)
+		}
+		if slices.Contains(innerEnds, k+1) {
+			pp.InnerEnds, pp.InnerCoords = append(pp.InnerEnds, k+1), append(pp.InnerCoords, key(q)[3:]...)
+		}
+	}
 	parts := map[string]func(yield func(ChunkPart) bool){
 		"runs":    GroupedPointParts(pts, shard, ends, inner, innerEnds),
 		"no runs": PointParts(pts, shard),
+		"placed":  pp.Parts(),
 	}
 	for name, seq := range parts {
 		for _, placed := range []bool{false, true} {
+			if name == "placed" && placed {
+				continue // placed points carry their places
+			}
 			nparts := 0
 			for p := range seq {
 				nparts++

@@ -339,7 +339,7 @@ func (f *fetcher) readInner(ctx context.Context, h *hold, ref shardRef, ix *shar
 	// decode workers as they are walked, in batches; those of points, in
 	// pieces of the shard that the workers walk themselves.
 	batched := mem != nil && ref.l.Nested() == nil
-	if batched && sel.Points != nil && !e.inline {
+	if batched && (sel.Points != nil || sel.Elems != nil) && !e.inline {
 		return f.sendWalks(ctx, h, ref, ix, mem, sel, dst0)
 	}
 	if batched {
@@ -494,7 +494,8 @@ type shardWalk struct {
 	mem []byte
 }
 
-// sendWalks hands the decode workers sel, a part of points of the
+// sendWalks hands the decode workers sel, a part of points (with
+// coordinates or placed) of the
 // in-memory shard ref of plain inner chunks (whose index is ix; dst0
 // where sel's place starts in the output), cut into pieces of about a
 // batch of inner chunks each (engine.batchSize) that they walk and place
