@@ -85,7 +85,7 @@ func (p ChunkPart) pointRange(k0, k1 int) ChunkPart {
 	}
 	switch {
 	case p.Elems != nil:
-		q.Elems, q.ElemShape, q.PlaceBase = p.Elems[k0:k1:k1], p.ElemShape, p.PlaceBase+k0
+		q.Elems, q.runShape, q.PlaceBase = p.Elems[k0:k1:k1], p.runShape, p.PlaceBase+k0 // runShape: the shape its elements count in
 	case p.Places != nil:
 		q.Points, q.Places, q.PlaceBase = p.Points[k0*rank:k1*rank:k1*rank], p.Places[k0:k1:k1], p.PlaceBase+k0
 	default:
