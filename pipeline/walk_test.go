@@ -161,9 +161,9 @@ func TestWalkedPointsDamagedInnerChunk(t *testing.T) {
 
 // TestWalkedPointsStopAtCancel: a gather of points cancelled while a
 // decode worker walks a piece of a shard (256 inner chunks, pieces of 64)
-// stops at the next inner chunk: the read returns the cancellation having
-// decoded no more than the chunks begun when it came, holds nothing
-// against its budget and leaves no goroutine behind.
+// stops at the next inner chunk (one worker: 10 decodes, not the piece's
+// 64), returns the cancellation, holds nothing against its budget and
+// leaves no goroutine behind, with one worker or two.
 func TestWalkedPointsStopAtCancel(t *testing.T) {
 	shape := []int{256, 256}
 	cfg := map[string]any{
@@ -195,10 +195,12 @@ func TestWalkedPointsStopAtCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("workers %d: err = %v, want context.Canceled", workers, err)
 		}
-		// The worker that cancelled finishes its chunk, each other one the
-		// chunk it had begun.
-		if n := decodes.Load(); n < at || n > at+int64(workers)-1 {
-			t.Errorf("workers %d: %d inner chunks decoded, want %d to %d", workers, n, at, at+workers-1)
+		// One worker cancels inside its own decode and checks before the
+		// next inner chunk: exactly at decodes. (With two, the other one
+		// decodes on until the cancellation reaches it, however long that
+		// takes: only the error, the budget and the goroutines are pinned.)
+		if n := decodes.Load(); workers == 1 && n != at || n < at {
+			t.Errorf("workers %d: %d inner chunks decoded, want %d", workers, n, at)
 		}
 		if n := budget.InUse(); n != 0 {
 			t.Errorf("workers %d: %d bytes held against the budget after the cancelled read", workers, n)
