@@ -17,6 +17,12 @@
 //   - cube: 512 × 512 × 256 float32 (256 MiB), shards of 256 × 256 × 128 of
 //     32³ inner chunks (128 KiB), zstd level 1.
 //
+// Every measurement is paired: after one uncounted warm-up, each of -reps
+// repetitions runs gozarr's gather and the codec-only decode back to back
+// (ABBA order), then the baselines below, and every ratio is the median of
+// the per-rep ratios (with their range), so load that drifts during a run
+// weighs on both sides of a ratio alike.
+//
 // Reported per workload: wall time (median of -reps), the codec-only decode
 // of the inner chunks the selection touches (median, all cores) and the
 // ratio, the reads from the store such a gather needs at least
@@ -237,8 +243,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 			}},
 	}
 	py := zarrPython(peers)
-	fmt.Printf("gatherbench: %d cores, GOMAXPROCS %d, %s\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339))
-	fmt.Println("| workload | gozarr (min–max over reps) | codec-only | ratio | fetch-only | ratio to fetch + codec | gozarr CPU (min–max) | codec-only CPU | CPU ratio | fetch-only CPU | CPU ratio to fetch + codec | map-only CPU | CPU ratio to map + codec | output fill | ratio to fetch + codec + fill | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
+	fmt.Println("| workload | gozarr (min–max over reps) | codec-only | ratio (min–max) | fetch-only | ratio to fetch + codec | gozarr CPU (min–max) | codec-only CPU | CPU ratio (min–max) | fetch-only CPU | CPU ratio to fetch + codec | map-only CPU | CPU ratio to map + codec | output fill | ratio to fetch + codec + fill | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var prof *os.File
 	if cpuProfile != "" {
@@ -254,43 +259,50 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 		}
 		a := arrays[w.arr]
 		out := make([]byte, w.out)
-		var gz, gzCPU []float64
 		var fetched int64
-		if prof != nil { // one profile: the reads of the first workload run
-			if err := pprof.StartCPUProfile(prof); err != nil {
-				return err
-			}
-		}
-		for range reps {
+		gozarr := func() (timing, error) {
 			before := counters[w.arr].Bytes()
 			t0, c0 := time.Now(), cputime.Process()
 			if err := w.read(ctx, a, out); err != nil {
-				return fmt.Errorf("%s: %w", w.name, err)
+				return timing{}, fmt.Errorf("%s: %w", w.name, err)
 			}
-			gz = append(gz, time.Since(t0).Seconds())
-			gzCPU = append(gzCPU, (cputime.Process() - c0).Seconds())
+			t := timing{time.Since(t0).Seconds(), (cputime.Process() - c0).Seconds()}
 			fetched = counters[w.arr].Bytes() - before
+			return t, nil
 		}
-		if prof != nil {
+		codec, decoded, err := codecOnly(ctx, a, paths[w.arr], w.touched)
+		if err != nil {
+			return err
+		}
+		fetch, closeFetch, err := fetchOnly(a, paths[w.arr], w.touched)
+		if err != nil {
+			return err
+		}
+		mapped, err := mapOnly(ctx, a, paths[w.arr], w.touched)
+		if err != nil {
+			closeFetch()
+			return err
+		}
+		fill := fillOnly(out)
+		if prof != nil { // one profile: reps reads of the first workload run, before the paired ones
+			if err := pprof.StartCPUProfile(prof); err != nil {
+				closeFetch()
+				return err
+			}
+			for range reps {
+				if _, err := gozarr(); err != nil {
+					closeFetch()
+					return err
+				}
+			}
 			pprof.StopCPUProfile()
 			prof = nil
 		}
-		if err := check(w, out, rows, sorted, pts, finePts, geos); err != nil {
-			return err
-		}
-		codec, codecCPU, decoded, err := codecOnly(ctx, a, paths[w.arr], w.touched, reps)
+		m, err := paired(reps, gozarr, codec, fetch, mapped, fill, func() error { return check(w, out, rows, sorted, pts, finePts, geos) })
+		closeFetch()
 		if err != nil {
 			return err
 		}
-		fetch, fetchCPU, err := fetchOnly(a, paths[w.arr], w.touched, reps)
-		if err != nil {
-			return err
-		}
-		mapCPU, err := mapOnly(ctx, a, paths[w.arr], w.touched, reps)
-		if err != nil {
-			return err
-		}
-		fill := fillOnly(out, reps)
 		pyCell, speedCell := "—", "—"
 		if py != "" {
 			pt, pc, err := timePython(py, w.pyArgs(dir), reps)
@@ -298,19 +310,126 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 				fmt.Fprintln(os.Stderr, "zarr-python:", err)
 			} else {
 				pyCell = fmt.Sprintf("%.3f s (CPU %.3f s)", pt, pc)
-				speedCell = fmt.Sprintf("%.1f× (CPU %.1f×)", pt/median(gz), pc/median(gzCPU))
+				speedCell = fmt.Sprintf("%.1f× (CPU %.1f×)", pt/median(m.gozarr.walls()), pc/median(m.gozarr.cpus()))
 			}
 		}
 		mapCell, mapRatio := "—", "—"
-		if mapCPU >= 0 {
-			mapCell, mapRatio = ms(mapCPU), fmt.Sprintf("%.2f", median(gzCPU)/(codecCPU+mapCPU))
+		if mapped != nil {
+			mapCell, mapRatio = ms(median(m.mapped.cpus())), fmt.Sprintf("%.2f", median(ratios(m.gozarr.cpus(), m.codec.cpus(), m.mapped.cpus())))
 		}
-		fmt.Printf("| %s | %s (%s–%s) | %s | %.2f | %s | %.2f | %s (%s–%s) | %s | %.2f | %s | %.2f | %s | %s | %s | %.2f | %s | %s | %d MiB | %.2f |\n", w.name,
-			ms(median(gz)), ms(slices.Min(gz)), ms(slices.Max(gz)), ms(codec), median(gz)/codec,
-			ms(fetch), median(gz)/(codec+fetch), ms(median(gzCPU)), ms(slices.Min(gzCPU)), ms(slices.Max(gzCPU)), ms(codecCPU), median(gzCPU)/codecCPU, ms(fetchCPU), median(gzCPU)/(codecCPU+fetchCPU),
-			mapCell, mapRatio, ms(fill), median(gz)/(codec+fetch+fill), pyCell, speedCell, fetched>>20, float64(decoded)/float64(w.out))
+		gz, gzCPU := m.gozarr.walls(), m.gozarr.cpus()
+		fmt.Printf("| %s | %s (%s–%s) | %s | %s | %s | %.2f | %s (%s–%s) | %s | %s | %s | %.2f | %s | %s | %s | %.2f | %s | %s | %d MiB | %.2f |\n", w.name,
+			ms(median(gz)), ms(slices.Min(gz)), ms(slices.Max(gz)), ms(median(m.codec.walls())), spread(ratios(gz, m.codec.walls())),
+			ms(median(m.fetch.walls())), median(ratios(gz, m.codec.walls(), m.fetch.walls())),
+			ms(median(gzCPU)), ms(slices.Min(gzCPU)), ms(slices.Max(gzCPU)), ms(median(m.codec.cpus())), spread(ratios(gzCPU, m.codec.cpus())),
+			ms(median(m.fetch.cpus())), median(ratios(gzCPU, m.codec.cpus(), m.fetch.cpus())),
+			mapCell, mapRatio, ms(median(m.fill.walls())), median(ratios(gz, m.codec.walls(), m.fetch.walls(), m.fill.walls())),
+			pyCell, speedCell, fetched>>20, float64(decoded)/float64(w.out))
 	}
 	return nil
+}
+
+// timing is one measured run: wall and CPU (process) seconds.
+type timing struct{ wall, cpu float64 }
+
+// measure runs one repetition of a measurement.
+type measure func() (timing, error)
+
+// series is a measurement's repetitions, in order.
+type series []timing
+
+func (s series) walls() []float64 {
+	v := make([]float64, len(s))
+	for i, t := range s {
+		v[i] = t.wall
+	}
+	return v
+}
+
+func (s series) cpus() []float64 {
+	v := make([]float64, len(s))
+	for i, t := range s {
+		v[i] = t.cpu
+	}
+	return v
+}
+
+// measurements are the paired repetitions of one workload: rep i of every
+// series ran back to back, so a ratio of rep i to rep i compares runs made
+// under the same load.
+type measurements struct {
+	gozarr, codec, fetch, mapped, fill series
+}
+
+// paired runs one uncounted warm-up rep of every measurement (check runs
+// after gozarr's: the reads it verifies are those the output holds), then
+// reps paired reps: in each, gozarr and codec-only back to back, in ABBA
+// order (gozarr first on even reps, codec-only first on odd ones) so
+// neither always pays the other's after-effects (caches, the collector),
+// then fetch-only, map-only (when mapped is not nil) and the output fill.
+// Timing the gozarr reps in one block and the baselines in another lets
+// load that drifts between the blocks land in every ratio; pairing leaves
+// it out of the per-rep ratios.
+func paired(reps int, gozarr, codec, fetch, mapped, fill measure, check func() error) (measurements, error) {
+	var m measurements
+	for rep := -1; rep < reps; rep++ {
+		var g, c timing
+		var err error
+		if rep%2 == 0 {
+			if g, err = gozarr(); err == nil {
+				c, err = codec()
+			}
+		} else {
+			if c, err = codec(); err == nil {
+				g, err = gozarr()
+			}
+		}
+		if err != nil {
+			return m, err
+		}
+		if rep < 0 {
+			if err := check(); err != nil {
+				return m, err
+			}
+		}
+		f, err := fetch()
+		if err != nil {
+			return m, err
+		}
+		var mp timing
+		if mapped != nil {
+			if mp, err = mapped(); err != nil {
+				return m, err
+			}
+		}
+		fl, err := fill()
+		if err != nil {
+			return m, err
+		}
+		if rep >= 0 {
+			m.gozarr, m.codec, m.fetch = append(m.gozarr, g), append(m.codec, c), append(m.fetch, f)
+			m.mapped, m.fill = append(m.mapped, mp), append(m.fill, fl)
+		}
+	}
+	return m, nil
+}
+
+// ratios returns, rep by rep, num[i] divided by the sum of den[k][i].
+func ratios(num []float64, den ...[]float64) []float64 {
+	r := make([]float64, len(num))
+	for i, x := range num {
+		var d float64
+		for _, s := range den {
+			d += s[i]
+		}
+		r[i] = x / d
+	}
+	return r
+}
+
+// spread formats per-rep ratios as their median and range.
+func spread(r []float64) string {
+	return fmt.Sprintf("%.2f (%.2f–%.2f)", median(r), slices.Min(r), slices.Max(r))
 }
 
 // check verifies the gathered values against elem.
@@ -382,21 +501,20 @@ func touchedPoints(a *zarr.Array, pts [][]int) map[string]map[int]bool {
 	return t
 }
 
-// codecOnly decodes the touched inner chunks (their encoded bytes loaded
-// first, outside the timing) with the array's inner codec chain on all
-// cores, and returns the median wall and CPU (process) times and the bytes
-// decoded.
-func codecOnly(ctx context.Context, a *zarr.Array, path string, touched map[string]map[int]bool, reps int) (wall, cpu float64, decoded int64, err error) {
+// codecOnly loads the encoded bytes of the touched inner chunks (outside
+// the timing) and returns a measurement that decodes them with the
+// array's inner codec chain on all cores, and the bytes it decodes.
+func codecOnly(ctx context.Context, a *zarr.Array, path string, touched map[string]map[int]bool) (measure, int64, error) {
 	l := a.Sharding()
 	var encs [][]byte
 	for key, inner := range touched {
 		b, err := os.ReadFile(filepath.Join(path, filepath.FromSlash(key)))
 		if err != nil {
-			return 0, 0, 0, err
+			return nil, 0, err
 		}
 		ix, err := l.IndexOf(b)
 		if err != nil {
-			return 0, 0, 0, err
+			return nil, 0, err
 		}
 		for lin := range inner {
 			if off, n, ok := ix.Entry(lin); ok {
@@ -404,58 +522,45 @@ func codecOnly(ctx context.Context, a *zarr.Array, path string, touched map[stri
 			}
 		}
 	}
-	workers := runtime.GOMAXPROCS(0)
-	var times, cpus []float64
-	for range reps {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		var firstErr atomic.Value
-		t0, c0 := time.Now(), cputime.Process()
-		for range workers {
-			wg.Go(func() {
-				dst := make([]byte, l.InnerBytes()+codecs.DecodeSlack)
-				for {
-					i := int(next.Add(1)) - 1
-					if i >= len(encs) {
-						return
-					}
-					if err := l.Inner().Decode(dst[:l.InnerBytes()], encs[i]); err != nil {
-						firstErr.CompareAndSwap(nil, err)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		times = append(times, time.Since(t0).Seconds())
-		cpus = append(cpus, (cputime.Process() - c0).Seconds())
-		if err, _ := firstErr.Load().(error); err != nil {
-			return 0, 0, 0, err
-		}
+	decode := func() (timing, error) {
+		return onAllCores(len(encs), func(int) func(int) error {
+			dst := make([]byte, l.InnerBytes()+codecs.DecodeSlack)
+			return func(i int) error { return l.Inner().Decode(dst[:l.InnerBytes()], encs[i]) }
+		})
 	}
-	return median(times), median(cpus), int64(len(encs)) * int64(l.InnerBytes()), nil
+	return decode, int64(len(encs)) * int64(l.InnerBytes()), nil
 }
 
-// fetchOnly reads, on all cores, the bytes a gather of the touched inner
-// chunks must read from the store at least — each touched shard's index
-// and inner chunks, or the whole shard when every inner chunk is touched
-// (as gozarr then reads it) — into reused buffers, and returns the median
-// time: the I/O that codec-only leaves out.
-func fetchOnly(a *zarr.Array, path string, touched map[string]map[int]bool, reps int) (wall, cpu float64, err error) {
+// fetchOnly returns a measurement that reads, on all cores, the bytes a
+// gather of the touched inner chunks must read from the store at least —
+// each touched shard's index and inner chunks, or the whole shard when
+// every inner chunk is touched (as gozarr then reads it) — into reused
+// buffers: the I/O that codec-only leaves out. close closes the files it
+// reads.
+func fetchOnly(a *zarr.Array, path string, touched map[string]map[int]bool) (m measure, close func(), err error) {
 	l := a.Sharding()
 	type read struct {
 		f      *os.File
 		off, n int64
 	}
 	var reads []read
+	var files []*os.File
+	close = func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
 	for key, inner := range touched {
 		f, err := os.Open(filepath.Join(path, filepath.FromSlash(key)))
 		if err != nil {
-			return 0, 0, err
+			close()
+			return nil, nil, err
 		}
-		defer f.Close()
+		files = append(files, f)
 		fi, err := f.Stat()
 		if err != nil {
-			return 0, 0, err
+			close()
+			return nil, nil, err
 		}
 		if len(inner) == l.NumChunks() {
 			reads = append(reads, read{f, 0, fi.Size()})
@@ -463,11 +568,13 @@ func fetchOnly(a *zarr.Array, path string, touched map[string]map[int]bool, reps
 		}
 		b, err := os.ReadFile(f.Name())
 		if err != nil {
-			return 0, 0, err
+			close()
+			return nil, nil, err
 		}
 		ix, err := l.IndexOf(b)
 		if err != nil {
-			return 0, 0, err
+			close()
+			return nil, nil, err
 		}
 		reads = append(reads, read{f, fi.Size() - int64(l.IndexSize()), int64(l.IndexSize())})
 		for lin := range inner {
@@ -491,53 +598,34 @@ func fetchOnly(a *zarr.Array, path string, touched map[string]map[int]bool, reps
 			bufs[w][i] = 1
 		}
 	}
-	var times, cpus []float64
-	for range reps {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		var firstErr atomic.Value
-		t0, c0 := time.Now(), cputime.Process()
-		for w := range workers {
-			wg.Go(func() {
-				buf := bufs[w]
-				for {
-					i := int(next.Add(1)) - 1
-					if i >= len(reads) {
-						return
-					}
-					r := reads[i]
-					if _, err := r.f.ReadAt(buf[:r.n], r.off); err != nil {
-						firstErr.CompareAndSwap(nil, err)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		times = append(times, time.Since(t0).Seconds())
-		cpus = append(cpus, (cputime.Process() - c0).Seconds())
-		if err, _ := firstErr.Load().(error); err != nil {
-			return 0, 0, err
-		}
+	m = func() (timing, error) {
+		return onAllCores(len(reads), func(w int) func(int) error {
+			return func(i int) error {
+				r := reads[i]
+				_, err := r.f.ReadAt(bufs[w][:r.n], r.off)
+				return err
+			}
+		})
 	}
-	return median(times), median(cpus), nil
+	return m, close, nil
 }
 
-// mapOnly maps, on all cores, each touched shard through the store's
-// Mapper (as a gather of a local store reads whole shards), reads one
-// byte of every page of the inner chunks touched and of the index (the
-// page faults a decode from the mapping pays) and unmaps it, and returns
-// the median CPU time of the process: the fetch of a mapped gather, which
-// fetch-only's copies overstate. It is -1 where the store maps nothing.
-// Its store keeps no mappings across reads (fs.MapCache(0, 0)): each rep
-// pays the mapping, as a first read does.
-func mapOnly(ctx context.Context, a *zarr.Array, path string, touched map[string]map[int]bool, reps int) (float64, error) {
+// mapOnly returns a measurement that maps, on all cores, each touched
+// shard through the store's Mapper (as a gather of a local store reads
+// whole shards), reads one byte of every page of the inner chunks touched
+// and of the index (the page faults a decode from the mapping pays) and
+// unmaps it: the fetch of a mapped gather, which fetch-only's copies
+// overstate (its CPU time is the figure to read). It is nil where the
+// store maps nothing. Its store keeps no mappings across reads
+// (fs.MapCache(0, 0)): each rep pays the mapping, as a first read does.
+func mapOnly(ctx context.Context, a *zarr.Array, path string, touched map[string]map[int]bool) (measure, error) {
 	st, err := fs.New(path, fs.ReadOnly(), fs.MapCache(0, 0))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	m := store.CapabilitiesOf(st).Mapper
 	if m == nil {
-		return -1, nil
+		return nil, nil
 	}
 	l := a.Sharding()
 	type shard struct {
@@ -548,11 +636,11 @@ func mapOnly(ctx context.Context, a *zarr.Array, path string, touched map[string
 	for key, inner := range touched {
 		b, err := os.ReadFile(filepath.Join(path, filepath.FromSlash(key)))
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		ix, err := l.IndexOf(b)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		sh := shard{key: key, ranges: [][2]int64{{int64(len(b) - l.IndexSize()), int64(l.IndexSize())}}}
 		for lin := range inner {
@@ -563,60 +651,71 @@ func mapOnly(ctx context.Context, a *zarr.Array, path string, touched map[string
 		shards = append(shards, sh)
 	}
 	page := int64(os.Getpagesize())
-	workers := runtime.GOMAXPROCS(0)
-	var cpus []float64
 	var sink atomic.Int64
-	for range reps {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		var firstErr atomic.Value
-		c0 := cputime.Process()
-		for range workers {
-			wg.Go(func() {
-				sum := 0
-				for {
-					i := int(next.Add(1)) - 1
-					if i >= len(shards) {
-						sink.Add(int64(sum))
-						return
-					}
-					b, unmap, err := m.Map(ctx, shards[i].key)
-					if err != nil {
-						firstErr.CompareAndSwap(nil, err)
-						continue
-					}
-					for _, r := range shards[i].ranges {
-						for o := r[0] / page * page; o < r[0]+r[1]; o += page {
-							sum += int(b[max(o, r[0])])
-						}
-					}
-					unmap()
+	return func() (timing, error) {
+		return onAllCores(len(shards), func(int) func(int) error {
+			return func(i int) error {
+				b, unmap, err := m.Map(ctx, shards[i].key)
+				if err != nil {
+					return err
 				}
-			})
-		}
-		wg.Wait()
-		cpus = append(cpus, (cputime.Process() - c0).Seconds())
-		if err, _ := firstErr.Load().(error); err != nil {
-			return 0, err
-		}
-	}
-	return median(cpus), nil
+				sum := 0
+				for _, r := range shards[i].ranges {
+					for o := r[0] / page * page; o < r[0]+r[1]; o += page {
+						sum += int(b[max(o, r[0])])
+					}
+				}
+				unmap()
+				sink.Add(int64(sum))
+				return nil
+			}
+		})
+	}, nil
 }
 
-// fillOnly writes every byte of out once, on all cores, from a 4 MiB
-// source copied over and over (the output's own writes, which a gather
-// whose output is larger than the chunks it decodes — repeated rows — pays
-// beyond decoding), and returns the median wall time.
-func fillOnly(out []byte, reps int) float64 {
+// onAllCores times n items of work on GOMAXPROCS workers, which take the
+// items in turn; worker(w) makes worker w's function (and its scratch,
+// inside the timing) that does item i. It returns the first error.
+func onAllCores(n int, worker func(w int) func(i int) error) (timing, error) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var firstErr atomic.Value
+	t0, c0 := time.Now(), cputime.Process()
+	for w := range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			do := worker(w)
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				if err := do(i); err != nil {
+					firstErr.CompareAndSwap(nil, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	t := timing{time.Since(t0).Seconds(), (cputime.Process() - c0).Seconds()}
+	if err, _ := firstErr.Load().(error); err != nil {
+		return t, err
+	}
+	return t, nil
+}
+
+// fillOnly returns a measurement that writes every byte of out once, on
+// all cores, from a 4 MiB source copied over and over: the output's own
+// writes, which a gather whose output is larger than the chunks it
+// decodes (repeated rows) pays beyond decoding.
+func fillOnly(out []byte) measure {
 	src := make([]byte, min(len(out), 4<<20))
 	for i := range src {
 		src[i] = byte(i)
 	}
 	workers := runtime.GOMAXPROCS(0)
-	var times []float64
-	for range reps {
+	return func() (timing, error) {
 		var wg sync.WaitGroup
-		t0 := time.Now()
+		t0, c0 := time.Now(), cputime.Process()
 		for w := range workers {
 			lo, hi := len(out)*w/workers, len(out)*(w+1)/workers
 			wg.Go(func() {
@@ -626,9 +725,8 @@ func fillOnly(out []byte, reps int) float64 {
 			})
 		}
 		wg.Wait()
-		times = append(times, time.Since(t0).Seconds())
+		return timing{time.Since(t0).Seconds(), (cputime.Process() - c0).Seconds()}, nil
 	}
-	return median(times)
 }
 
 // zarrPython returns the zarr-python wrapper when the chroot is present.
