@@ -85,33 +85,7 @@ func TestGroupedPointParts(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	shard, inner := []int{8, 6, 4}, []int{4, 3, 2}
 	shape := []int{16, 12, 8}
-	var list [][]int
-	for range 400 {
-		list = append(list, []int{r.IntN(shape[0]), r.IntN(shape[1]), r.IntN(shape[2])})
-	}
-	key := func(p []int) []int {
-		var k []int
-		for _, c := range [][]int{shard, inner} {
-			for d := range 3 {
-				k = append(k, p[d]/c[d])
-			}
-		}
-		return k
-	}
-	slices.SortStableFunc(list, func(a, b []int) int { return slices.Compare(key(a), key(b)) })
-	pts := Points{Rank: 3}
-	for _, p := range list {
-		pts.Coords = append(pts.Coords, p...)
-	}
-	var ends, innerEnds []int
-	for k := 1; k <= len(list); k++ {
-		if k == len(list) || !slices.Equal(key(list[k])[:3], key(list[k-1])[:3]) {
-			ends = append(ends, k)
-		}
-		if k == len(list) || !slices.Equal(key(list[k]), key(list[k-1])) {
-			innerEnds = append(innerEnds, k)
-		}
-	}
+	list, pts, _, ends, innerEnds := sortedPoints(r, 400, shape, shard, inner)
 	var want []ChunkPart
 	for p := range PointParts(pts, shard) {
 		want = append(want, p)
@@ -184,4 +158,38 @@ func TestGroupedPointParts(t *testing.T) {
 			t.Fatalf("runs %v / %v: %d parts, want them to end early", bad[0][:1], bad[1][:1], n)
 		}
 	}
+}
+
+// sortedPoints draws n random points of shape, sorts them by shard (of
+// shape shard) and inner chunk (of shape inner), and returns them with
+// their coordinates in order, their key (shard coordinates then inner
+// chunk coordinates, both in grid units), and the ends of their runs of
+// one shard and of one inner chunk.
+func sortedPoints(r *rand.Rand, n int, shape, shard, inner []int) (list [][]int, pts Points, key func([]int) []int, ends, innerEnds []int) {
+	for range n {
+		list = append(list, []int{r.IntN(shape[0]), r.IntN(shape[1]), r.IntN(shape[2])})
+	}
+	key = func(p []int) []int {
+		var k []int
+		for _, c := range [][]int{shard, inner} {
+			for d := range 3 {
+				k = append(k, p[d]/c[d])
+			}
+		}
+		return k
+	}
+	slices.SortStableFunc(list, func(a, b []int) int { return slices.Compare(key(a), key(b)) })
+	pts = Points{Rank: 3}
+	for _, p := range list {
+		pts.Coords = append(pts.Coords, p...)
+	}
+	for k := 1; k <= len(list); k++ {
+		if k == len(list) || !slices.Equal(key(list[k])[:3], key(list[k-1])[:3]) {
+			ends = append(ends, k)
+		}
+		if k == len(list) || !slices.Equal(key(list[k]), key(list[k-1])) {
+			innerEnds = append(innerEnds, k)
+		}
+	}
+	return list, pts, key, ends, innerEnds
 }

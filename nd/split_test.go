@@ -18,33 +18,7 @@ func TestSplitParts(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	shard, inner := []int{8, 6, 4}, []int{2, 3, 2}
 	shape := []int{16, 12, 8}
-	var list [][]int
-	for range 600 {
-		list = append(list, []int{r.IntN(shape[0]), r.IntN(shape[1]), r.IntN(shape[2])})
-	}
-	key := func(p []int) []int {
-		var k []int
-		for _, c := range [][]int{shard, inner} {
-			for d := range 3 {
-				k = append(k, p[d]/c[d])
-			}
-		}
-		return k
-	}
-	slices.SortStableFunc(list, func(a, b []int) int { return slices.Compare(key(a), key(b)) })
-	pts := Points{Rank: 3}
-	for _, p := range list {
-		pts.Coords = append(pts.Coords, p...)
-	}
-	var ends, innerEnds []int
-	for k := 1; k <= len(list); k++ {
-		if k == len(list) || !slices.Equal(key(list[k])[:3], key(list[k-1])[:3]) {
-			ends = append(ends, k)
-		}
-		if k == len(list) || !slices.Equal(key(list[k]), key(list[k-1])) {
-			innerEnds = append(innerEnds, k)
-		}
-	}
+	list, pts, key, ends, innerEnds := sortedPoints(r, 600, shape, shard, inner)
 	places := r.Perm(len(list)) // points sent to places out of order
 	// point is where point j of part q goes, relative to the place of the
 	// part q was cut from (whose place starts at dst), and its coordinates
