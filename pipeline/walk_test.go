@@ -118,28 +118,7 @@ func TestWalkedPointsDamagedInnerChunk(t *testing.T) {
 	ctx := context.Background()
 	shape := []int{256, 256}
 	st, _ := makeArray(t, shape, shape, shardSpecs(t, []int{16, 16}))
-	b, err := st.Get(ctx, "a/c/0/0", store.Full())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := zarr.OpenArray(ctx, st, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := a.Sharding().IndexOf(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	off, _, ok := ix.Entry(100) // inner chunk (6, 4)
-	if !ok {
-		t.Fatal("inner chunk 100 is not stored")
-	}
-	for i := range 8 {
-		b[off+int64(i)] ^= 0xff // its zstd frame header
-	}
-	if err := st.Set(ctx, "a/c/0/0", b); err != nil {
-		t.Fatal(err)
-	}
+	damageInnerChunk(t, st, 100) // inner chunk (6, 4)
 	coords := walkPoints(shape, 20000, 9)
 	for _, workers := range []int{1, 2, 4} {
 		budget := pipeline.NewBudget(64 << 20)
@@ -206,5 +185,34 @@ func TestWalkedPointsStopAtCancel(t *testing.T) {
 			t.Errorf("workers %d: %d bytes held against the budget after the cancelled read", workers, n)
 		}
 		settle(t, base)
+	}
+}
+
+// damageInnerChunk spoils the zstd frame header of inner chunk lin of
+// shard a/c/0/0 of array "a" in st.
+func damageInnerChunk(t *testing.T, st store.Store, lin int) {
+	t.Helper()
+	ctx := context.Background()
+	b, err := st.Get(ctx, "a/c/0/0", store.Full())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := zarr.OpenArray(ctx, st, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := a.Sharding().IndexOf(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, _, ok := ix.Entry(lin)
+	if !ok {
+		t.Fatalf("inner chunk %d is not stored", lin)
+	}
+	for i := range 8 {
+		b[off+int64(i)] ^= 0xff
+	}
+	if err := st.Set(ctx, "a/c/0/0", b); err != nil {
+		t.Fatal(err)
 	}
 }
