@@ -30,7 +30,9 @@
 // to fetch-only + codec-only, the same in CPU time of the process (steadier than wall
 // time on a shared machine), the time to write the output once (output fill: a
 // gather of repeated rows delivers far more than it decodes) and the ratio
-// to all three, zarr-python's wall and CPU times and gozarr's speed-up over
+// to all three, sort-only (grouping the indices asked by the inner chunk
+// they fall in, on one core: per-point work any gather does and codec-only
+// leaves out) and the ratio to codec-only + sort-only, zarr-python's wall and CPU times and gozarr's speed-up over
 // it in each, bytes fetched from the store and bytes decoded ÷ bytes delivered.
 package main
 
@@ -164,6 +166,7 @@ type workload struct {
 	read    func(ctx context.Context, a *zarr.Array, out []byte) error
 	out     int                       // bytes delivered
 	touched map[string]map[int]bool   // shard key → inner chunk (C-order index) → touched
+	lists   [][]int                   // the indices asked, a list per dimension indexed (sort-only groups them)
 	pyArgs  func(dir string) []string // the zarr-python side's arguments
 }
 
@@ -217,24 +220,24 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 	}
 	rowTouched := touchedRows(arrays[0], rows)
 	wls := []workload{
-		{name: fmt.Sprintf("%d random rows, sorted (oindex)", len(rows)), arr: 0, out: len(rows) * rowBytes, touched: rowTouched,
+		{name: fmt.Sprintf("%d random rows, sorted (oindex)", len(rows)), arr: 0, out: len(rows) * rowBytes, touched: rowTouched, lists: [][]int{sorted},
 			read: func(ctx context.Context, a *zarr.Array, out []byte) error {
 				return a.ReadBytesInto(ctx, out, nd.IndexArray(sorted...), nd.All())
 			},
 			pyArgs: func(d string) []string { return []string{"oindex", paths[0], saveInts(d, "rows_sorted.npy", sorted)} }},
-		{name: fmt.Sprintf("%d random rows, unsorted (oindex)", len(rows)), arr: 0, out: len(rows) * rowBytes, touched: rowTouched,
+		{name: fmt.Sprintf("%d random rows, unsorted (oindex)", len(rows)), arr: 0, out: len(rows) * rowBytes, touched: rowTouched, lists: [][]int{rows},
 			read: func(ctx context.Context, a *zarr.Array, out []byte) error {
 				return a.ReadBytesInto(ctx, out, nd.IndexArray(rows...), nd.All())
 			},
 			pyArgs: func(d string) []string { return []string{"oindex", paths[0], saveInts(d, "rows.npy", rows)} }},
-		{name: fmt.Sprintf("%d random points of a 3-D array (vindex)", npoints), arr: 1, out: npoints * 4, touched: touchedPoints(arrays[1], pts),
+		{name: fmt.Sprintf("%d random points of a 3-D array (vindex)", npoints), arr: 1, out: npoints * 4, touched: touchedPoints(arrays[1], pts), lists: pts,
 			read: func(ctx context.Context, a *zarr.Array, out []byte) error {
 				return a.ReadPointsInto(ctx, out, pts)
 			},
 			pyArgs: func(d string) []string {
 				return []string{"vindex", paths[1], saveInts(d, "p0.npy", pts[0]), saveInts(d, "p1.npy", pts[1]), saveInts(d, "p2.npy", pts[2])}
 			}},
-		{name: fmt.Sprintf("%d random points, 16³ inner chunks (vindex)", npoints), arr: 2, out: npoints * 4, touched: touchedPoints(arrays[2], finePts),
+		{name: fmt.Sprintf("%d random points, 16³ inner chunks (vindex)", npoints), arr: 2, out: npoints * 4, touched: touchedPoints(arrays[2], finePts), lists: finePts,
 			read: func(ctx context.Context, a *zarr.Array, out []byte) error {
 				return a.ReadPointsInto(ctx, out, finePts)
 			},
@@ -243,8 +246,8 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 			}},
 	}
 	py := zarrPython(peers)
-	fmt.Println("| workload | gozarr (min–max over reps) | codec-only | ratio (min–max) | fetch-only | ratio to fetch + codec | gozarr CPU (min–max) | codec-only CPU | CPU ratio (min–max) | fetch-only CPU | CPU ratio to fetch + codec | map-only CPU | CPU ratio to map + codec | output fill | ratio to fetch + codec + fill | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| workload | gozarr (min–max over reps) | codec-only | ratio (min–max) | fetch-only | ratio to fetch + codec | gozarr CPU (min–max) | codec-only CPU | CPU ratio (min–max) | sort-only (one core) | ratio to codec + sort, wall / CPU | fetch-only CPU | CPU ratio to fetch + codec | map-only CPU | CPU ratio to map + codec | output fill | ratio to fetch + codec + fill | zarr-python 3.4 | speed-up | fetched | decoded ÷ delivered |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	var prof *os.File
 	if cpuProfile != "" {
 		var err error
@@ -298,7 +301,8 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 			pprof.StopCPUProfile()
 			prof = nil
 		}
-		m, err := paired(reps, gozarr, codec, fetch, mapped, fill, func() error { return check(w, out, rows, sorted, pts, finePts, geos) })
+		sort := sortOnly(w.lists, a.Shape(), a.Chunks())
+		m, err := paired(reps, gozarr, codec, fetch, mapped, fill, sort, func() error { return check(w, out, rows, sorted, pts, finePts, geos) })
 		closeFetch()
 		if err != nil {
 			return err
@@ -318,10 +322,11 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 			mapCell, mapRatio = ms(median(m.mapped.cpus())), fmt.Sprintf("%.2f", median(ratios(m.gozarr.cpus(), m.codec.cpus(), m.mapped.cpus())))
 		}
 		gz, gzCPU := m.gozarr.walls(), m.gozarr.cpus()
-		fmt.Printf("| %s | %s (%s–%s) | %s | %s | %s | %.2f | %s (%s–%s) | %s | %s | %s | %.2f | %s | %s | %s | %.2f | %s | %s | %d MiB | %.2f |\n", w.name,
+		fmt.Printf("| %s | %s (%s–%s) | %s | %s | %s | %.2f | %s (%s–%s) | %s | %s | %s | %.2f / %.2f | %s | %.2f | %s | %s | %s | %.2f | %s | %s | %d MiB | %.2f |\n", w.name,
 			ms(median(gz)), ms(slices.Min(gz)), ms(slices.Max(gz)), ms(median(m.codec.walls())), spread(ratios(gz, m.codec.walls())),
 			ms(median(m.fetch.walls())), median(ratios(gz, m.codec.walls(), m.fetch.walls())),
 			ms(median(gzCPU)), ms(slices.Min(gzCPU)), ms(slices.Max(gzCPU)), ms(median(m.codec.cpus())), spread(ratios(gzCPU, m.codec.cpus())),
+			ms(median(m.sort.walls())), median(ratios(gz, m.codec.walls(), m.sort.walls())), median(ratios(gzCPU, m.codec.cpus(), m.sort.cpus())),
 			ms(median(m.fetch.cpus())), median(ratios(gzCPU, m.codec.cpus(), m.fetch.cpus())),
 			mapCell, mapRatio, ms(median(m.fill.walls())), median(ratios(gz, m.codec.walls(), m.fetch.walls(), m.fill.walls())),
 			pyCell, speedCell, fetched>>20, float64(decoded)/float64(w.out))
@@ -358,7 +363,7 @@ func (s series) cpus() []float64 {
 // series ran back to back, so a ratio of rep i to rep i compares runs made
 // under the same load.
 type measurements struct {
-	gozarr, codec, fetch, mapped, fill series
+	gozarr, codec, fetch, mapped, fill, sort series
 }
 
 // paired runs one uncounted warm-up rep of every measurement (check runs
@@ -366,11 +371,12 @@ type measurements struct {
 // reps paired reps: in each, gozarr and codec-only back to back, in ABBA
 // order (gozarr first on even reps, codec-only first on odd ones) so
 // neither always pays the other's after-effects (caches, the collector),
-// then fetch-only, map-only (when mapped is not nil) and the output fill.
+// then fetch-only, map-only (when mapped is not nil), the output fill and
+// sort-only.
 // Timing the gozarr reps in one block and the baselines in another lets
 // load that drifts between the blocks land in every ratio; pairing leaves
 // it out of the per-rep ratios.
-func paired(reps int, gozarr, codec, fetch, mapped, fill measure, check func() error) (measurements, error) {
+func paired(reps int, gozarr, codec, fetch, mapped, fill, sort measure, check func() error) (measurements, error) {
 	var m measurements
 	for rep := -1; rep < reps; rep++ {
 		var g, c timing
@@ -406,9 +412,13 @@ func paired(reps int, gozarr, codec, fetch, mapped, fill measure, check func() e
 		if err != nil {
 			return m, err
 		}
+		so, err := sort()
+		if err != nil {
+			return m, err
+		}
 		if rep >= 0 {
 			m.gozarr, m.codec, m.fetch = append(m.gozarr, g), append(m.codec, c), append(m.fetch, f)
-			m.mapped, m.fill = append(m.mapped, mp), append(m.fill, fl)
+			m.mapped, m.fill, m.sort = append(m.mapped, mp), append(m.fill, fl), append(m.sort, so)
 		}
 	}
 	return m, nil
@@ -671,6 +681,60 @@ func mapOnly(ctx context.Context, a *zarr.Array, path string, touched map[string
 			}
 		})
 	}, nil
+}
+
+// sortOnly returns a measurement that groups the indices asked (lists,
+// one per dimension indexed, of equal length) by the inner chunk they
+// fall in, on one core, as any gather must before it places a value: each
+// index's chunk (its C-order number in the grid of chunks of shape chunk)
+// from one table per dimension, then a counting sort (a count per chunk,
+// starts, each index's number written at its chunk's next place). Its
+// memory is made before the timing, as a gather pools its own. This is
+// the work per point that codec-only leaves out.
+func sortOnly(lists [][]int, shape, chunk []int) measure {
+	n := len(lists[0])
+	tabs := make([][]int32, len(lists))
+	units := 1
+	for d := len(lists) - 1; d >= 0; d-- {
+		tabs[d] = make([]int32, shape[d])
+		for c := range tabs[d] {
+			tabs[d][c] = int32(c / chunk[d] * units)
+		}
+		units *= (shape[d] + chunk[d] - 1) / chunk[d]
+	}
+	unit := make([]int32, n)
+	count := make([]int32, units+1)
+	order := make([]int32, n)
+	return func() (timing, error) {
+		t0, c0 := time.Now(), cputime.Process()
+		clear(count)
+		if len(lists) == 3 {
+			t0, t1, t2 := tabs[0], tabs[1], tabs[2]
+			l0, l1, l2 := lists[0][:n], lists[1][:n], lists[2][:n]
+			for k := range unit {
+				u := t0[l0[k]] + t1[l1[k]] + t2[l2[k]]
+				unit[k] = u
+				count[u+1]++
+			}
+		} else {
+			for k := range unit {
+				var u int32
+				for d, l := range lists {
+					u += tabs[d][l[k]]
+				}
+				unit[k] = u
+				count[u+1]++
+			}
+		}
+		for u := 1; u < len(count); u++ {
+			count[u] += count[u-1]
+		}
+		for k, u := range unit {
+			order[count[u]] = int32(k)
+			count[u]++
+		}
+		return timing{time.Since(t0).Seconds(), (cputime.Process() - c0).Seconds()}, nil
+	}
 }
 
 // onAllCores times n items of work on GOMAXPROCS workers, which take the
