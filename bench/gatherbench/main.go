@@ -4,7 +4,7 @@
 // cores in the same run, and beside zarr-python 3.4 doing the same
 // oindex/vindex reads in the reference chroot when it is present.
 //
-//	go run ./bench/gatherbench [-dir D] [-rows 100000] [-points 100000] [-reps 3] [-small] [-peers=false]
+//	go run ./bench/gatherbench [-dir D] [-rows 100000] [-points 100000] [-reps 3] [-min-block 0.1] [-small] [-peers=false]
 //
 // Arrays (made once, kept in -dir):
 //   - rows: 65536 × 4096 float32 (1 GiB), shards of 4096² made of 512²
@@ -21,7 +21,10 @@
 // repetitions runs gozarr's gather and the codec-only decode back to back
 // (ABBA order), then the baselines below, and every ratio is the median of
 // the per-rep ratios (with their range), so load that drifts during a run
-// weighs on both sides of a ratio alike.
+// weighs on both sides of a ratio alike. A rep shorter than -min-block
+// seconds runs its measurement back to back that long and counts the
+// mean: the CPU time of the process is accounted in scheduler ticks, so
+// one gather of a few milliseconds has no CPU time to speak of.
 //
 // Reported per workload: wall time (median of -reps), the codec-only decode
 // of the inner chunks the selection touches (median, all cores) and the
@@ -65,7 +68,10 @@ import (
 	"github.com/gozarr/gozarr/zarr"
 )
 
-var cpuProfile, only string
+var (
+	cpuProfile, only string
+	minBlock         float64
+)
 
 func main() {
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "gozarr-gatherbench"), "where the arrays are made (once) and kept")
@@ -76,6 +82,7 @@ func main() {
 	peers := flag.Bool("peers", true, "also time zarr-python 3.4 in the reference chroot (../shared/tools/zarr-python), when present")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of gozarr's reads of the first workload run (not the baselines) to this file")
 	flag.StringVar(&only, "only", "", "run only the workloads whose name contains this text")
+	flag.Float64Var(&minBlock, "min-block", 0.1, "seconds a rep of each measurement lasts at least: shorter ones run back to back that long, and count their mean (CPU time is accounted in scheduler ticks)")
 	flag.Parse()
 	if err := run(*dir, *nrows, *npoints, *reps, *small, *peers); err != nil {
 		fmt.Fprintln(os.Stderr, "gatherbench:", err)
@@ -302,7 +309,7 @@ func run(dir string, nrows, npoints, reps int, small, peers bool) error {
 			prof = nil
 		}
 		sort := sortOnly(w.lists, a.Shape(), a.Chunks())
-		m, err := paired(reps, gozarr, codec, fetch, mapped, fill, sort, func() error { return check(w, out, rows, sorted, pts, finePts, geos) })
+		m, err := paired(reps, minBlock, gozarr, codec, fetch, mapped, fill, sort, func() error { return check(w, out, rows, sorted, pts, finePts, geos) })
 		closeFetch()
 		if err != nil {
 			return err
@@ -366,62 +373,69 @@ type measurements struct {
 	gozarr, codec, fetch, mapped, fill, sort series
 }
 
-// paired runs one uncounted warm-up rep of every measurement (check runs
+// paired runs one uncounted warm-up of every measurement (check runs
 // after gozarr's: the reads it verifies are those the output holds), then
 // reps paired reps: in each, gozarr and codec-only back to back, in ABBA
 // order (gozarr first on even reps, codec-only first on odd ones) so
 // neither always pays the other's after-effects (caches, the collector),
 // then fetch-only, map-only (when mapped is not nil), the output fill and
-// sort-only.
-// Timing the gozarr reps in one block and the baselines in another lets
-// load that drifts between the blocks land in every ratio; pairing leaves
-// it out of the per-rep ratios.
-func paired(reps int, gozarr, codec, fetch, mapped, fill, sort measure, check func() error) (measurements, error) {
-	var m measurements
-	for rep := -1; rep < reps; rep++ {
-		var g, c timing
-		var err error
-		if rep%2 == 0 {
-			if g, err = gozarr(); err == nil {
-				c, err = codec()
+// sort-only. Timing the gozarr reps in one block and the baselines in
+// another lets load that drifts between the blocks land in every ratio;
+// pairing leaves it out of the per-rep ratios.
+//
+// A rep of a measurement shorter than minBlock seconds (its warm-up's
+// wall time) runs it back to back as many times as make minBlock, and
+// counts their mean: the CPU time of the process is accounted in
+// scheduler ticks (a 5 ms spin on both cores of this machine reads
+// 6.3–13.9 ms), so a single gather of a few milliseconds has no CPU time
+// to speak of.
+func paired(reps int, minBlock float64, gozarr, codec, fetch, mapped, fill, sort measure, check func() error) (measurements, error) {
+	ms := []measure{gozarr, codec, fetch, mapped, fill, sort}
+	runs := make([]int, len(ms))
+	block := func(i int) (timing, error) {
+		var sum timing
+		for range runs[i] {
+			t, err := ms[i]()
+			if err != nil {
+				return t, err
 			}
-		} else {
-			if c, err = codec(); err == nil {
-				g, err = gozarr()
-			}
+			sum.wall, sum.cpu = sum.wall+t.wall, sum.cpu+t.cpu
 		}
+		return timing{sum.wall / float64(runs[i]), sum.cpu / float64(runs[i])}, nil
+	}
+	for i, m := range ms {
+		if m == nil {
+			continue
+		}
+		t, err := m()
 		if err != nil {
-			return m, err
+			return measurements{}, err
 		}
-		if rep < 0 {
+		if i == 0 {
 			if err := check(); err != nil {
-				return m, err
+				return measurements{}, err
 			}
 		}
-		f, err := fetch()
-		if err != nil {
-			return m, err
+		runs[i] = max(1, min(10000, int(math.Ceil(minBlock/max(t.wall, 1e-9)))))
+	}
+	got := make([]series, len(ms))
+	for rep := range reps {
+		order := []int{0, 1, 2, 3, 4, 5}
+		if rep%2 == 1 {
+			order[0], order[1] = 1, 0
 		}
-		var mp timing
-		if mapped != nil {
-			if mp, err = mapped(); err != nil {
-				return m, err
+		for _, i := range order {
+			var t timing
+			if ms[i] != nil {
+				var err error
+				if t, err = block(i); err != nil {
+					return measurements{}, err
+				}
 			}
-		}
-		fl, err := fill()
-		if err != nil {
-			return m, err
-		}
-		so, err := sort()
-		if err != nil {
-			return m, err
-		}
-		if rep >= 0 {
-			m.gozarr, m.codec, m.fetch = append(m.gozarr, g), append(m.codec, c), append(m.fetch, f)
-			m.mapped, m.fill, m.sort = append(m.mapped, mp), append(m.fill, fl), append(m.sort, so)
+			got[i] = append(got[i], t)
 		}
 	}
-	return m, nil
+	return measurements{gozarr: got[0], codec: got[1], fetch: got[2], mapped: got[3], fill: got[4], sort: got[5]}, nil
 }
 
 // ratios returns, rep by rep, num[i] divided by the sum of den[k][i].
