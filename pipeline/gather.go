@@ -442,9 +442,10 @@ func (re *runEnds) add(u uint64, end int) {
 // finding it again. Each point costs a bounds check and its unit's index
 // once (multiplications, no division) and two linear passes: a counting
 // sort when the units of the grid are few for the points, else a radix
-// sort of the units' indices. From groupParallelMin points on, the first
-// pass and the counting sort run on up to workers goroutines, each on a
-// slice of the points (counts per worker, offset so that each places its
+// sort of the units' indices. From groupParallelMin points on, the passes
+// run on a crew of up to workers goroutines (newCrew): the first in blocks
+// taken by whoever is free, the counting sort on a fixed slice of the
+// points per worker (counts per worker, offset so that each places its
 // points after those of the workers before it: the result is the one
 // goroutine's). With the counting sort, for grids of chunks or of shards
 // of one level, the points are placed (grouping.placed): the first pass
@@ -482,10 +483,12 @@ func groupPoints(g *Grid, pts nd.Points, workers int) (grouping, error) {
 	if n < groupParallelMin {
 		workers = 1
 	}
-	if k := kr.fillUnitsOn(xs, coords, g.Shape, s, workers, placed); k >= 0 {
+	c := newCrew(min(workers, maxGroupWorkers))
+	defer c.close()
+	if k := kr.fillUnitsOn(xs, coords, g.Shape, s, c, placed); k >= 0 {
 		return grouping{}, bad(k)
 	}
-	return gr.sortUnits(g, &kr, &re, xs, pts, placed, workers)
+	return gr.sortUnits(g, &kr, &re, xs, pts, placed, c)
 }
 
 // groupLists is groupPoints for the points whose coordinates in
@@ -508,14 +511,16 @@ func groupLists(g *Grid, lists [][]int, n, workers int) (gr grouping, ok bool, e
 	if n < groupParallelMin {
 		workers = 1
 	}
-	if kr.fillListUnitsOn(xs, lists, g.Shape, s, workers) >= 0 {
+	c := newCrew(min(workers, maxGroupWorkers))
+	defer c.close()
+	if kr.fillListUnitsOn(xs, lists, g.Shape, s, c) >= 0 {
 		gr.release()
 		if _, err := nd.NormalizePoints(lists, g.Shape); err != nil {
 			return grouping{}, false, err
 		}
 		return grouping{}, false, fmt.Errorf("%w: a coordinate outside the array", nd.ErrOutOfBounds) // not reached: NormalizePoints finds it
 	}
-	gr, err = gr.sortUnits(g, &kr, &re, xs, nd.Points{Rank: len(g.Shape)}, true, workers)
+	gr, err = gr.sortUnits(g, &kr, &re, xs, nd.Points{Rank: len(g.Shape)}, true, c)
 	return gr, err == nil, err
 }
 
@@ -523,26 +528,17 @@ func groupLists(g *Grid, lists [][]int, n, workers int) (gr grouping, ok bool, e
 // coordinates in dimension d are lists[d], negative ones counting from
 // the end: the tables span [-shape[d], shape[d]) where the dimensions
 // are short beside the points (rank ≤ 8).
-func (kr *hierKeyer) fillListUnitsOn(us []uint64, lists [][]int, shape []int, s *gatherScratch, workers int) int {
+func (kr *hierKeyer) fillListUnitsOn(us []uint64, lists [][]int, shape []int, s *gatherScratch, c *crew) int {
 	rank, n := kr.rank, len(us)
 	shape = shape[:rank]
 	total := 0
 	for _, l := range shape {
 		total += 2 * l
 	}
-	var firstBad [64]int // per worker, -1 for none
-	workers = min(workers, len(firstBad))
-	first := func() int {
-		for _, k := range firstBad[:workers] {
-			if k >= 0 {
-				return k
-			}
-		}
-		return -1
-	}
+	var bad firstBad
+	bad.init()
 	if total > n {
-		inParallel(workers, n, func(w, lo, hi int) {
-			firstBad[w] = -1
+		c.claim(n, func(w, lo, hi int) {
 			var rem [8]uint64
 			var q [8]int
 			p := q[:rank]
@@ -556,13 +552,13 @@ func (kr *hierKeyer) fillListUnitsOn(us []uint64, lists [][]int, shape []int, s 
 				}
 				u, ok := kr.checkedUnit(p, shape, rem[:rank])
 				if !ok {
-					firstBad[w] = k
+					bad.add(w, k)
 					return
 				}
 				us[k] = u<<nd.ElemBits | kr.elem(p)
 			}
 		})
-		return first()
+		return bad.first()
 	}
 	tab := sized(s.tab, total)
 	s.tab = tab
@@ -579,8 +575,8 @@ func (kr *hierKeyer) fillListUnitsOn(us []uint64, lists [][]int, shape []int, s 
 		}
 		tabs[d] = t
 	}
-	inParallel(workers, n, func(w, lo, hi int) { firstBad[w] = fillFromListTables(us, lists, tabs[:rank], shape, lo, hi) })
-	return first()
+	c.claim(n, func(w, lo, hi int) { bad.add(w, fillFromListTables(us, lists, tabs[:rank], shape, lo, hi)) })
+	return bad.first()
 }
 
 // fillFromListTables is fillFromTables for coordinates in lists (one
@@ -644,7 +640,7 @@ func (kr *hierKeyer) placeable(g *Grid, n int) bool {
 // sortUnits is groupPoints after its first pass: xs holds the unit of
 // every point of pts (shifted left by nd.ElemBits, with its element, where
 // placed; then pts is not read and may be empty).
-func (gr *grouping) sortUnits(g *Grid, kr *hierKeyer, re *runEnds, xs []uint64, pts nd.Points, placed bool, workers int) (grouping, error) {
+func (gr *grouping) sortUnits(g *Grid, kr *hierKeyer, re *runEnds, xs []uint64, pts nd.Points, placed bool, c *crew) (grouping, error) {
 	n, rank, s := len(xs), len(g.Shape), gr.s
 	coords := pts.Coords
 	var shift uint // xs[k] >> shift is point k's unit
@@ -682,17 +678,18 @@ func (gr *grouping) sortUnits(g *Grid, kr *hierKeyer, re *runEnds, xs []uint64, 
 		// parallel only where the counts per worker cost little beside
 		// the points.
 		units := int(kr.units)
+		workers := c.workers()
 		if units*workers > n {
-			workers = 1
+			workers, c = 1, nil
 		}
 		count := sized(s.count, workers*(units+1))
 		s.count = count
 		clear(count)
 		countsOf := func(w int) []int { return count[w*(units+1) : (w+1)*(units+1)] }
-		inParallel(workers, n, func(w, lo, hi int) {
-			c := countsOf(w)
+		c.split(n, func(w, lo, hi int) {
+			cnt := countsOf(w)
 			for _, x := range xs[lo:hi] {
-				c[x>>shift+1]++
+				cnt[x>>shift+1]++
 			}
 		})
 		// Worker w's points of unit u go after those of unit u's workers
@@ -712,14 +709,14 @@ func (gr *grouping) sortUnits(g *Grid, kr *hierKeyer, re *runEnds, xs []uint64, 
 		if placed {
 			gr.placed = sized(s.placed, n)
 			s.placed = gr.placed
-			inParallel(workers, n, func(w, lo, hi int) { placeElems(countsOf(w), xs, gr.placed, lo, hi) })
+			c.split(n, func(w, lo, hi int) { placeElems(countsOf(w), xs, gr.placed, lo, hi) })
 		} else {
 			s.coords = sized(s.coords, n*rank)
 			places := sized(s.places, n)
 			s.places = places
 			gr.places = places
 			gr.pts = nd.Points{Rank: rank, Coords: s.coords}
-			inParallel(workers, n, func(w, lo, hi int) {
+			c.split(n, func(w, lo, hi int) {
 				placePoints(countsOf(w), xs, places, coords, s.coords, rank, lo, hi)
 			})
 		}
@@ -813,19 +810,35 @@ func placeElems(count []int, xs, placed []uint64, lo, hi int) {
 // on more than one goroutine.
 const groupParallelMin = 1 << 14
 
-// inParallel runs f(w, lo, hi) for the workers slices [lo, hi) of [0, n),
-// the first on the calling goroutine, and returns when all have.
-func inParallel(workers, n int, f func(w, lo, hi int)) {
-	if workers <= 1 {
-		f(0, 0, n)
-		return
+// maxGroupWorkers bounds the goroutines of one grouping.
+const maxGroupWorkers = 64
+
+// firstBad is, per worker of a grouping's first pass, the first point
+// found outside the array (-1 for none).
+type firstBad [maxGroupWorkers]int
+
+func (b *firstBad) init() {
+	for w := range b {
+		b[w] = -1
 	}
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Go(func() { f(w, n*w/workers, n*(w+1)/workers) })
+}
+
+// add records k (-1: none) found by worker w.
+func (b *firstBad) add(w, k int) {
+	if k >= 0 && (b[w] < 0 || k < b[w]) {
+		b[w] = k
 	}
-	f(0, 0, n/workers)
-	wg.Wait()
+}
+
+// first returns the first point any worker found outside, or -1.
+func (b *firstBad) first() int {
+	k := -1
+	for _, x := range b {
+		if x >= 0 && (k < 0 || x < k) {
+			k = x
+		}
+	}
+	return k
 }
 
 // placePoints is the counting sort's second pass over points [lo, hi):
@@ -1121,42 +1134,33 @@ func (kr *hierKeyer) checkedUnit(p, shape []int, rem []uint64) (uint64, bool) {
 // the terms come from a table per dimension, made once (in s.tab): a
 // point then costs rank loads and a bounds check on the tables' lengths.
 func (kr *hierKeyer) fillUnits(us []uint64, coords, shape []int, s *gatherScratch) int {
-	return kr.fillUnitsOn(us, coords, shape, s, 1, false)
+	return kr.fillUnitsOn(us, coords, shape, s, nil, false)
 }
 
-// fillUnitsOn is fillUnits on up to workers goroutines, each on a slice
-// of the points. With elems, us[k] is the unit shifted left by
-// nd.ElemBits, plus the element of point k in its unit (kr.elem): the
-// terms of both are sums of one per dimension, which share the tables
-// (units and elements must fit their bits: kr.units ≤ 2^(64-ElemBits),
-// kr.unitElems() ≤ 2^ElemBits).
-func (kr *hierKeyer) fillUnitsOn(us []uint64, coords, shape []int, s *gatherScratch, workers int, elems bool) int {
+// fillUnitsOn is fillUnits on the crew c (nil: the calling goroutine),
+// its workers taking the points in blocks. With elems, us[k] is the unit
+// shifted left by nd.ElemBits, plus the element of point k in its unit
+// (kr.elem): the terms of both are sums of one per dimension, which share
+// the tables (units and elements must fit their bits: kr.units ≤
+// 2^(64-ElemBits), kr.unitElems() ≤ 2^ElemBits).
+func (kr *hierKeyer) fillUnitsOn(us []uint64, coords, shape []int, s *gatherScratch, c *crew, elems bool) int {
 	rank, n := kr.rank, len(us)
 	shape = shape[:rank]
 	total := 0
 	for _, l := range shape {
 		total += l
 	}
-	var firstBad [64]int // per worker, -1 for none
-	workers = min(workers, len(firstBad))
-	first := func() int {
-		for _, k := range firstBad[:workers] {
-			if k >= 0 {
-				return k // the workers' slices are in order
-			}
-		}
-		return -1
-	}
+	var bad firstBad
+	bad.init()
 	if total > n || rank > 8 {
-		inParallel(workers, n, func(w, lo, hi int) {
-			firstBad[w] = -1
+		c.claim(n, func(w, lo, hi int) {
 			var buf [8]uint64
 			rem := kr.scratch(buf[:])
 			for k := lo; k < hi; k++ {
 				p := coords[k*rank : (k+1)*rank]
 				u, ok := kr.checkedUnit(p, shape, rem)
 				if !ok {
-					firstBad[w] = k
+					bad.add(w, k)
 					return
 				}
 				if elems {
@@ -1165,7 +1169,7 @@ func (kr *hierKeyer) fillUnitsOn(us []uint64, coords, shape []int, s *gatherScra
 				us[k] = u
 			}
 		})
-		return first()
+		return bad.first()
 	}
 	tab := sized(s.tab, total)
 	s.tab = tab
@@ -1184,8 +1188,8 @@ func (kr *hierKeyer) fillUnitsOn(us []uint64, coords, shape []int, s *gatherScra
 		}
 		tabs[d] = t
 	}
-	inParallel(workers, n, func(w, lo, hi int) { firstBad[w] = fillFromTables(us, coords, tabs[:rank], lo, hi) })
-	return first()
+	c.claim(n, func(w, lo, hi int) { bad.add(w, fillFromTables(us, coords, tabs[:rank], lo, hi)) })
+	return bad.first()
 }
 
 // fillFromTables sets us[k] for the points k in [lo, hi) of coords from
