@@ -73,7 +73,7 @@ var checks = map[string]check{
 	"go run ./bench/vlenbench": {how: static, why: whyBench},
 	"go test -run 'Narrow|Object|Ragged|Bitround' ./dtype ./zarr ./cmd/zarrcat": {how: run},
 	"go test ./pipeline -run '^$' -bench GatherHugeGrid -benchmem":              {how: quick, alt: "go test ./pipeline -run '^$' -bench GatherHugeGrid -benchmem -benchtime 1x"},
-	"go run ./bench/gatherbench -reps 3":                                        {how: static, why: whyBench + "; zarr-python's side needs the reference chroot", needs: []string{"chroot"}},
+	"go run ./bench/gatherbench -reps 15 -small":                                {how: static, why: whyBench + "; zarr-python's side needs the reference chroot", needs: []string{"chroot"}},
 	"go test ./pipeline -run '^$' -bench SortPoints":                            {how: quick, alt: "go test ./pipeline -run '^$' -bench SortPoints -benchtime 1x"},
 	"go test -fuzz=FuzzXxx ./pkg":                                               {how: template, why: "FuzzXxx and ./pkg stand for any fuzz target and its package"},
 	"go run ./bench":                                                            {how: static, why: whyBench + " (1 GiB, 35 min)", long: true, mins: 35, alt: "go run ./bench -quick -reps 1 -rounds 1"},
