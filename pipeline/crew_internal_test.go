@@ -1,10 +1,18 @@
 package pipeline
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gozarr/gozarr/dtype"
+	"github.com/gozarr/gozarr/nd"
+	"github.com/gozarr/gozarr/store/mem"
 )
 
 // TestCrewPassesCoverEveryIndexOnce runs passes of both kinds on crews of
@@ -72,6 +80,77 @@ func TestCrewCloseEndsItsHelpers(t *testing.T) {
 	for runtime.NumGoroutine() > before {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d goroutines after closing the crews, %d before", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestGathersEndTheirCrews: reads of enough points to group on a crew
+// (groupParallelMin) end it, whether they succeed, fail in the grouping
+// (a point out of bounds) or fail in the read (a cancelled context), and
+// their values are the points' own.
+func TestGathersEndTheirCrews(t *testing.T) {
+	ctx := context.Background()
+	shape := []int{32, 32, 32}
+	g := specGrid(t, `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [8, 8, 8],
+		"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "zstd", "configuration": {"level": 1, "checksum": false}}],
+		"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}}]`,
+		shape, []int{16, 16, 16}, dtype.TypeUint8)
+	g.Key = func(c []int) string { return fmt.Sprintf("c/%d/%d/%d", c[0], c[1], c[2]) }
+	st := mem.New()
+	data := make([]byte, 32*32*32)
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range data {
+		data[i] = byte(r.IntN(256))
+	}
+	all, err := nd.Normalize([]nd.Item{nd.All(), nd.All(), nd.All()}, shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(ctx, st, g, all, data, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	n := groupParallelMin * 2
+	lists := [][]int{make([]int, n), make([]int, n), make([]int, n)}
+	for k := range n {
+		for d := range lists {
+			lists[d][k] = r.IntN(32)
+		}
+	}
+	opt := Options{DecodeConcurrency: 3}
+	before := runtime.NumGoroutine()
+	for range 20 {
+		out := make([]byte, n)
+		if err := ReadPointLists(ctx, st, g, lists, out, opt); err != nil {
+			t.Fatal(err)
+		}
+		for k := range n {
+			if want := data[(lists[0][k]*32+lists[1][k])*32+lists[2][k]]; out[k] != want {
+				t.Fatalf("point %d: %d, want %d", k, out[k], want)
+			}
+		}
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := ReadPointLists(cancelled, st, g, lists, out, opt); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled read: %v", err)
+		}
+		bad := [][]int{lists[0], lists[1], append([]int(nil), lists[2]...)}
+		bad[2][n-1] = 32
+		if err := ReadPointLists(ctx, st, g, bad, out, opt); !errors.Is(err, nd.ErrOutOfBounds) {
+			t.Fatalf("a point out of bounds: %v", err)
+		}
+		pts := nd.Points{Rank: 3}
+		for k := range n {
+			pts.Coords = append(pts.Coords, lists[0][k], lists[1][k], lists[2][k])
+		}
+		if err := ReadPoints(ctx, st, g, pts, out, opt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after the reads, %d before", runtime.NumGoroutine(), before)
 		}
 		time.Sleep(time.Millisecond)
 	}
