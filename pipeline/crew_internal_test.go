@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync/atomic"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/gozarr/gozarr/dtype"
 	"github.com/gozarr/gozarr/nd"
-	"github.com/gozarr/gozarr/store/mem"
 )
 
 // TestCrewPassesCoverEveryIndexOnce runs passes of both kinds on crews of
@@ -91,25 +89,8 @@ func TestCrewCloseEndsItsHelpers(t *testing.T) {
 // their values are the points' own.
 func TestGathersEndTheirCrews(t *testing.T) {
 	ctx := context.Background()
-	shape := []int{32, 32, 32}
-	g := specGrid(t, `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [8, 8, 8],
-		"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "zstd", "configuration": {"level": 1, "checksum": false}}],
-		"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}}]`,
-		shape, []int{16, 16, 16}, dtype.TypeUint8)
-	g.Key = func(c []int) string { return fmt.Sprintf("c/%d/%d/%d", c[0], c[1], c[2]) }
-	st := mem.New()
-	data := make([]byte, 32*32*32)
 	r := rand.New(rand.NewPCG(7, 8))
-	for i := range data {
-		data[i] = byte(r.IntN(256))
-	}
-	all, err := nd.Normalize([]nd.Item{nd.All(), nd.All(), nd.All()}, shape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Write(ctx, st, g, all, data, Options{}); err != nil {
-		t.Fatal(err)
-	}
+	g, st, data := randomCube32(t, []int{16, 16, 16}, dtype.TypeUint8, r, 256)
 	n := groupParallelMin * 2
 	lists := [][]int{make([]int, n), make([]int, n), make([]int, n)}
 	for k := range n {

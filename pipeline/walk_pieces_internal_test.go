@@ -20,25 +20,9 @@ import (
 // byte held goes back to the budget once they are done.
 func TestShardOfPointsGoesInPieces(t *testing.T) {
 	ctx := context.Background()
-	shape := []int{32, 32, 32}
-	g := specGrid(t, `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [8, 8, 8],
-		"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "zstd", "configuration": {"level": 1, "checksum": false}}],
-		"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}}]`,
-		shape, shape, dtype.TypeFloat32) // one shard of 4³ inner chunks of 8³
-	g.Key = func(c []int) string { return fmt.Sprintf("c/%d/%d/%d", c[0], c[1], c[2]) }
-	st := mem.New()
-	data := make([]byte, 32*32*32*4)
 	r := rand.New(rand.NewPCG(5, 6))
-	for i := range data {
-		data[i] = byte(r.IntN(8))
-	}
-	all, err := nd.Normalize([]nd.Item{nd.All(), nd.All(), nd.All()}, shape)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Write(ctx, st, g, all, data, Options{}); err != nil {
-		t.Fatal(err)
-	}
+	shape := []int{32, 32, 32}
+	g, st, data := randomCube32(t, shape, dtype.TypeFloat32, r, 8) // one shard of 4³ inner chunks of 8³
 	pts := nd.Points{Rank: 3}
 	for range 5000 {
 		pts.Coords = append(pts.Coords, r.IntN(32), r.IntN(32), r.IntN(32))
@@ -115,4 +99,30 @@ func TestShardOfPointsGoesInPieces(t *testing.T) {
 // partsOnly drops the counts of grouping.parts.
 func partsOnly(parts func(yield func(nd.ChunkPart) bool), _, _ int) func(yield func(nd.ChunkPart) bool) {
 	return parts
+}
+
+// randomCube32 writes a 32³ array of typ in shards of the shape shard
+// of 8³ inner chunks (zstd level 1) to a new memory store, its bytes
+// drawn from r below limit, and returns its grid, the store and the bytes.
+func randomCube32(t *testing.T, shard []int, typ dtype.DataType, r *rand.Rand, limit int) (*Grid, *mem.Store, []byte) {
+	t.Helper()
+	shape := []int{32, 32, 32}
+	g := specGrid(t, `[{"name": "sharding_indexed", "configuration": {"chunk_shape": [8, 8, 8],
+		"codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "zstd", "configuration": {"level": 1, "checksum": false}}],
+		"index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]}}]`,
+		shape, shard, typ)
+	g.Key = func(c []int) string { return fmt.Sprintf("c/%d/%d/%d", c[0], c[1], c[2]) }
+	st := mem.New()
+	data := make([]byte, 32*32*32*g.itemSize())
+	for i := range data {
+		data[i] = byte(r.IntN(limit))
+	}
+	all, err := nd.Normalize([]nd.Item{nd.All(), nd.All(), nd.All()}, shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(context.Background(), st, g, all, data, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return g, st, data
 }
